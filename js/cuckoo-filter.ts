@@ -1,0 +1,498 @@
+import {
+  ArgumentRangeError,
+  ArgumentTypeError,
+  FilterDisposedError,
+  FilterFormatError,
+  FilterFormatReason,
+  FilterFullError,
+} from './errors.js';
+import { Core, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
+
+// Symbol.dispose is native in Node >= 20.4 and current browsers; elsewhere use
+// the well-known registry symbol TypeScript's `using` also falls back to.
+const symbolCtor = Symbol as unknown as { dispose?: symbol };
+symbolCtor.dispose ??= Symbol.for('Symbol.dispose');
+
+/** Options of {@link CuckooFilter.create}. */
+export interface CuckooFilterOptions {
+  /**
+   * Items the filter must hold (an integer >= 1). The table is sized so that
+   * `capacity` inserts succeed: about capacity / 0.96 slots for b = 4
+   * (0.84 for b = 2, 0.98 for b = 8), never rounded up to a power of two.
+   */
+  capacity: number;
+  /**
+   * Target false-positive rate ε, a probability in (0, 1). Default 0.001.
+   * Picks the smallest fingerprint size f with 2b / 2^f <= ε (Fan et al. 2014 §4).
+   * Give this or `fingerprintBits`, not both.
+   */
+  falsePositiveRate?: number;
+  /** Fingerprint size f in bits, an integer 4..32, instead of `falsePositiveRate`. */
+  fingerprintBits?: number;
+  /** Slots per bucket b: 2, 4 or 8. Default 4 (the paper's recommendation for ε > 0.002%). */
+  bucketSize?: 2 | 4 | 8;
+  /** Evictions ("kicks") tried per insert before the filter reports full: an integer 0..1,000,000. Default 500. */
+  maxKicks?: number;
+  /**
+   * Hash seed, an integer 0..2^64-1 (number up to 2^53-1, or bigint). Default fixed,
+   * so the same keys and options give byte-identical `toBytes()` everywhere.
+   */
+  seed?: number | bigint;
+}
+
+const DEFAULT_FPR = 0.001;
+const DEFAULT_BUCKET_SIZE = 4;
+const DEFAULT_MAX_KICKS = 500;
+const MAX_MAX_KICKS = 1_000_000;
+/** cuckoo::kDefaultSeed: "cukoo-wa" as a little-endian u64 (src/cuckoo_filter.h). */
+const DEFAULT_SEED = 0x63756b6f6f2d7761n;
+const U64_MAX = (1n << 64n) - 1n;
+
+const FORMAT_REASONS: Record<number, FilterFormatReason> = {
+  10: 'truncated',
+  11: 'bad-magic',
+  12: 'unsupported-version',
+  13: 'bad-parameter',
+  14: 'trailing-bytes',
+  15: 'checksum-mismatch',
+  16: 'count-mismatch',
+  17: 'bad-victim',
+  18: 'bad-padding',
+};
+
+function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number') {
+    throw new ArgumentTypeError(`${name} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ArgumentRangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+/** Smallest f in [4, 32] with 2b / 2^f <= ε (Fan et al. 2014, eq. 6's bound). */
+function fingerprintBitsFor(fpr: number, bucketSize: number): number {
+  for (let f = 4; f <= 32; ++f) {
+    if ((2 * bucketSize) / 2 ** f <= fpr) return f;
+  }
+  throw new ArgumentRangeError(
+    `falsePositiveRate ${fpr} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
+      `the smallest is 2b/2^32 = ${(2 * bucketSize) / 2 ** 32}`,
+  );
+}
+
+function toSeed(value: unknown): bigint {
+  if (value === undefined) return DEFAULT_SEED;
+  if (typeof value === 'bigint') {
+    if (value < 0n || value > U64_MAX) throw new ArgumentRangeError(`seed must be from 0 to 2^64-1, got ${value}`);
+    return value;
+  }
+  return BigInt(checkInteger('seed', value, 0, Number.MAX_SAFE_INTEGER));
+}
+
+/** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
+const registry = new FinalizationRegistry<{ core: Core; handle: number }>(({ core, handle }) => {
+  core.m.destroy(handle);
+});
+
+/**
+ * A cuckoo filter: a compact set of keys that answers "possibly present" or
+ * "definitely absent", with deletion. Partial-key cuckoo hashing as in Fan,
+ * Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically Better Than
+ * Bloom" (CoNEXT 2014): each key is stored as an f-bit fingerprint in one of
+ * two buckets of b slots; the false-positive rate is at most 2b / 2^f and a
+ * key that was added (and not deleted) is always found.
+ *
+ * Keys are strings (hashed as their UTF-8 bytes, so `'é'` and
+ * `new TextEncoder().encode('é')` are the same key; a lone UTF-16 surrogate is
+ * encoded as U+FFFD, as `TextEncoder` does) or `Uint8Array`s.
+ *
+ * The filter lives in WebAssembly memory: call {@link CuckooFilter.dispose}
+ * (or `using f = ...`) when done. Byte format: docs/FORMAT.md.
+ *
+ * @example
+ * ```ts
+ * const f = await CuckooFilter.create({ capacity: 1_000_000, falsePositiveRate: 0.001 });
+ * f.add('phish.example');
+ * f.has('phish.example'); // true
+ * f.has('example.org');   // false (or, with probability <= 0.1%, true)
+ * const bytes = f.toBytes();
+ * const g = await CuckooFilter.fromBytes(bytes);
+ * f.dispose(); g.dispose();
+ * ```
+ */
+export class CuckooFilter {
+  private readonly core: Core;
+  private handle: number;
+  /** Fingerprint size f, in bits (4..32). */
+  readonly fingerprintBits: number;
+  /** Slots per bucket b (2, 4 or 8). */
+  readonly bucketSize: number;
+  /** Items the filter was sized for (the `capacity` option). */
+  readonly capacity: number;
+  /** Number of buckets m (not a power of two in general). */
+  readonly bucketCount: number;
+  /** Maximum evictions per insert. */
+  readonly maxKicks: number;
+  /** Hash seed (0..2^64-1). */
+  readonly seed: bigint;
+  /** Size of `toBytes()` output, in bytes: a 72-byte header, the packed table, an 8-byte checksum. */
+  readonly byteLength: number;
+
+  private constructor(core: Core, handle: number) {
+    this.core = core;
+    this.handle = handle;
+    const info = core.m.info(handle);
+    this.fingerprintBits = info.fingerprintBits;
+    this.bucketSize = info.bucketSize;
+    this.capacity = info.capacity;
+    this.bucketCount = info.bucketCount;
+    this.maxKicks = info.maxKicks;
+    this.seed = (BigInt(info.seedHigh >>> 0) << 32n) | BigInt(info.seedLow >>> 0);
+    this.byteLength = info.serializedSize;
+    registry.register(this, { core, handle }, this);
+  }
+
+  /**
+   * Makes an empty filter sized for `options.capacity` items.
+   *
+   * @returns a promise of the filter (the WebAssembly module is loaded on first use).
+   * @throws ArgumentTypeError if options is not an object or an option has the wrong type,
+   *   or both `falsePositiveRate` and `fingerprintBits` are given.
+   * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1),
+   *   fingerprintBits is not 4..32, bucketSize is not 2, 4 or 8, maxKicks is not 0..1,000,000,
+   *   or the table would not fit in WebAssembly memory (2 GiB).
+   * @example
+   * ```ts
+   * const f = await CuckooFilter.create({ capacity: 50_000, falsePositiveRate: 0.01 });
+   * ```
+   */
+  static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
+    if (typeof options !== 'object' || options === null) {
+      throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
+    }
+    const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
+    const bucketSize = options.bucketSize === undefined ? DEFAULT_BUCKET_SIZE : options.bucketSize;
+    if (typeof bucketSize !== 'number') {
+      throw new ArgumentTypeError(`bucketSize must be 2, 4 or 8, got ${describe(bucketSize)}`);
+    }
+    if (bucketSize !== 2 && bucketSize !== 4 && bucketSize !== 8) {
+      throw new ArgumentRangeError(`bucketSize must be 2, 4 or 8, got ${bucketSize}`);
+    }
+    let fingerprintBits: number;
+    if (options.fingerprintBits !== undefined) {
+      if (options.falsePositiveRate !== undefined) {
+        throw new ArgumentTypeError('give falsePositiveRate or fingerprintBits, not both');
+      }
+      fingerprintBits = checkInteger('fingerprintBits', options.fingerprintBits, 4, 32);
+    } else {
+      const fpr = options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate;
+      if (typeof fpr !== 'number') {
+        throw new ArgumentTypeError(`falsePositiveRate must be a number in (0, 1), got ${describe(fpr)}`);
+      }
+      if (!(fpr > 0 && fpr < 1)) {
+        throw new ArgumentRangeError(`falsePositiveRate must be a probability in (0, 1), got ${fpr}`);
+      }
+      fingerprintBits = fingerprintBitsFor(fpr, bucketSize);
+    }
+    const maxKicks =
+      options.maxKicks === undefined ? DEFAULT_MAX_KICKS : checkInteger('maxKicks', options.maxKicks, 0, MAX_MAX_KICKS);
+    const seed = toSeed(options.seed);
+
+    const core = await loadCore();
+    const bytes = core.m.serializedSizeFor(capacity, fingerprintBits, bucketSize);
+    if (bytes === 0 || bytes > MAX_WASM_MEMORY / 2) {
+      throw new ArgumentRangeError(
+        `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes || 'more than 2^32 buckets of'} bytes; ` +
+          `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit)`,
+      );
+    }
+    const r = core.m.create(capacity, fingerprintBits, bucketSize, maxKicks, Number(seed & 0xffffffffn), Number(seed >> 32n));
+    if (r.status === Status.OutOfMemory) {
+      throw new ArgumentRangeError(
+        `not enough WebAssembly memory for a ${bytes}-byte filter (limit ${MAX_WASM_MEMORY} bytes for all filters together); dispose filters you no longer need`,
+      );
+    }
+    if (r.status !== Status.Ok) throw new ArgumentRangeError(`cannot create filter: ${core.m.statusMessage(r.status)}`);
+    return new CuckooFilter(core, r.handle);
+  }
+
+  /**
+   * Loads a filter from bytes produced by {@link CuckooFilter.toBytes} (docs/FORMAT.md).
+   * Every header field, the checksum, the padding and the item count are checked first.
+   *
+   * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
+   * @throws FilterFormatError if the bytes are not a filter this version wrote (its `reason` says which check failed).
+   * @throws ArgumentRangeError if there is not enough WebAssembly memory to load it.
+   * @example
+   * ```ts
+   * const bytes = new Uint8Array(await (await fetch('/blocklist.cuckoo')).arrayBuffer());
+   * const f = await CuckooFilter.fromBytes(bytes);
+   * ```
+   */
+  static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
+    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(view instanceof Uint8Array)) {
+      throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
+    }
+    const core = await loadCore();
+    if (view.length > MAX_WASM_MEMORY / 2) {
+      throw new FilterFormatError(`${view.length} bytes is larger than any filter this build can hold`, 'bad-parameter');
+    }
+    const ptr = core.copyIn(view);
+    let r;
+    try {
+      r = core.m.deserialize(ptr, view.length);
+    } finally {
+      core.m._free(ptr);
+    }
+    if (r.status === Status.Ok) return new CuckooFilter(core, r.handle);
+    if (r.status === Status.OutOfMemory) {
+      throw new ArgumentRangeError(`not enough WebAssembly memory to load a ${view.length}-byte filter`);
+    }
+    const reason = FORMAT_REASONS[r.status] ?? 'bad-parameter';
+    throw new FilterFormatError(`not a valid cuckoo-wasm filter: ${core.m.statusMessage(r.status)}`, reason);
+  }
+
+  private live(): number {
+    if (this.handle === 0) throw new FilterDisposedError();
+    return this.handle;
+  }
+
+  /**
+   * Adds a key (stores its fingerprint; adding a key twice stores it twice, see {@link count}).
+   *
+   * @param key - a string (UTF-8) or Uint8Array.
+   * @returns this filter, like `Set.prototype.add`.
+   * @throws FilterFullError if no slot is found: the key is not added and nothing stored is lost.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
+   * ```
+   */
+  add(key: Key): this {
+    const h = this.live();
+    const core = this.core;
+    const len = core.writeKey(key);
+    const status = core.m._cf_add(h, core.scratch, len);
+    if (status !== Status.Ok) throw this.fullError(0);
+    return this;
+  }
+
+  /**
+   * Tests membership.
+   *
+   * @returns false if the key was definitely never added (or was deleted); true if it was added,
+   *   or, for a non-member, with probability at most {@link falsePositiveRate}.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * if (f.has(hostname)) { /* check the full list, or block *\/ }
+   * ```
+   */
+  has(key: Key): boolean {
+    const h = this.live();
+    const core = this.core;
+    const len = core.writeKey(key);
+    return core.m._cf_contain(h, core.scratch, len) !== 0;
+  }
+
+  /**
+   * Removes one stored fingerprint matching the key.
+   *
+   * Only delete keys that were added: deleting a key that was never added may
+   * remove the fingerprint of a different key that shares it (a false positive),
+   * which that key then loses (Fan et al. 2014 §3.3).
+   *
+   * @returns true if a matching fingerprint was removed, false if there was none.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.delete('cleaned-site.example');
+   * ```
+   */
+  delete(key: Key): boolean {
+    const h = this.live();
+    const core = this.core;
+    const len = core.writeKey(key);
+    return core.m._cf_delete(h, core.scratch, len) === Status.Ok;
+  }
+
+  /**
+   * Counts the stored fingerprints matching the key (in both its buckets and the victim slot).
+   *
+   * @returns an integer >= the number of times the key was added and not deleted
+   *   (higher when other keys share its fingerprint and bucket).
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.add('a').add('a'); f.count('a'); // 2
+   * ```
+   */
+  count(key: Key): number {
+    const h = this.live();
+    const core = this.core;
+    const len = core.writeKey(key);
+    return core.m._cf_count(h, core.scratch, len);
+  }
+
+  /**
+   * Adds many keys, crossing into WebAssembly once per batch of up to 8192 keys.
+   *
+   * @param keys - any iterable of strings and Uint8Arrays.
+   * @returns how many keys were added (all of them).
+   * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
+   *   before (those stay added), the rest were not added.
+   * @throws ArgumentTypeError at the first key that is neither a string nor a Uint8Array
+   *   (keys in the batch before it may have been added).
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.addAll(text.split('\n').filter(Boolean));
+   * ```
+   */
+  addAll(keys: Iterable<Key>): number {
+    const h = this.live();
+    const core = this.core;
+    if (keys === null || typeof (keys as Iterable<Key>)?.[Symbol.iterator] !== 'function') {
+      throw new ArgumentTypeError(`keys must be an iterable of strings or Uint8Arrays, got ${describe(keys)}`);
+    }
+    const it = keys[Symbol.iterator]();
+    let added = 0;
+    let full = false;
+    core.packBatches(
+      () => it.next(),
+      (keysPtr, offsetsPtr, statusPtr, n) => {
+        const done = core.m._cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
+        added += done;
+        if (done < n) full = true;
+        return !full;
+      },
+      (i) => `keys[${i}]`,
+    );
+    if (full) throw this.fullError(added);
+    return added;
+  }
+
+  /**
+   * Tests many keys, crossing into WebAssembly once per batch of up to 8192 keys.
+   *
+   * @param keys - an array-like of strings and Uint8Arrays.
+   * @returns `result[i] === has(keys[i])`.
+   * @throws ArgumentTypeError if any key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
+   * ```
+   */
+  hasAll(keys: ArrayLike<Key>): boolean[] {
+    const h = this.live();
+    const core = this.core;
+    if (keys === null || typeof keys !== 'object' || typeof keys.length !== 'number') {
+      throw new ArgumentTypeError(`keys must be an array-like of strings or Uint8Arrays, got ${describe(keys)}`);
+    }
+    const total = keys.length;
+    const out = new Array<boolean>(total);
+    let read = 0;
+    let written = 0;
+    core.packBatches(
+      () => (read < total ? { done: false, value: keys[read++] } : { done: true, value: undefined }),
+      (keysPtr, offsetsPtr, resultsPtr, n) => {
+        core.m._cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
+        const heap = core.m.HEAPU8;
+        for (let i = 0; i < n; ++i) out[written++] = heap[resultsPtr + i] !== 0;
+        return true;
+      },
+      (i) => `keys[${i}]`,
+    );
+    return out;
+  }
+
+  /**
+   * Serializes the filter (docs/FORMAT.md): little-endian, versioned, checksummed.
+   * The same keys, order and options give byte-identical output on every machine.
+   *
+   * @returns a new Uint8Array of {@link byteLength} bytes that the caller owns.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * fs.writeFileSync('blocklist.cuckoo', f.toBytes());
+   * ```
+   */
+  toBytes(): Uint8Array {
+    const h = this.live();
+    const core = this.core;
+    const ptr = core.alloc(this.byteLength);
+    try {
+      core.m.serialize(h, ptr);
+      return core.copyOut(ptr, this.byteLength);
+    } finally {
+      core.m._free(ptr);
+    }
+  }
+
+  /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
+  get size(): number {
+    return this.core.m._cf_size(this.live());
+  }
+
+  /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
+  get loadFactor(): number {
+    return this.core.m._cf_load_factor(this.live());
+  }
+
+  /** Upper bound on the false-positive rate, 2b / 2^f (Fan et al. 2014 §4); a probability. */
+  get falsePositiveRate(): number {
+    return (2 * this.bucketSize) / 2 ** this.fingerprintBits;
+  }
+
+  /**
+   * False-positive rate expected at the current load: 1 − (1 − 1/(2^f − 1))^(2bα),
+   * the chance that one of the 2b·α fingerprints a lookup compares matches.
+   */
+  get expectedFalsePositiveRate(): number {
+    const compared = 2 * this.bucketSize * this.loadFactor;
+    return 1 - (1 - 1 / (2 ** this.fingerprintBits - 1)) ** compared;
+  }
+
+  /** Serialized bits per item of capacity: byteLength · 8 / capacity. */
+  get bitsPerItem(): number {
+    return (this.byteLength * 8) / this.capacity;
+  }
+
+  /** True once {@link dispose} has been called. */
+  get disposed(): boolean {
+    return this.handle === 0;
+  }
+
+  /**
+   * Frees the filter's WebAssembly memory. A second call does nothing; any other
+   * method or getter afterwards throws {@link FilterDisposedError}.
+   */
+  dispose(): void {
+    if (this.handle === 0) return;
+    registry.unregister(this);
+    this.core.m.destroy(this.handle);
+    this.handle = 0;
+  }
+
+  /** Same as {@link dispose}, for `using f = await CuckooFilter.create(...)`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  private fullError(added: number): FilterFullError {
+    return new FilterFullError(
+      `the filter is full (${this.size} fingerprints in ${this.bucketCount * this.bucketSize} slots, capacity ${this.capacity}): ` +
+        `no slot found after ${this.maxKicks} kicks; the key was not added and nothing stored was lost. ` +
+        'Create a filter with a larger capacity.',
+      added,
+    );
+  }
+}

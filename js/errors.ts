@@ -1,0 +1,89 @@
+/**
+ * Error classes thrown by cuckoo-wasm. Each has a stable `code` string that is
+ * safe to branch on; messages are for people and may change.
+ *
+ * @packageDocumentation
+ */
+
+/** Why {@link FilterFormatError} refused some bytes (see docs/FORMAT.md). */
+export type FilterFormatReason =
+  | 'not-bytes'
+  | 'truncated'
+  | 'bad-magic'
+  | 'unsupported-version'
+  | 'bad-parameter'
+  | 'trailing-bytes'
+  | 'checksum-mismatch'
+  | 'count-mismatch'
+  | 'bad-victim'
+  | 'bad-padding';
+
+/**
+ * Thrown by `add` / `addAll` when no slot can be found for a key after the
+ * maximum number of evictions ("kicks", Fan et al. 2014 §3.2) and the victim
+ * slot is taken. The key was not added and every key stored before is still
+ * present. Create a filter with a larger `capacity` and add the keys again.
+ */
+export class FilterFullError extends Error {
+  /** Stable error code: `'ERR_FILTER_FULL'`. */
+  readonly code = 'ERR_FILTER_FULL' as const;
+  /** For `addAll`: how many keys of the batch were added before the filter filled up (0 for `add`). */
+  readonly added: number;
+
+  constructor(message: string, added = 0) {
+    super(message);
+    this.name = 'FilterFullError';
+    this.added = added;
+  }
+}
+
+/**
+ * Thrown by `CuckooFilter.fromBytes` for bytes that `toBytes` did not produce:
+ * truncated, corrupted (checksum), from another format version, or with a
+ * header that disagrees with its table. No filter is created.
+ */
+export class FilterFormatError extends Error {
+  /** Stable error code: `'ERR_FILTER_FORMAT'`. */
+  readonly code = 'ERR_FILTER_FORMAT' as const;
+  /** Which check failed. */
+  readonly reason: FilterFormatReason;
+
+  constructor(message: string, reason: FilterFormatReason) {
+    super(message);
+    this.name = 'FilterFormatError';
+    this.reason = reason;
+  }
+}
+
+/** Thrown by any method of a filter after `dispose()` (a second `dispose()` is a no-op). */
+export class FilterDisposedError extends Error {
+  /** Stable error code: `'ERR_FILTER_DISPOSED'`. */
+  readonly code = 'ERR_FILTER_DISPOSED' as const;
+
+  constructor(message = 'this filter was disposed: its memory is freed and it can no longer be used') {
+    super(message);
+    this.name = 'FilterDisposedError';
+  }
+}
+
+/** An argument of the wrong type (e.g. a key that is neither a string nor a Uint8Array). */
+export class ArgumentTypeError extends TypeError {
+  /** Stable error code: `'ERR_INVALID_ARG_TYPE'` (as Node.js uses it). */
+  readonly code = 'ERR_INVALID_ARG_TYPE' as const;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArgumentTypeError';
+  }
+}
+
+/** A numeric argument outside its allowed range, or a filter larger than wasm memory allows. */
+export class ArgumentRangeError extends RangeError {
+  /** Stable error code: `'ERR_OUT_OF_RANGE'` (as Node.js uses it). */
+  readonly code = 'ERR_OUT_OF_RANGE' as const;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArgumentRangeError';
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * cuckoo-wasm: a cuckoo filter (Fan et al., CoNEXT 2014) compiled from C++ to
+ * WebAssembly, with a typed API. Entry point for ESM (`import`) and CommonJS
+ * (`require`).
+ *
+ * @packageDocumentation
+ */
+export { CuckooFilter } from './cuckoo-filter.js';
+export type { CuckooFilterOptions } from './cuckoo-filter.js';
+export type { Key } from './wasm-core.js';
+export {
+  ArgumentRangeError,
+  ArgumentTypeError,
+  FilterDisposedError,
+  FilterFormatError,
+  FilterFullError,
+} from './errors.js';
+export type { FilterFormatReason } from './errors.js';

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds everything from source: the WebAssembly module (em++ via CMake), the
+# native library and tests (g++ via CMake), and the npm package's dist/ (esbuild, tsc).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Debian's emscripten runs its JS optimizer with the system's acorn.
+export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
+# A non-root user cannot write Debian's emscripten cache; give it one of its own.
+[ -w /usr/share/emscripten/cache ] || export EM_CACHE="$root/build/em-cache"
+
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release 2>&1 >/dev/null | { grep -v "^configure:" >&2 || true; }
+cmake --build build/wasm -j "$jobs" >/dev/null
+
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/native -j "$jobs" >/dev/null
+
+node scripts/build.mjs

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes a fresh clone ready to test, demo and pack: installs the toolchain from
+# Debian's packages if it is missing (emscripten, xxhash, cmake, g++, GoogleTest),
+# runs `npm ci` when node_modules is missing or older than package-lock.json,
+# then builds (scripts/build.sh). Safe to run again: each step skips what is done.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+need=()
+command -v em++ >/dev/null || need+=(emscripten)
+[ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
+command -v cmake >/dev/null || need+=(cmake)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} (Debian packages)"
+  if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo -n); else
+    echo "setup: need root to install ${need[*]}: run 'apt-get install -y ${need[*]}' as root" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+bash scripts/build.sh

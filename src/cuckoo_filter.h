@@ -1,0 +1,156 @@
+// CuckooFilter: an approximate-membership set with deletion, by partial-key
+// cuckoo hashing (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter:
+// Practically Better Than Bloom", CoNEXT 2014).
+//
+// Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h). From h:
+//   fingerprint fp = fastrange(h >> 32, 2^f - 1) + 1            in [1, 2^f - 1]
+//   bucket      i1 = fastrange(h & 0xffffffff, m)                in [0, m)
+//   alternate   i2 = (H(fp) - i1) mod m,  H(fp) = fastrange(Mix64(fp), m)
+// so i2 depends on (i1, fp) alone and Alt(Alt(i, fp), fp) == i for any m
+// (§3.1), which lets m track the requested capacity instead of a power of two.
+// A fingerprint 0 marks an empty slot. Inserting into two full buckets evicts
+// ("kicks") a slot chosen by a seeded PRNG and moves its fingerprint to its
+// alternate bucket, up to max_kicks times (§3.2, Algorithm 1); a chain that
+// runs out parks the last evicted fingerprint in a one-slot victim, so no
+// stored fingerprint is ever lost. The false-positive rate is at most
+// 2b / 2^f (§4).
+//
+// Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md.
+#ifndef CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
+#define CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "packed_table.h"
+#include "status.h"
+
+namespace cuckoo {
+
+constexpr uint32_t kMinFingerprintBits = 4;
+constexpr uint32_t kMaxFingerprintBits = 32;
+constexpr uint32_t kDefaultBucketSize = 4;
+constexpr uint32_t kDefaultMaxKicks = 500;
+constexpr uint32_t kMaxMaxKicks = 1000000;
+constexpr uint64_t kDefaultSeed = 0x63756b6f6f2d7761ULL;  // "cukoo-wa"
+constexpr uint64_t kMaxBucketCount = 0xffffffffULL;
+
+// Serialized format constants (docs/FORMAT.md).
+constexpr uint16_t kFormatVersion = 1;
+constexpr size_t kHeaderBytes = 72;
+constexpr size_t kChecksumBytes = 8;
+constexpr uint8_t kEncodingPacked = 0;
+
+// Parameters of a new filter.
+struct CuckooParams {
+  uint64_t capacity = 0;            // items the filter is sized for, >= 1
+  uint32_t fingerprint_bits = 13;   // f, in [4, 32]
+  uint32_t bucket_size = kDefaultBucketSize;  // b, one of 2, 4, 8
+  uint32_t max_kicks = kDefaultMaxKicks;      // evictions per insert, <= kMaxMaxKicks
+  uint64_t seed = kDefaultSeed;     // key-hash seed; also seeds the eviction PRNG
+};
+
+class CuckooFilter {
+ public:
+  // Load factor alpha the table is sized to reach at `capacity` items, per
+  // bucket size b (0.84, 0.96, 0.98 for b = 2, 4, 8; the paper measures 84%,
+  // 95%, 98% with plain random-walk eviction, §5.1; one-step lookahead before
+  // each kick lifts b = 4 to ~97%).
+  static double TargetLoadFactor(uint32_t bucket_size);
+
+  // Buckets m for `capacity` items: ceil((capacity / alpha + c*sqrt(capacity)) / b),
+  // c = 2 (4 for b = 2). Returns 0 if capacity is 0, b invalid, or m > kMaxBucketCount.
+  static uint64_t BucketCountFor(uint64_t capacity, uint32_t bucket_size);
+
+  // Bytes toBytes() produces for a filter of these parameters: header, packed
+  // table (ceil(m*b*f/8)), checksum. Returns 0 for parameters Create refuses.
+  static uint64_t SerializedSizeFor(const CuckooParams& params);
+
+  // Makes an empty filter. kInvalidArgument for a parameter out of range (see
+  // CuckooParams), kOutOfMemory if the table cannot be allocated.
+  static Status Create(const CuckooParams& params, std::unique_ptr<CuckooFilter>* out);
+
+  // Loads a filter from `len` bytes written by Serialize. Every field is
+  // validated before any allocation beyond `len` bytes; on error `*out` is
+  // untouched and the status names the first problem found (kFormat*).
+  static Status Deserialize(const uint8_t* data, size_t len, std::unique_ptr<CuckooFilter>* out);
+
+  CuckooFilter(const CuckooFilter&) = delete;
+  CuckooFilter& operator=(const CuckooFilter&) = delete;
+
+  // Inserts a key's fingerprint. kNotEnoughSpace when both buckets are full
+  // and the victim slot is taken (or the kick chain needs it): the key is not
+  // added and nothing stored is changed. Duplicates are stored again.
+  Status Add(const uint8_t* key, size_t len);
+
+  // True if a matching fingerprint is in either bucket or the victim: never
+  // false for a key added and not deleted; true for a non-member with
+  // probability about 2*b*alpha / 2^f.
+  bool Contain(const uint8_t* key, size_t len) const;
+
+  // Removes one matching fingerprint (bucket i1, then i2, then the victim).
+  // kNotFound if there is none. Deleting a key never added may remove a
+  // colliding key's fingerprint (§3.3).
+  Status Delete(const uint8_t* key, size_t len);
+
+  // Number of matching fingerprints in both buckets (once if i1 == i2) and the victim.
+  uint32_t Count(const uint8_t* key, size_t len) const;
+
+  // Adds keys[offsets[k] .. offsets[k+1]) for k in [0, n) in order, stopping at
+  // the first that fails. Returns how many were added; *status is kOk or the
+  // first failure's status.
+  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status);
+
+  // results[k] = Contain(key k) for the same layout as AddBatch.
+  void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+
+  // Writes SerializedSize() bytes to `out` (docs/FORMAT.md). Deterministic:
+  // the same parameters, keys and order give the same bytes on every machine.
+  void Serialize(uint8_t* out) const;
+  uint64_t SerializedSize() const;
+
+  uint64_t size() const { return size_; }                 // stored fingerprints, victim included
+  uint64_t capacity() const { return params_.capacity; }  // items requested at Create
+  uint64_t bucket_count() const { return bucket_count_; }
+  uint64_t slot_count() const { return bucket_count_ * params_.bucket_size; }
+  uint32_t fingerprint_bits() const { return params_.fingerprint_bits; }
+  uint32_t bucket_size() const { return params_.bucket_size; }
+  uint32_t max_kicks() const { return params_.max_kicks; }
+  uint64_t seed() const { return params_.seed; }
+  bool victim_used() const { return victim_.fingerprint != 0; }
+  // Fraction of slots holding a fingerprint (the paper's alpha), victim excluded.
+  double load_factor() const {
+    return static_cast<double>(size_ - victim_used()) / static_cast<double>(slot_count());
+  }
+
+  // Exposed for tests: the partial-key alternate bucket of `bucket` for `fingerprint`.
+  uint32_t AltIndex(uint32_t bucket, uint32_t fingerprint) const;
+  // Exposed for tests: fingerprint and first bucket of a key.
+  void Derive(const uint8_t* key, size_t len, uint32_t* fingerprint, uint32_t* bucket) const;
+
+ private:
+  struct Victim {
+    uint32_t fingerprint = 0;  // 0: empty
+    uint32_t bucket = 0;
+  };
+
+  CuckooFilter() = default;
+  bool VictimMatches(uint32_t fingerprint, uint32_t i1, uint32_t i2) const {
+    return victim_.fingerprint == fingerprint && (victim_.bucket == i1 || victim_.bucket == i2);
+  }
+  // Places `fingerprint` whose bucket is `bucket`, kicking if needed.
+  Status Place(uint32_t bucket, uint32_t fingerprint);
+
+  CuckooParams params_;
+  uint32_t bucket_count_ = 0;
+  uint32_t fingerprint_range_ = 0;  // 2^f - 1
+  uint64_t size_ = 0;
+  uint64_t rng_state_ = 0;
+  Victim victim_;
+  PackedTable table_;
+};
+
+}  // namespace cuckoo
+
+#endif  // CUCKOO_WASM_SRC_CUCKOO_FILTER_H_

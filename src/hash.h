@@ -1,0 +1,52 @@
+// Hashing for cuckoo-wasm: XXH3-64 (xxHash) over a key's bytes, and the
+// integer mixers used to derive bucket indexes. Header-only.
+#ifndef CUCKOO_WASM_SRC_HASH_H_
+#define CUCKOO_WASM_SRC_HASH_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
+
+namespace cuckoo {
+
+// Identifies the key hash in the serialized format (docs/FORMAT.md, "hash id").
+constexpr uint8_t kHashIdXxh3_64 = 1;
+
+// XXH3-64 of `len` bytes at `key` with `seed`: the one 64-bit hash a key gets.
+inline uint64_t HashKey(const uint8_t* key, size_t len, uint64_t seed) {
+  return XXH3_64bits_withSeed(key, len, seed);
+}
+
+// XXH3-64, seed 0: the serialized format's checksum.
+inline uint64_t Checksum(const uint8_t* data, size_t len) {
+  return XXH3_64bits(data, len);
+}
+
+// MurmurHash3's 64-bit finalizer: a bijective mixer for fingerprints.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Maps a uniform 32-bit value onto [0, n) without division (Lemire's fastrange).
+inline uint32_t FastRange32(uint32_t x, uint32_t n) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(x) * n) >> 32);
+}
+
+// SplitMix64 step: the seeded PRNG that picks eviction victims. Any state is valid.
+inline uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace cuckoo
+
+#endif  // CUCKOO_WASM_SRC_HASH_H_

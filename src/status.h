@@ -1,0 +1,38 @@
+// Status codes reported by the cuckoo-wasm core. No exceptions cross this API:
+// every fallible operation returns one of these, in the style of the paper's
+// reference implementation (efficient/cuckoofilter's Ok / NotFound /
+// NotEnoughSpace), extended with the reasons a serialized filter is refused.
+#ifndef CUCKOO_WASM_SRC_STATUS_H_
+#define CUCKOO_WASM_SRC_STATUS_H_
+
+#include <cstdint>
+
+namespace cuckoo {
+
+// Numeric values are part of the JS/WASM boundary (bindings pass them through
+// as integers); never renumber, only append.
+enum class Status : uint8_t {
+  kOk = 0,
+  kNotFound = 1,          // Delete: no matching fingerprint in either bucket nor the victim.
+  kNotEnoughSpace = 2,    // Add: no free slot after max_kicks evictions and the victim is taken.
+  kInvalidArgument = 3,   // Create: a parameter outside its documented range.
+  kOutOfMemory = 4,       // Create / Deserialize: the table could not be allocated.
+  // Deserialize: the bytes are not a filter this version can load (docs/FORMAT.md).
+  kFormatTruncated = 10,          // fewer bytes than the header or its table length needs
+  kFormatBadMagic = 11,           // does not start with "CKOO"
+  kFormatUnsupportedVersion = 12, // format version other than kFormatVersion
+  kFormatBadParameter = 13,       // f, b, hash id, encoding, bucket count, ... out of range
+  kFormatTrailingBytes = 14,      // more bytes than header + table + checksum
+  kFormatChecksumMismatch = 15,   // XXH3-64 of the bytes differs from the stored checksum
+  kFormatCountMismatch = 16,      // item count differs from the occupied slots + victim
+  kFormatBadVictim = 17,          // victim fingerprint or bucket out of range
+  kFormatBadPadding = 18,         // non-zero bits after the last slot of the table
+};
+
+// A short English description of `status`, naming what was wrong and what to do.
+// Never null; the string is static.
+const char* StatusMessage(Status status);
+
+}  // namespace cuckoo
+
+#endif  // CUCKOO_WASM_SRC_STATUS_H_
