@@ -66,10 +66,11 @@ async function build(args: string[]): Promise<void> {
   });
   if (positionals.length !== 1) throw new UsageError('build takes one LIST file');
   if (!values.output) throw new UsageError('build needs -o FILE');
-  const keys = readKeys(readFile(positionals[0], 'list').toString('utf8'));
-  const capacity = numberOption('capacity', values.capacity) ?? Math.max(1, keys.length);
   const fpr = numberOption('fpr', values.fpr) ?? 0.001;
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
+  const requested = numberOption('capacity', values.capacity);
+  const keys = readKeys(readFile(positionals[0], 'list').toString('utf8'));
+  const capacity = requested ?? Math.max(1, keys.length);
   const filter = await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize });
   try {
     const added = filter.addAll(keys);

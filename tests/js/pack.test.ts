@@ -1,0 +1,85 @@
+// The package as a user gets it: npm pack, install the tarball into an empty
+// folder, run an ES-module script, a CommonJS script, the bin, and TypeScript
+// against it (types resolved through package.json "exports").
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+let dir: string;
+let tarball: string;
+
+const sh = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cuckoo-pack-'));
+  // dist/ was built by `npm test`'s setup step; --ignore-scripts skips the prepack rebuild.
+  const out = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
+  const info = JSON.parse(out.slice(out.indexOf('[')));
+  tarball = join(dir, info[0].filename);
+  const files: string[] = info[0].files.map((f: { path: string }) => f.path);
+  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'package.json', 'README.md']));
+  expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
+  const app = join(dir, 'app');
+  sh('mkdir', ['-p', app], dir);
+  writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
+  sh('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], app);
+}, 120000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('tarball size', () => {
+  expect(readdirSync(dir).some((f) => f.endsWith('.tgz'))).toBe(true);
+});
+
+test('ES module import', () => {
+  const app = join(dir, 'app');
+  writeFileSync(join(app, 'esm.mjs'), `
+import { CuckooFilter, FilterFormatError } from 'cuckoo-wasm';
+const f = await CuckooFilter.create({ capacity: 1000 });
+f.add('esm.example');
+const g = await CuckooFilter.fromBytes(f.toBytes());
+let format = false;
+try { await CuckooFilter.fromBytes(new Uint8Array(3)); } catch (e) { format = e instanceof FilterFormatError; }
+console.log(JSON.stringify([g.has('esm.example'), g.has('nope.example'), format]));
+`);
+  expect(sh(process.execPath, ['esm.mjs'], app).trim()).toBe('[true,false,true]');
+});
+
+test('CommonJS require', () => {
+  const app = join(dir, 'app');
+  writeFileSync(join(app, 'cjs.cjs'), `
+const { CuckooFilter, FilterFullError } = require('cuckoo-wasm');
+CuckooFilter.create({ capacity: 1000 }).then((f) => {
+  f.addAll(['cjs.example', 'b.example']);
+  console.log(JSON.stringify([f.has('cjs.example'), f.size, typeof FilterFullError]));
+});
+`);
+  expect(sh(process.execPath, ['cjs.cjs'], app).trim()).toBe('[true,2,"function"]');
+});
+
+test('the cuckoo-wasm bin', () => {
+  const app = join(dir, 'app');
+  writeFileSync(join(app, 'list.txt'), 'a.example\nb.example\n');
+  const bin = join(app, 'node_modules', '.bin', 'cuckoo-wasm');
+  sh(bin, ['build', 'list.txt', '-o', 'f.cuckoo'], app);
+  expect(sh(bin, ['query', 'f.cuckoo', 'a.example', 'c.example'], app)).toBe('a.example\tyes\nc.example\tno\n');
+});
+
+test('TypeScript resolves the types for ESM and CommonJS consumers', () => {
+  const app = join(dir, 'app');
+  const code = `import { CuckooFilter, FilterFullError, type CuckooFilterOptions } from 'cuckoo-wasm';
+const options: CuckooFilterOptions = { capacity: 10, bucketSize: 4 };
+export async function f(): Promise<boolean> {
+  const filter = await CuckooFilter.create(options);
+  const e: FilterFullError | undefined = undefined;
+  return filter.add('x').has(new Uint8Array([1])) && e === undefined;
+}
+`;
+  writeFileSync(join(app, 'check.mts'), code);
+  writeFileSync(join(app, 'check.cts'), code);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const opts = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types')];
+  sh(process.execPath, [tsc, ...opts, 'check.mts', 'check.cts'], app);
+});
