@@ -6,7 +6,7 @@ import {
   FilterFormatReason,
   FilterFullError,
 } from './errors.js';
-import { Core, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
+import { Core, END, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
 
 // Symbol.dispose is native in Node >= 20.4 and current browsers; elsewhere use
 // the well-known registry symbol TypeScript's `using` also falls back to.
@@ -362,11 +362,21 @@ export class CuckooFilter {
     if (keys === null || typeof (keys as Iterable<Key>)?.[Symbol.iterator] !== 'function') {
       throw new ArgumentTypeError(`keys must be an iterable of strings or Uint8Arrays, got ${describe(keys)}`);
     }
-    const it = keys[Symbol.iterator]();
+    let next: () => unknown;
+    if (Array.isArray(keys)) {
+      let i = 0;
+      next = () => (i < keys.length ? keys[i++] : END);
+    } else {
+      const it = keys[Symbol.iterator]();
+      next = () => {
+        const r = it.next();
+        return r.done ? END : r.value;
+      };
+    }
     let added = 0;
     let full = false;
     core.packBatches(
-      () => it.next(),
+      next,
       (keysPtr, offsetsPtr, statusPtr, n) => {
         const done = core.m._cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
         added += done;
@@ -402,7 +412,7 @@ export class CuckooFilter {
     let read = 0;
     let written = 0;
     core.packBatches(
-      () => (read < total ? { done: false, value: keys[read++] } : { done: true, value: undefined }),
+      () => (read < total ? keys[read++] : END),
       (keysPtr, offsetsPtr, resultsPtr, n) => {
         core.m._cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
         const heap = core.m.HEAPU8;

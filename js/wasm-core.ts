@@ -76,6 +76,9 @@ const BATCH_MAX_KEYS = 8192;
 
 const encoder = new TextEncoder();
 
+/** Returned by a {@link Core.packBatches} key source when there are no more keys. */
+export const END: unique symbol = Symbol('end of keys');
+
 /** Describes a value for an error message without dumping it. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -185,13 +188,13 @@ export class Core {
   }
 
   /**
-   * Encodes keys from `next()` into the batch region, calling `flush(n)` with
-   * each full chunk (keys at batchKeys, offsets at batchOffsets). One boundary
-   * crossing per chunk of up to 8192 keys or 256 KiB. Returns when `next`
-   * reports done; a final partial chunk is flushed. `flush` returns false to stop.
+   * Encodes the keys `next()` returns, until it returns {@link END}, into the
+   * batch region, calling `flush(keys, offsets, results, n)` with each chunk of
+   * up to 8192 keys or 256 KiB: one boundary crossing per chunk. A final
+   * partial chunk is flushed too. `flush` returns false to stop early.
    */
   packBatches(
-    next: () => IteratorResult<unknown>,
+    next: () => unknown,
     flush: (keys: number, offsets: number, results: number, n: number) => boolean,
     where: (index: number) => string,
   ): void {
@@ -210,8 +213,7 @@ export class Core {
       used = 0;
       return keep;
     };
-    for (let r = next(); !r.done; r = next(), ++index) {
-      const key = r.value;
+    for (let key = next(); key !== END; key = next(), ++index) {
       let need: number;
       if (typeof key === 'string') need = key.length * 3;
       else if (key instanceof Uint8Array) need = key.length;
