@@ -23,7 +23,7 @@ export interface CuckooFilterOptions {
   capacity: number;
   /**
    * Target false-positive rate ε, a probability in (0, 1). Default 0.001.
-   * Picks the smallest fingerprint size f with 2b / 2^f <= ε (Fan et al. 2014 §4).
+   * Picks the smallest fingerprint size f with 2b / 2^f <= ε (Fan et al. 2014 §5.1).
    * Give this or `fingerprintBits`, not both.
    */
   falsePositiveRate?: number;
@@ -44,7 +44,7 @@ const DEFAULT_FPR = 0.001;
 const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
 const MAX_MAX_KICKS = 1_000_000;
-/** cuckoo::kDefaultSeed: "cukoo-wa" as a little-endian u64 (src/cuckoo_filter.h). */
+/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_filter.h). */
 const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -70,7 +70,7 @@ function checkInteger(name: string, value: unknown, min: number, max: number): n
   return value;
 }
 
-/** Smallest f in [4, 32] with 2b / 2^f <= ε (Fan et al. 2014, eq. 6's bound). */
+/** Smallest f in [4, 32] with 2b / 2^f <= ε (Fan et al. 2014 §5.1). */
 function fingerprintBitsFor(fpr: number, bucketSize: number): number {
   for (let f = 4; f <= 32; ++f) {
     if ((2 * bucketSize) / 2 ** f <= fpr) return f;
@@ -237,7 +237,9 @@ export class CuckooFilter {
     }
     const core = await loadCore();
     if (view.length > MAX_WASM_MEMORY / 2) {
-      throw new FilterFormatError(`${view.length} bytes is larger than any filter this build can hold`, 'bad-parameter');
+      throw new ArgumentRangeError(
+        `${view.length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
+      );
     }
     const ptr = core.copyIn(view);
     let r;
@@ -457,17 +459,27 @@ export class CuckooFilter {
     return this.core.m._cf_load_factor(this.live());
   }
 
-  /** Upper bound on the false-positive rate, 2b / 2^f (Fan et al. 2014 §4); a probability. */
+  /**
+   * The false-positive rate this filter was sized for: the paper's figure 2b / 2^f
+   * at full load (Fan et al. 2014 §5.1), a probability. Counting that fingerprints
+   * take 2^f − 1 values and the victim slot is compared too, the exact worst case
+   * is 1 − (1 − 1/(2^f − 1))^(2b+1), slightly higher for small f (0.110% instead of
+   * 0.098% at f = 13, b = 4). See {@link expectedFalsePositiveRate} for the current load.
+   */
   get falsePositiveRate(): number {
     return (2 * this.bucketSize) / 2 ** this.fingerprintBits;
   }
 
   /**
-   * False-positive rate expected at the current load: 1 − (1 − 1/(2^f − 1))^(2bα),
-   * the chance that one of the 2b·α fingerprints a lookup compares matches.
+   * False-positive rate expected at the current load, a probability:
+   * 1 − (1 − 1/(2^f − 1))^(2bα + v), the chance that one of the 2b·α fingerprints
+   * a lookup compares (plus the victim, v = 1 when it is in use) matches.
    */
   get expectedFalsePositiveRate(): number {
-    const compared = 2 * this.bucketSize * this.loadFactor;
+    const slots = this.bucketCount * this.bucketSize;
+    const alpha = this.loadFactor; // excludes the victim
+    const victim = this.size - Math.round(alpha * slots); // 0 or 1
+    const compared = 2 * this.bucketSize * alpha + victim;
     return 1 - (1 - 1 / (2 ** this.fingerprintBits - 1)) ** compared;
   }
 

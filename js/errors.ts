@@ -20,7 +20,7 @@ export type FilterFormatReason =
 
 /**
  * Thrown by `add` / `addAll` when no slot can be found for a key after the
- * maximum number of evictions ("kicks", Fan et al. 2014 §3.2) and the victim
+ * maximum number of evictions ("kicks", Fan et al. 2014 §3.1) and the victim
  * slot is taken. The key was not added and every key stored before is still
  * present. Create a filter with a larger `capacity` and add the keys again.
  */

@@ -5,15 +5,17 @@
 // Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h). From h:
 //   fingerprint fp = fastrange(h >> 32, 2^f - 1) + 1            in [1, 2^f - 1]
 //   bucket      i1 = fastrange(h & 0xffffffff, m)                in [0, m)
-//   alternate   i2 = (H(fp) - i1) mod m,  H(fp) = fastrange(Mix64(fp), m)
+//   alternate   i2 = (H(fp) - i1) mod m,  H(fp) = fastrange(Mix64(fp) & 0xffffffff, m)
 // so i2 depends on (i1, fp) alone and Alt(Alt(i, fp), fp) == i for any m
-// (§3.1), which lets m track the requested capacity instead of a power of two.
-// A fingerprint 0 marks an empty slot. Inserting into two full buckets evicts
-// ("kicks") a slot chosen by a seeded PRNG and moves its fingerprint to its
-// alternate bucket, up to max_kicks times (§3.2, Algorithm 1); a chain that
+// (partial-key cuckoo hashing, §3.1), which lets m track the requested capacity
+// instead of a power of two. A fingerprint 0 marks an empty slot. Inserting
+// into two full buckets first moves a resident fingerprint to a free slot of
+// its own alternate bucket if one has one (one-step lookahead), else evicts
+// ("kicks") a slot chosen by a seeded PRNG and moves that fingerprint to its
+// alternate bucket, up to max_kicks times (§3.1, Algorithm 1); a chain that
 // runs out parks the last evicted fingerprint in a one-slot victim, so no
-// stored fingerprint is ever lost. The false-positive rate is at most
-// 2b / 2^f (§4).
+// stored fingerprint is ever lost. Lookup (§3.2) checks both buckets and the
+// victim; the false-positive rate is about 2b / 2^f at full load (§5.1).
 //
 // Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md.
 #ifndef CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
@@ -55,7 +57,7 @@ class CuckooFilter {
  public:
   // Load factor alpha the table is sized to reach at `capacity` items, per
   // bucket size b (0.84, 0.96, 0.98 for b = 2, 4, 8; the paper measures 84%,
-  // 95%, 98% with plain random-walk eviction, §5.1; one-step lookahead before
+  // 95%, 98% with plain random-walk eviction, §5.1 Fig. 3; one-step lookahead before
   // each kick lifts b = 4 to ~97%).
   static double TargetLoadFactor(uint32_t bucket_size);
 
@@ -79,9 +81,10 @@ class CuckooFilter {
   CuckooFilter(const CuckooFilter&) = delete;
   CuckooFilter& operator=(const CuckooFilter&) = delete;
 
-  // Inserts a key's fingerprint. kNotEnoughSpace when both buckets are full
-  // and the victim slot is taken (or the kick chain needs it): the key is not
-  // added and nothing stored is changed. Duplicates are stored again.
+  // Inserts a key's fingerprint. kNotEnoughSpace only when both buckets are
+  // full and the victim slot is taken (a kick chain could end needing it): the
+  // key is not added and nothing stored is changed. While the victim slot is
+  // free an insert always succeeds. Duplicates are stored again.
   Status Add(const uint8_t* key, size_t len);
 
   // True if a matching fingerprint is in either bucket or the victim: never
