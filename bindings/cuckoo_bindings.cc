@@ -11,6 +11,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -103,6 +105,9 @@ void Serialize(uintptr_t handle, uintptr_t out) {
   FromHandle(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
 }
 
+// Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
+double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
+
 std::string Message(int status) { return cuckoo::StatusMessage(static_cast<Status>(status)); }
 
 }  // namespace
@@ -162,4 +167,5 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("info", &Info);
   function("serialize", &Serialize);
   function("statusMessage", &Message);
+  function("allocatedBytes", &AllocatedBytes);
 }

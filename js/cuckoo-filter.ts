@@ -518,3 +518,29 @@ export class CuckooFilter {
     );
   }
 }
+
+/** WebAssembly memory figures of {@link wasmMemoryUsage}, in bytes. */
+export interface WasmMemoryUsage {
+  /** Size of the module's linear memory: grows on demand, never shrinks (at most 2 GiB). */
+  heapBytes: number;
+  /** Bytes currently allocated in it: filters, their tables, and the library's scratch buffers. */
+  allocatedBytes: number;
+}
+
+/**
+ * Reports how much WebAssembly memory the filters of this realm use. Every
+ * filter's table is allocated there until `dispose()` (or garbage collection,
+ * via a `FinalizationRegistry`) frees it.
+ *
+ * @returns `{ heapBytes, allocatedBytes }`, in bytes.
+ * @example
+ * ```ts
+ * const before = (await wasmMemoryUsage()).allocatedBytes;
+ * const f = await CuckooFilter.create({ capacity: 1e6 });
+ * (await wasmMemoryUsage()).allocatedBytes - before; // ≈ f.byteLength
+ * ```
+ */
+export async function wasmMemoryUsage(): Promise<WasmMemoryUsage> {
+  const core = await loadCore();
+  return { heapBytes: core.m.HEAPU8.length, allocatedBytes: core.m.allocatedBytes() };
+}

@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-export { CuckooFilter } from './cuckoo-filter.js';
-export type { CuckooFilterOptions } from './cuckoo-filter.js';
+export { CuckooFilter, wasmMemoryUsage } from './cuckoo-filter.js';
+export type { CuckooFilterOptions, WasmMemoryUsage } from './cuckoo-filter.js';
 export type { Key } from './wasm-core.js';
 export {
   ArgumentRangeError,

@@ -55,6 +55,7 @@ interface CoreModule {
   info(handle: number): CoreInfo;
   serialize(handle: number, out: number): void;
   statusMessage(status: number): string;
+  allocatedBytes(): number;
 }
 
 /** cuckoo::Status values (src/status.h). */
