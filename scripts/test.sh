@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# npm test: native tests (ctest), then the Jest tests (API, real data, format,
+# npm test: native tests (ctest), the same under ASan+UBSan, then the Jest tests (API, real data, format,
 # CLI, npm pack). `npm test` runs scripts/setup.sh first (pretest), which
 # installs what is missing and builds. Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-mkdir -p build/test-results
+rm -rf build/test-results && mkdir -p build/test-results
 
 echo "== native tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" \
   --output-junit "$root/build/test-results/ctest.xml"
 native=$?
+
+echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)"
+export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
+cmake -S . -B build/asan -DCUCKOO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null &&
+  cmake --build build/asan -j "$(nproc 2>/dev/null || echo 2)" >/dev/null &&
+  ctest --test-dir build/asan --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" \
+    --output-junit "$root/build/test-results/ctest-asan.xml"
+asan=$?
 
 echo "== JavaScript tests (jest)"
 npx jest --ci --json --outputFile=build/test-results/jest.json "$@"
@@ -19,15 +27,17 @@ js=$?
 node -e '
 const fs = require("fs");
 let passed = 0, failed = 0;
-try {
-  const xml = fs.readFileSync("build/test-results/ctest.xml", "utf8");
-  const m = /<testsuite[^>]*\stests="(\d+)"[^>]*\sfailures="(\d+)"/.exec(xml) || /<testsuite[^>]*\sfailures="(\d+)"[^>]*\stests="(\d+)"/.exec(xml);
-  if (m) { const [t, f] = /tests="(\d+)"[^>]*failures/.test(m[0]) ? [+m[1], +m[2]] : [+m[2], +m[1]]; passed += t - f; failed += f; }
-} catch { failed += 1; }
+for (const file of ["ctest.xml", "ctest-asan.xml"]) {
+  try {
+    const suite = /<testsuite\b[^>]*>/.exec(fs.readFileSync("build/test-results/" + file, "utf8"))[0];
+    const attr = (name) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(suite)[1]);
+    passed += attr("tests") - attr("failures"); failed += attr("failures");
+  } catch { failed += 1; }
+}
 try {
   const j = JSON.parse(fs.readFileSync("build/test-results/jest.json", "utf8"));
   passed += j.numPassedTests; failed += j.numFailedTests + j.numRuntimeErrorTestSuites;
 } catch { failed += 1; }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
-[ "$native" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$js" -eq 0 ]
