@@ -759,6 +759,113 @@ TEST(Format, HeaderFieldsAndBitPackedSlotsFollowTheSpec) {
 }
 
 // ===========================================================================
+// Test vectors of docs/FORMAT.md §10, computed there by an independent script
+
+Bytes FromHex(const std::string& hex) {
+  Bytes out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+std::string ToHex(const uint8_t* p, size_t n) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[p[i] >> 4];
+    out += kDigits[p[i] & 15];
+  }
+  return out;
+}
+
+TEST(FormatSpec, HashCheckValues) {
+  EXPECT_EQ(cuckoo::Checksum(nullptr, 0), 0x2d06800538d394c2ULL);
+  EXPECT_EQ(cuckoo::HashKey(U8("a"), 1, 42), 0x4c437dd47f0716f4ULL);
+  EXPECT_EQ(CuckooFilter::BucketCountFor(10, 4), 5u);  // §8 example
+}
+
+TEST(FormatSpec, SmallFilterOfSection10_1) {
+  FilterPtr f = Make(Params(10, 12, 4, 500, 42));
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->bucket_count(), 5u);
+  struct Expected {
+    const char* key;
+    uint32_t fp, i1, i2;
+  };
+  // §10.2.
+  for (const Expected& e :
+       {Expected{"a", 1220, 2, 4}, Expected{"b", 1826, 0, 1}, Expected{"c", 542, 2, 1}}) {
+    uint32_t fp = 0, i1 = 0;
+    f->Derive(U8(e.key), 1, &fp, &i1);
+    EXPECT_EQ(fp, e.fp) << e.key;
+    EXPECT_EQ(i1, e.i1) << e.key;
+    EXPECT_EQ(f->AltIndex(i1, fp), e.i2) << e.key;
+    ASSERT_EQ(Add(*f, e.key), Status::kOk);
+  }
+  const Bytes spec = FromHex(
+      "434b4f4f010001000c04000005000000f40100000000000000000000000000002a000000000000000a0000000000"
+      "0000"
+      "03000000000000002a000000000000001e00000000000000220700000000000000000000c4e42100000000000000"
+      "0000"
+      "000000000000c0b0347cba1527df");
+  ASSERT_EQ(spec.size(), 110u);
+  EXPECT_EQ(ToHex(Serialize(*f).data(), 110), ToHex(spec.data(), spec.size()));
+  FilterPtr loaded;
+  ASSERT_EQ(Load(spec, &loaded), Status::kOk);
+  EXPECT_TRUE(AllFound(*loaded, {"a", "b", "c"}));
+}
+
+TEST(FormatSpec, VictimAndReplacementVectorsOfSection10_3A) {
+  FilterPtr f = Make(Params(10, 12, 4, 500, 42));
+  ASSERT_NE(f, nullptr);
+  std::string results;
+  for (int i = 0; i < 25; ++i) results += Add(*f, Key("k", i)) == Status::kOk ? 'o' : 'x';
+  EXPECT_EQ(results, "ooooooooooooooooooooxxoxx");
+  auto expect_state = [&](uint64_t count, uint32_t victim_fp, uint32_t victim_bucket, uint64_t rng,
+                          const char* table, uint64_t checksum) {
+    const Bytes b = Serialize(*f);
+    ASSERT_EQ(b.size(), 110u);
+    EXPECT_EQ(GetLE(b, off::kItemCount, 8), count);
+    EXPECT_EQ(GetLE(b, off::kVictimFingerprint, 4), victim_fp);
+    EXPECT_EQ(GetLE(b, off::kVictimBucket, 4), victim_bucket);
+    EXPECT_EQ(GetLE(b, off::kRngState, 8), rng);
+    EXPECT_EQ(ToHex(b.data() + cuckoo::kHeaderBytes, 30), table);
+    EXPECT_EQ(GetLE(b, 102, 8), checksum);
+  };
+  expect_state(21, 152, 1, 0x24404d5790b712a8ULL,
+               "abfa9a5c68c8f3de28bf9ec2af88436e3629b7a4d5128b8a87c90666d82d",
+               0xccf9bcc2f7ab791cULL);
+  ASSERT_EQ(Delete(*f, "k3"), Status::kOk);
+  {
+    const Bytes b = Serialize(*f);
+    EXPECT_EQ(GetLE(b, off::kVictimFingerprint, 4), 152u);
+    EXPECT_EQ(GetLE(b, off::kVictimBucket, 4), 1u);
+    EXPECT_EQ(GetLE(b, off::kRngState, 8), 0xc6d1855dad7be7c1ULL);
+  }
+  ASSERT_EQ(Delete(*f, "k7"), Status::kOk);
+  expect_state(19, 108, 4, 0x6962bd63ca40bcdaULL,
+               "ab0a005c68c89830efbf9ec26e8643af382900a0d5128b8a6678988dd22d",
+               0xc4d682ab610ac560ULL);
+}
+
+TEST(FormatSpec, GoldenSummaryOfSection10_3B) {
+  // The golden fixture's recipe (tests/golden/README.md) gives the §10.3 B summary.
+  FilterPtr f = Make(Params(1000, 12, 4, 500, 42));
+  ASSERT_NE(f, nullptr);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(Add(*f, Key("key-", i)), Status::kOk);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(Delete(*f, Key("key-", i)), Status::kOk);
+  const Bytes b = Serialize(*f);
+  EXPECT_EQ(f->bucket_count(), 277u);
+  EXPECT_EQ(b.size(), 1742u);
+  EXPECT_EQ(GetLE(b, off::kTableBytes, 8), 1662u);
+  EXPECT_EQ(GetLE(b, off::kItemCount, 8), 900u);
+  EXPECT_EQ(GetLE(b, off::kVictimFingerprint, 4), 0u);
+  EXPECT_EQ(GetLE(b, off::kRngState, 8), 0x0292a2fa81ca46c4ULL);
+  EXPECT_EQ(GetLE(b, b.size() - 8, 8), 0x1224f5cf13f01f4fULL);
+}
+
+// ===========================================================================
 // Kicks (evictions), a full filter, the victim slot
 
 // Minimum load a small table must reach before a kick chain first runs out
@@ -1364,6 +1471,11 @@ TEST_F(DeserializeTest, BadMagicAndUnsupportedVersion) {
   b[3] = 'P';
   EXPECT_EQ(LoadKeepingSentinel(b), Status::kFormatBadMagic);
   EXPECT_EQ(LoadKeepingSentinel(Bytes{'N', 'O', 'P', 'E'}), Status::kFormatBadMagic);
+  // docs/FORMAT.md §7: under 4 bytes is truncated even without the magic; magic
+  // and version are judged before a full header is required.
+  EXPECT_EQ(LoadKeepingSentinel(Bytes{'N', 'O', 'P'}), Status::kFormatTruncated);
+  EXPECT_EQ(LoadKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 2, 0}),
+            Status::kFormatUnsupportedVersion);
   for (uint16_t version : {0, 2, 0x100, 0xffff}) {
     b = valid_;
     PutLE(&b, off::kVersion, 2, version);
