@@ -10,7 +10,7 @@
  */
 import createCuckooCore from 'cuckoo-core-glue';
 import wasmBinary from 'cuckoo-core-wasm';
-import { ArgumentTypeError } from './errors.js';
+import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
@@ -37,7 +37,6 @@ export interface CoreInfo {
 interface CoreModule {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
-  HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   _cf_add(handle: number, key: number, len: number): number;
@@ -116,7 +115,7 @@ export class Core {
   alloc(bytes: number): number {
     const ptr = this.m._malloc(Math.max(1, bytes));
     if (ptr === 0) {
-      throw new RangeError(
+      throw new ArgumentRangeError(
         `could not allocate ${bytes} bytes of WebAssembly memory (the module may grow to ${MAX_WASM_MEMORY} bytes); dispose filters you no longer need`,
       );
     }
