@@ -27,7 +27,12 @@ export interface CuckooFilterOptions {
    * Give this or `fingerprintBits`, not both.
    */
   falsePositiveRate?: number;
-  /** Fingerprint size f in bits, an integer 4..32, instead of `falsePositiveRate`. */
+  /**
+   * Fingerprint size f in bits, an integer 4..32, instead of `falsePositiveRate`.
+   * Very small fingerprints limit where partial-key cuckoo hashing can move an
+   * entry (Fan et al. 2014 §4): with f = 4 and bucketSize 2, a filter may fill
+   * well before `capacity` (add then throws FilterFullError, losing nothing).
+   */
   fingerprintBits?: number;
   /** Slots per bucket b: 2, 4 or 8. Default 4 (the paper's recommendation for ε > 0.002%). */
   bucketSize?: 2 | 4 | 8;

@@ -112,7 +112,7 @@ uint64_t CuckooFilter::BucketCountFor(uint64_t capacity, uint32_t bucket_size) {
 }
 
 uint64_t CuckooFilter::SerializedSizeFor(const CuckooParams& p) {
-  if (!ValidFingerprintBits(p.fingerprint_bits)) return 0;
+  if (!ValidFingerprintBits(p.fingerprint_bits) || p.max_kicks > kMaxMaxKicks) return 0;
   const uint64_t m = BucketCountFor(p.capacity, p.bucket_size);
   if (m == 0) return 0;
   return kHeaderBytes + PackedTable::ByteLength(m * p.bucket_size, p.fingerprint_bits) +

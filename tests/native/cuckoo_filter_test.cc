@@ -578,11 +578,8 @@ TEST(Sizing, SerializedSizeForIsZeroWhereCreateRefuses) {
 }
 
 TEST(Sizing, SerializedSizeForIsZeroForTooManyMaxKicks) {
-  // BUG in src/cuckoo_filter.cc, CuckooFilter::SerializedSizeFor (lines 114-120):
-  // cuckoo_filter.h promises "Returns 0 for parameters Create refuses", but only
-  // f, b and capacity are checked; max_kicks > kMaxMaxKicks, which Create refuses
-  // with kInvalidArgument, still gets a non-zero size. Remove this skip once fixed.
-  GTEST_SKIP() << "known bug: SerializedSizeFor ignores max_kicks > kMaxMaxKicks";
+  // SerializedSizeFor returns 0 for every parameter set Create refuses,
+  // max_kicks > kMaxMaxKicks included.
   for (const InvalidCase& c : InvalidParams()) {
     if (c.params.max_kicks <= cuckoo::kMaxMaxKicks) continue;
     EXPECT_EQ(CuckooFilter::SerializedSizeFor(c.params), 0u) << c.what;
