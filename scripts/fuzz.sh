@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Fuzzes CuckooFilter::Deserialize (tests/fuzz/deserialize_fuzz.cc) with libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer, built by Debian's clang-14.
+#
+#   bash scripts/fuzz.sh [RUNS]     run RUNS executions (default 10,000,000; CI: 50000)
+#   bash scripts/fuzz.sh --corpus   regenerate the seed corpus tests/fuzz/corpus/
+#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file)
+#
+# Builds build/fuzz/deserialize_fuzz if it is missing or older than its sources,
+# copies the seed corpus into a scratch corpus build/fuzz/corpus/ (recreated on
+# every run; tests/fuzz/corpus/ is never written while fuzzing) and runs libFuzzer
+# there. Crash, timeout and out-of-memory inputs go to build/fuzz/artifacts/; the
+# full log is build/fuzz/fuzz.log. Prints libFuzzer's final stats line and ends
+# with "fuzz: N executions, K crashes"; exits non-zero if K > 0.
+#
+# Environment: FUZZ_CXX (default clang++-14, else clang++), FUZZ_SEED (libFuzzer
+# -seed; default 0 = random, the seed used is printed), FUZZ_ARGS (extra flags).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+out=build/fuzz
+bin=$out/deserialize_fuzz
+gen=$out/make_corpus
+seeds=tests/fuzz/corpus
+
+mode=fuzz
+runs=10000000
+case "${1:-}" in
+  "") ;;
+  --corpus) mode=corpus ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
+  *) runs=$1 ;;
+esac
+[ "$runs" -gt 0 ] || { echo "fuzz: RUNS must be > 0" >&2; exit 2; }
+
+cxx=${FUZZ_CXX:-}
+if [ -z "$cxx" ]; then
+  if command -v clang++-14 >/dev/null; then cxx=clang++-14
+  elif command -v clang++ >/dev/null; then cxx=clang++
+  else
+    echo "fuzz: clang++ not found: apt-get install clang-14 libclang-rt-14-dev" >&2
+    exit 1
+  fi
+fi
+if [ ! -f /usr/include/xxhash.h ]; then
+  echo "fuzz: /usr/include/xxhash.h not found: apt-get install libxxhash-dev" >&2
+  exit 1
+fi
+
+# Only xxhash.h, not all of /usr/include, goes on the include path (as in CMakeLists.txt).
+mkdir -p "$out/xxhash-include" "$out/artifacts"
+cmp -s /usr/include/xxhash.h "$out/xxhash-include/xxhash.h" ||
+  cp /usr/include/xxhash.h "$out/xxhash-include/xxhash.h"
+
+flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
+       -fno-sanitize-recover=all -I src -I "$out/xxhash-include")
+
+# stale TARGET SOURCE...: true if TARGET is missing or older than a source.
+stale() {
+  local target=$1; shift
+  [ -f "$target" ] || return 0
+  local s
+  for s in "$@"; do [ "$s" -nt "$target" ] && return 0; done
+  return 1
+}
+deps=(src/*.cc src/*.h "$out/xxhash-include/xxhash.h" scripts/fuzz.sh)
+
+if stale "$gen" "${deps[@]}" tests/fuzz/make_corpus.cc; then
+  echo "fuzz: building $gen"
+  "$cxx" "${flags[@]}" -fsanitize=address,undefined \
+    src/cuckoo_filter.cc tests/fuzz/make_corpus.cc -o "$gen"
+fi
+
+if [ "$mode" = corpus ]; then
+  rm -rf "$seeds"
+  mkdir -p "$seeds"
+  "$gen" "$seeds"
+  echo "fuzz: wrote $(find "$seeds" -type f | wc -l) seed files to $seeds"
+  exit 0
+fi
+
+if stale "$bin" "${deps[@]}" tests/fuzz/deserialize_fuzz.cc; then
+  echo "fuzz: building $bin ($("$cxx" --version | head -n 1))"
+  "$cxx" "${flags[@]}" -fsanitize=fuzzer,address,undefined \
+    src/cuckoo_filter.cc tests/fuzz/deserialize_fuzz.cc -o "$bin"
+fi
+
+# Scratch corpus: the committed seeds, plus freshly generated ones if the format
+# has moved on since they were committed (then say so: they should be regenerated).
+work=$out/corpus
+rm -rf "$work" "$out/seeds"
+mkdir -p "$work" "$out/seeds"
+"$gen" "$out/seeds" >/dev/null
+if [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ]; then
+  cp "$seeds"/* "$work"/
+  if ! diff -rq "$seeds" "$out/seeds" >/dev/null; then
+    echo "fuzz: warning: $seeds differs from what make_corpus writes now;" \
+         "run 'bash scripts/fuzz.sh --corpus' and commit it" >&2
+    for f in "$out/seeds"/*; do cp "$f" "$work/fresh-$(basename "$f")"; done
+  fi
+else
+  cp "$out/seeds"/* "$work"/
+fi
+
+marker=$out/run-start
+touch "$marker"
+log=$out/fuzz.log
+echo "fuzz: $runs executions from $(find "$work" -type f | wc -l) seeds; log: $log"
+start=$(date +%s%N)
+set +e
+# shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
+"$bin" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  -seed="${FUZZ_SEED:-0}" -dict=tests/fuzz/deserialize.dict -print_final_stats=1 \
+  -artifact_prefix="$out/artifacts/" ${FUZZ_ARGS:-} "$work" </dev/null 2>&1 |
+  tee "$log" | grep --line-buffered -E '^INFO: Seed|^#[0-9]+[[:space:]]+(INITED|pulse)'
+status=("${PIPESTATUS[@]}")
+set -e
+rc=${status[0]}
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+
+crashes=$(find "$out/artifacts" -type f -newer "$marker" | wc -l)
+if [ "$rc" -ne 0 ]; then
+  [ "$crashes" -gt 0 ] || crashes=1
+  echo "fuzz: libFuzzer exited with status $rc; the report:"
+  # From the first error report (sanitizer, failed check, deadly signal, timeout, oom) on.
+  awk '/^==[0-9]+==|FUZZ_CHECK failed|runtime error:|deadly signal|ALARM|out-of-memory/ {p=1} p' \
+    "$log" | head -n 120
+  find "$out/artifacts" -type f -newer "$marker" -printf "fuzz: input saved as %p; replay: $bin %p\n"
+fi
+
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+[ -n "$execs" ] || execs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
+[ -n "$execs" ] || execs=0
+grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true
+grep -E '^Done [0-9]+ runs' "$log" | tail -n 1 || true
+echo "fuzz: wall time $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s," \
+     "$(( execs * 1000 / (ms > 0 ? ms : 1) )) exec/s"
+echo "fuzz: $execs executions, $crashes crashes"
+[ "$crashes" -eq 0 ]
