@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: native tests (ctest), the same under ASan+UBSan, then the Jest tests (API, real data, format,
+# npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run, then the Jest tests (API, real data, format,
 # CLI, npm pack). `npm test` runs scripts/setup.sh first (pretest), which
 # installs what is missing and builds. Ends with one line "tests: N passed, N failed".
 set -uo pipefail
@@ -19,6 +19,12 @@ cmake -S . -B build/asan -DCUCKOO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C
   ctest --test-dir build/asan --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" \
     --output-junit "$root/build/test-results/ctest-asan.xml"
 asan=$?
+
+echo "== fuzzing the C++ deserializer (libFuzzer + ASan/UBSan, 50,000 executions)"
+bash scripts/fuzz.sh 50000 > build/test-results/fuzz.log 2>&1
+fuzz=$?
+tail -n 1 build/test-results/fuzz.log
+[ "$fuzz" -eq 0 ] || tail -n 40 build/test-results/fuzz.log
 
 echo "== JavaScript tests (jest)"
 npx jest --ci --json --outputFile=build/test-results/jest.json "$@"
@@ -40,4 +46,4 @@ try {
 } catch { failed += 1; }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
-[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$js" -eq 0 ]

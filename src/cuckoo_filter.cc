@@ -170,11 +170,12 @@ Status CuckooFilter::Place(uint32_t bucket, uint32_t fingerprint) {
         return Status::kOk;
       }
     }
+    // No resident can move: evict a random one and carry it to its alternate
+    // bucket (full, as the lookahead just found), where the next kick starts.
     const uint32_t slot =
         FastRange32(static_cast<uint32_t>(SplitMix64(&rng_state_)), params_.bucket_size);
     current = table_.Swap(i, slot, current);
     i = AltIndex(i, current);
-    if (table_.Insert(i, current)) return Status::kOk;
   }
   victim_.fingerprint = current;
   victim_.bucket = i;
