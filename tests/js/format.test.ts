@@ -88,6 +88,16 @@ describe('fromBytes refuses what toBytes did not produce', () => {
     await expectFormatError(huge, 'truncated');
   });
 
+  test.each([
+    ['count-mismatch.bin', 'count-mismatch', /item count disagrees/],
+    ['bad-victim.bin', 'bad-victim', /victim/],
+    ['bad-padding.bin', 'bad-padding', /padding/],
+    ['huge-bucket-count.bin', 'truncated', /truncated/],
+  ] as const)('sealed hostile fixture %s (valid checksum, header disagrees with payload): %s', async (file, reason, message) => {
+    const bytes = readFileSync(join(__dirname, '..', 'golden', 'hostile', file));
+    expect((await expectFormatError(bytes, reason)).message).toMatch(message);
+  });
+
   test('random bytes with a valid magic and version', async () => {
     let seed = 12345;
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;

@@ -1712,4 +1712,67 @@ TEST(Golden, CuckooV1MatchesByteForByte) {
   for (int i = 100; i < 1000; ++i) ASSERT_TRUE(Contain(*loaded, Key("key-", i))) << "key-" << i;
 }
 
+// Hostile fixtures (tests/golden/README.md): well-sealed bytes (valid checksum)
+// whose header disagrees with the payload, for the JavaScript tests, which
+// cannot recompute XXH3. Each must be refused with its own status.
+struct HostileFixture {
+  const char* name;
+  Status expected;
+  Bytes bytes;
+};
+
+std::vector<HostileFixture> MakeHostileFixtures() {
+  std::vector<HostileFixture> out;
+  FilterPtr golden = BuildGoldenFilter();
+  const Bytes base = Serialize(*golden);
+
+  Bytes count = base;  // one more item than the table holds
+  PutLE(&count, off::kItemCount, 8, GetLE(count, off::kItemCount, 8) + 1);
+  Reseal(&count);
+  out.push_back({"count-mismatch.bin", Status::kFormatCountMismatch, count});
+
+  Bytes victim = base;  // victim fingerprint 2^12, one past the largest 12-bit value
+  PutLE(&victim, off::kVictimFingerprint, 4, 1u << 12);
+  Reseal(&victim);
+  out.push_back({"bad-victim.bin", Status::kFormatBadVictim, victim});
+
+  Bytes huge = base;  // 2^32 - 1 buckets, consistent table length, no table
+  PutLE(&huge, off::kBucketCount, 4, 0xffffffffULL);
+  PutLE(&huge, off::kCapacity, 8, 1000);
+  PutLE(&huge, off::kTableBytes, 8, (0xffffffffULL * 4 * 12 + 7) / 8);
+  Reseal(&huge);
+  out.push_back({"huge-bucket-count.bin", Status::kFormatTruncated, huge});
+
+  // Padding: f = 5, b = 2 gives 10 bits per bucket; pick a filter whose table
+  // does not end on a byte boundary and set the last byte's top bit.
+  FilterPtr small = Make(Params(3, 5, 2, 500, 7));  // 6 buckets: 60 bits
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Add(*small, Key("p-", i)), Status::kOk);
+  EXPECT_NE((small->bucket_count() * 2 * 5) % 8, 0u);
+  Bytes padding = Serialize(*small);
+  padding[padding.size() - cuckoo::kChecksumBytes - 1] |= 0x80;
+  Reseal(&padding);
+  out.push_back({"bad-padding.bin", Status::kFormatBadPadding, padding});
+  return out;
+}
+
+TEST(Golden, HostileFixturesAreRefusedAndUnchanged) {
+  const char* update = std::getenv("CUCKOO_UPDATE_GOLDEN");
+  const bool write = update != nullptr && std::string(update) == "1";
+  for (const HostileFixture& h : MakeHostileFixtures()) {
+    const std::string path = std::string(CUCKOO_GOLDEN_DIR) + "/hostile/" + h.name;
+    FilterPtr out;
+    EXPECT_EQ(Load(h.bytes, &out), h.expected) << h.name;
+    if (write) {
+      std::ofstream file(path, std::ios::binary | std::ios::trunc);
+      ASSERT_TRUE(file) << "cannot write " << path;
+      file.write(reinterpret_cast<const char*>(h.bytes.data()),
+                 static_cast<std::streamsize>(h.bytes.size()));
+    }
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << "missing " << path << " (see tests/golden/README.md)";
+    const Bytes stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(stored == h.bytes) << h.name << " differs from what the recipe makes";
+  }
+}
+
 }  // namespace
