@@ -1,0 +1,128 @@
+// Key sets for the benchmarks: members (keys added) and non-members (keys never
+// added), from real domain lists. Shared by bench/worker.mjs and bench/floor.mjs;
+// bench/native/core_bench.cc implements the same rule in C++ (and both print the
+// same key-set digest, so a mismatch is visible).
+//
+// Members: the first N lines of blocklist_domains.txt (file order). When N is
+// larger than the list, extra keys are derived deterministically by prefixing a
+// label to each real domain in file order, round after round:
+//   round 1 "cdn.<domain>", round 2 "api.<domain>", ... (DERIVE_LABELS), then
+//   "cdn2.<domain>", ... ; a derived key already taken is skipped.
+// Non-members: every line of benign_domains.txt that is not a member (exact
+// match), in file order; if more are asked for than exist, derived the same way
+// (skipping members and keys already taken).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Labels prefixed to real domains to derive extra, real-looking keys. */
+export const DERIVE_LABELS = ['cdn', 'api', 'm', 'static', 'img', 'login', 'mail', 'app', 'secure', 'auth'];
+
+/** Label of derivation round r (1-based): cdn, api, ..., auth, cdn2, api2, ... */
+export function deriveLabel(round) {
+  const base = DERIVE_LABELS[(round - 1) % DERIVE_LABELS.length];
+  const cycle = Math.floor((round - 1) / DERIVE_LABELS.length);
+  return cycle === 0 ? base : `${base}${cycle + 1}`;
+}
+
+/**
+ * Finds the data files: `dir` if given, else ../shared/data next to the repo
+ * (the full lists), else the in-repo sample in examples/data.
+ */
+export function locateData(dir) {
+  const full = dir ? resolve(dir) : resolve(ROOT, '..', 'shared', 'data');
+  const blocklist = join(full, 'blocklist_domains.txt');
+  const benign = join(full, 'benign_domains.txt');
+  if (existsSync(blocklist) && existsSync(benign)) return { blocklist, benign, sample: false };
+  if (dir) throw new Error(`no blocklist_domains.txt and benign_domains.txt in ${full}`);
+  return {
+    blocklist: join(ROOT, 'examples', 'data', 'blocklist-sample.txt'),
+    benign: join(ROOT, 'examples', 'data', 'benign-opendns.txt'),
+    sample: true,
+  };
+}
+
+/** Non-empty, non-comment lines of a file, trimmed, in file order. */
+export function readLines(path) {
+  const out = [];
+  for (const raw of readFileSync(path, 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (line && line[0] !== '#') out.push(line);
+  }
+  return out;
+}
+
+function fill(target, want, real, taken) {
+  let derived = 0;
+  for (const k of real) {
+    if (target.length >= want) return derived;
+    if (!taken.has(k)) {
+      taken.add(k);
+      target.push(k);
+    }
+  }
+  for (let round = 1; target.length < want; ++round) {
+    const label = deriveLabel(round);
+    for (const d of real) {
+      if (target.length >= want) break;
+      const k = `${label}.${d}`;
+      if (taken.has(k)) continue;
+      taken.add(k);
+      target.push(k);
+      ++derived;
+    }
+    if (round > 10_000) throw new Error('cannot derive enough distinct keys');
+  }
+  return derived;
+}
+
+/**
+ * Loads the key sets.
+ *
+ * @param {number} n - members wanted.
+ * @param {{ dir?: string, nonMembers?: number }} [options] - data folder; non-members wanted
+ *   (default: every benign line that is not a member).
+ * @returns {{ members: string[], nonMembers: string[], derivedMembers: number,
+ *   derivedNonMembers: number, excludedNonMembers: number, files: object, digest: string }}
+ */
+export function loadKeys(n, options = {}) {
+  const files = locateData(options.dir);
+  const block = readLines(files.blocklist);
+  const benign = readLines(files.benign);
+  const members = [];
+  const taken = new Set();
+  const derivedMembers = fill(members, n, block, taken);
+  const nonMembers = [];
+  let excludedNonMembers = 0;
+  const benignFresh = [];
+  for (const k of benign) {
+    if (taken.has(k)) ++excludedNonMembers;
+    else benignFresh.push(k);
+  }
+  const wantNon = options.nonMembers ?? benignFresh.length;
+  const derivedNonMembers = fill(nonMembers, wantNon, benignFresh, taken);
+  // Fresh, flat strings (split() may return slices of the whole file, which
+  // would keep it alive and make keys cheaper to read than keys from elsewhere).
+  return {
+    members: JSON.parse(JSON.stringify(members)),
+    nonMembers: JSON.parse(JSON.stringify(nonMembers)),
+    derivedMembers,
+    derivedNonMembers,
+    excludedNonMembers,
+    files,
+    digest: `${digest(members)}/${digest(nonMembers)}`,
+  };
+}
+
+/** FNV-1a 32 over the keys joined by '\n' (UTF-16 code units; the lists are ASCII, so the same as bytes): a cheap key-set identity. */
+export function digest(keys) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < keys.length; ++i) {
+    const k = keys[i];
+    for (let j = 0; j < k.length; ++j) h = Math.imul(h ^ k.charCodeAt(j), 0x01000193);
+    h = Math.imul(h ^ 10, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}

@@ -1,0 +1,641 @@
+// Side-by-side benchmark of cuckoo-wasm and the approximate-membership filters
+// on npm, on real domain lists (issue 3).
+//
+//   npm run bench                          # all configs: N = 100,000 and 1,000,000 × ε = 1% and 0.1%
+//   npm run bench -- --n 100000 --runs 7   # one N, 7 runs
+//   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native
+//
+// Options: --n N[,N] (default 100000,1000000), --eps E[,E] (default 0.01,0.001),
+// --runs R (default 5), --impl a,b (default all: see bench/adapters/index.mjs),
+// --budget S (seconds of timed runs per implementation and config; an
+// implementation whose next run would overrun it stops early, after at least one
+// run; default 15; 0 = no limit), --native (also build and run
+// bench/native/core_bench, the C++ core compiled natively), --data DIR (folder
+// with blocklist_domains.txt and benign_domains.txt; default ../shared/data,
+// else the in-repo sample in examples/data), --out DIR (default bench/results),
+// --no-write (print only), --sample-slow K (implementations under 500k ops/s in the
+// warm-up look up and delete K evenly spaced keys per run instead of all; default
+// 100000; 0 = all), --capacity-factor X (create filters for X·N items; X < 1
+// overfills them, to see how each reports a full filter; default 1).
+//
+// Every implementation runs in its own process (bench/worker.mjs): all of one
+// config's workers load the keys and warm up, then the timed runs go round by
+// round, one run of each implementation per round, so a disturbance on a shared
+// machine hits every implementation alike, and the ratios are medians of
+// per-round ratios. Each run builds a fresh filter one key at a time, then times
+// lookups of every member and every non-member (the fastest of up to 3 passes),
+// the batch calls, serialization, loading from bytes and delete, and counts
+// false negatives and false positives as it goes.
+//
+// Writes bench/results/<config>.json (raw per-run numbers, machine), results.md
+// (a table per config, the targets) and chart.svg; prints the tables and the ratios.
+import { fork, execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync, constants as zc } from 'node:zlib';
+import { ADAPTERS } from './adapters/index.mjs';
+import { ROOT, locateData } from './data.mjs';
+import { renderChart } from './chart.mjs';
+import { fmtOpsRange, fmtNum, fmtPct, fmtInt, stats, markdownTable } from './format.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    n: { type: 'string', default: '100000,1000000' },
+    eps: { type: 'string', default: '0.01,0.001' },
+    runs: { type: 'string', default: '5' },
+    impl: { type: 'string', default: Object.keys(ADAPTERS).join(',') },
+    budget: { type: 'string', default: '15' },
+    native: { type: 'boolean', default: false },
+    data: { type: 'string' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results') },
+    'no-write': { type: 'boolean', default: false },
+    'sample-slow': { type: 'string', default: '100000' },
+    'capacity-factor': { type: 'string', default: '1' },
+    timeout: { type: 'string', default: '900' }, // seconds per worker message before it is killed
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (opt.help) {
+  const src = readFileSync(new URL(import.meta.url), 'utf8');
+  console.log(src.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n').split('\n\nEvery')[0]);
+  process.exit(0);
+}
+
+const NS = opt.n.split(',').map((s) => Number(s.replace(/_/g, '')));
+const EPSS = opt.eps.split(',').map(Number);
+const RUNS = Number(opt.runs);
+const IMPLS = opt.impl.split(',').map((s) => s.trim()).filter(Boolean);
+const BUDGET_S = Number(opt.budget);
+const TIMEOUT_MS = Number(opt.timeout) * 1e3;
+for (const n of NS) if (!Number.isInteger(n) || n < 1) throw new Error(`--n: bad value ${n}`);
+for (const e of EPSS) if (!(e > 0 && e < 1)) throw new Error(`--eps: bad value ${e}`);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs: bad value ${opt.runs}`);
+for (const i of IMPLS) if (!ADAPTERS[i]) throw new Error(`--impl: unknown '${i}'; known: ${Object.keys(ADAPTERS).join(', ')}`);
+if (!existsSync(join(ROOT, 'dist', 'index.mjs')) && IMPLS.includes('cuckoo-wasm')) {
+  throw new Error('dist/index.mjs is missing: run `bash scripts/build.sh` (or `npm run bench`, which builds first)');
+}
+
+const WORKER = join(ROOT, 'bench', 'worker.mjs');
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const configName = (n, eps) => `n${n}-eps${eps}`;
+const epsLabel = (eps) => `${+(eps * 100).toPrecision(3)}%`;
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    v8: process.versions.v8,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
+  };
+}
+
+/** Fraction of all cores' time spent busy over `ms` milliseconds (from os.cpus() counters). */
+async function cpuBusy(ms) {
+  const snap = () => os.cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, total: a.total + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, total: 0 });
+  const a = snap();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = snap();
+  const total = b.total - a.total;
+  return total > 0 ? +(1 - (b.idle - a.idle) / total).toFixed(3) : 0;
+}
+
+/** A forked worker with a promise-based request/response over IPC. */
+class Worker {
+  constructor(impl, n, eps) {
+    this.impl = impl;
+    this.stderr = '';
+    const args = ['--impl', impl, '--n', String(n), '--eps', String(eps)];
+    if (opt.data) args.push('--data', opt.data);
+    args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
+    this.child = fork(WORKER, args, {
+      execArgv: ['--expose-gc', '--max-old-space-size=8192'],
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    this.child.stderr.on('data', (d) => {
+      this.stderr = (this.stderr + d).slice(-4000);
+    });
+    this.waiting = null;
+    this.child.on('message', (msg) => {
+      const w = this.waiting;
+      this.waiting = null;
+      if (!w) return;
+      clearTimeout(w.timer);
+      if (msg.type === 'error') w.reject(Object.assign(new Error(msg.error.message), { info: msg.error }));
+      else w.resolve(msg);
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      const w = this.waiting;
+      this.waiting = null;
+      if (w) {
+        clearTimeout(w.timer);
+        const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
+        w.reject(new Error(`worker exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ''}`));
+      }
+    });
+    this.ready = this.next();
+  }
+  next() {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = null;
+        this.kill();
+        reject(new Error(`worker timed out after ${TIMEOUT_MS / 1e3} s`));
+      }, TIMEOUT_MS);
+      this.waiting = { resolve, reject, timer };
+    });
+  }
+  async run() {
+    const p = this.next();
+    this.child.send({ cmd: 'run' });
+    return (await p).r;
+  }
+  kill() {
+    if (!this.exited) this.child.kill('SIGKILL'); // our own child, by its handle
+  }
+  close() {
+    if (!this.exited) this.child.send({ cmd: 'exit' });
+  }
+}
+
+/** Runs every implementation at one (n, ε): warm-ups in parallel, then timed rounds. */
+async function runConfig(n, eps) {
+  const label = `N = ${fmtInt(n)}, ε = ${epsLabel(eps)}`;
+  process.stderr.write(`\n${label}: starting ${IMPLS.length} workers (load keys, warm up)\n`);
+  const t0 = nowMs();
+  const workers = IMPLS.map((impl) => new Worker(impl, n, eps));
+  const results = {};
+  await Promise.all(
+    workers.map(async (w) => {
+      const res = { impl: w.impl, runs: [], spentMs: 0 };
+      results[w.impl] = res;
+      try {
+        Object.assign(res, (await w.ready).info);
+      } catch (e) {
+        res.workerError = e.info ?? { phase: 'start', message: e.message };
+        process.stderr.write(`  ${w.impl}: FAILED to start: ${res.workerError.message}\n`);
+        w.kill();
+      }
+    }),
+  );
+  const first = Object.values(results).find((r) => r.keys);
+  if (first) {
+    const k = first.keys;
+    const digests = new Set(Object.values(results).filter((r) => r.keys).map((r) => r.keys.digest));
+    if (digests.size > 1) throw new Error(`workers loaded different key sets: ${[...digests].join(', ')}`);
+    const src = k.sample ? 'in-repo SAMPLE data (examples/data)' : 'full lists';
+    process.stderr.write(
+      `keys (${src}): ${fmtInt(k.members)} members` +
+        (k.derivedMembers ? ` (${fmtInt(k.members - k.derivedMembers)} real + ${fmtInt(k.derivedMembers)} DERIVED by prefixing labels cdn., api., ... to real domains)` : '') +
+        `, ${fmtInt(k.nonMembers)} non-members` +
+        (k.excludedNonMembers ? ` (${fmtInt(k.excludedNonMembers)} benign lines excluded as exact members)` : '') +
+        (k.derivedNonMembers ? ` (${fmtInt(k.derivedNonMembers)} DERIVED)` : '') +
+        `; warm-up ${((nowMs() - t0) / 1e3).toFixed(1)} s\n`,
+    );
+  }
+  let active = workers.filter((w) => !results[w.impl].workerError);
+  for (let round = 0; round < RUNS && active.length; ++round) {
+    process.stderr.write(`  round ${round + 1}/${RUNS}:`);
+    // Rotate the order each round so no implementation always runs first.
+    const order = active.map((_, i) => active[(i + round) % active.length]);
+    for (const w of order) {
+      const res = results[w.impl];
+      const rs = nowMs();
+      try {
+        const r = await w.run();
+        res.runs.push(r);
+        if (r.error) res.stopped = `error in ${r.error.phase}`;
+      } catch (e) {
+        res.workerError = e.info ?? { phase: `run ${round + 1}`, message: e.message };
+        res.stopped = 'worker failed';
+      }
+      const ms = nowMs() - rs;
+      res.spentMs += ms;
+      process.stderr.write(` ${w.impl} ${(ms / 1e3).toFixed(1)}s${res.runs.at(-1)?.error ? ' (ERROR)' : ''};`);
+      if (!res.stopped && BUDGET_S > 0 && round + 1 < RUNS && res.spentMs + ms > BUDGET_S * 1e3) {
+        res.stopped = `time budget (${BUDGET_S} s)`;
+      }
+      if (res.stopped) w.close(); // frees its memory before the next runs of the others
+    }
+    process.stderr.write('\n');
+    active = active.filter((w) => !results[w.impl].stopped);
+  }
+  for (const w of workers) w.close();
+  const elapsed = (nowMs() - t0) / 1e3;
+  process.stderr.write(`${label}: ${elapsed.toFixed(1)} s\n`);
+  return { n, eps, label, elapsedS: +elapsed.toFixed(1), results };
+}
+
+/** Per-implementation summary of a config's runs: median, min, max of each metric. */
+function summarize(cfg) {
+  const rows = [];
+  for (const impl of IMPLS) {
+    const res = cfg.results[impl];
+    const ok = res.runs.filter((r) => !r.error);
+    const pick = (key, f = (r) => r[key]) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
+    const n = cfg.n;
+    const row = {
+      impl,
+      name: res.name ?? impl,
+      version: res.version,
+      runs: ok.length,
+      stopped: res.stopped,
+      error: res.workerError ?? res.runs.find((r) => r.error)?.error,
+      params: ok[0]?.params ?? res.runs[0]?.params,
+      lookupSample: res.lookupSample,
+      memberSample: ok[0]?.memberSample,
+      nonMemberSample: ok[0]?.nonMemberSample,
+      fnChecked: ok[0]?.fnChecked,
+      addOps: pick('addOps'),
+      hasOps: pick('hasOps'),
+      hasNonOps: pick('hasNonOps'),
+      addAllOps: pick('addAllOps'),
+      hasAllOps: pick('hasAllOps'),
+      deleteOps: pick('deleteOps'),
+      fpr: pick('fpr'),
+      falseNegatives: pick('falseNegatives'),
+      refused: pick('refused'),
+      memBits: pick('mem', (r) => ((r.memBytes ?? r.heapDelta) * 8) / n),
+      memMeasured: ok.length > 0 && ok[0].memBytes == null,
+      memHow: ok[0]?.memHow,
+      heapBits: pick('heap', (r) => (r.heapDelta * 8) / n),
+      serBits: pick('ser', (r) => (r.serializedBytes * 8) / n),
+      serializedBytes: pick('serializedBytes'),
+      loadMs: pick('loadMs'),
+      rawBits: pick('rawBits'),
+      checks: {
+        hasAllFalseNegatives: pick('hasAllFalseNegatives').max,
+        addAllFalseNegatives: pick('addAllFalseNegatives').max,
+        loadFalseNegatives: pick('loadFalseNegatives').max,
+        loadCheck: ok[0]?.loadCheck,
+        deleteFalseNegatives: pick('deleteFalseNegatives').max,
+        deleteCheck: ok[0]?.deleteCheck,
+        deleteMissing: pick('deleteMissing').max,
+      },
+    };
+    rows.push(row);
+  }
+  return rows;
+}
+
+const opsCell = (s) => (s ? fmtOpsRange(s) : '—');
+
+function tableFor(cfg, rows, native) {
+  const header = [
+    'implementation',
+    'runs',
+    'add/s',
+    'has/s members',
+    'has/s non-members',
+    'addAll/s',
+    'hasAll/s',
+    'delete/s',
+    'measured ε',
+    'false neg.',
+    'bits/item memory',
+    'bits/item serialized',
+    'serialized bytes',
+    'load ms',
+  ];
+  const body = rows.map((r) => {
+    if (!r.runs) {
+      const e = r.error;
+      const what = e ? `${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} in ${e.phase}: ${e.message}` : r.stopped;
+      return [r.name, '0', `**failed**: ${what}`, ...Array(11).fill('')];
+    }
+    const fn = r.falseNegatives.max;
+    const fnCell = fn === 0 ? '0' : `**${fmtInt(fn)}**${r.falseNegatives.min !== fn ? ` (min ${fmtInt(r.falseNegatives.min)})` : ''}`;
+    const fpr = r.fpr.count > 1 && r.fpr.min !== r.fpr.max ? `${fmtPct(r.fpr.median)} (${fmtPct(r.fpr.min)}–${fmtPct(r.fpr.max)})` : fmtPct(r.fpr.median);
+    return [
+      r.name + (r.error ? ' ⚠' : ''),
+      String(r.runs) + (r.stopped?.startsWith('time') ? '*' : ''),
+      opsCell(r.addOps),
+      opsCell(r.hasOps),
+      opsCell(r.hasNonOps),
+      opsCell(r.addAllOps),
+      opsCell(r.hasAllOps),
+      opsCell(r.deleteOps),
+      fpr,
+      fnCell,
+      (r.memMeasured ? '~' : '') + fmtNum(r.memBits.median, 1),
+      fmtNum(r.serBits.median, 1),
+      fmtInt(r.serializedBytes.median),
+      r.loadMs.count > 1 ? `${fmtNum(r.loadMs.median, 2)} (${fmtNum(r.loadMs.min, 2)}–${fmtNum(r.loadMs.max, 2)})` : fmtNum(r.loadMs.median, 2),
+    ];
+  });
+  if (native && !native.error) {
+    const m = native.metrics;
+    body.push([
+      'cuckoo core, native g++ -O3',
+      String(native.repetitions),
+      opsCell(m.Add),
+      opsCell(m.ContainMembers),
+      opsCell(m.ContainNonMembers),
+      opsCell(m.AddBatch),
+      opsCell(m.ContainBatch),
+      opsCell(m.Delete),
+      fmtPct(native.counters.fpr),
+      String(native.counters.false_negatives),
+      fmtNum(native.counters.bits_per_item, 1),
+      fmtNum(native.counters.bits_per_item, 1),
+      fmtInt(native.counters.serialized_bytes),
+      fmtNum(m.Deserialize?.medianMs, 2),
+    ]);
+  }
+  return markdownTable(header, body);
+}
+
+/** Notes under a config's table: parameters, correctness findings, errors, memory method. */
+function notesFor(rows) {
+  const notes = [];
+  for (const r of rows) {
+    const parts = [];
+    if (r.version) parts.push(r.version);
+    if (r.params) parts.push(r.params);
+    if (r.error) parts.push(`**${r.error.name ?? 'error'}${r.error.code ? ` ${r.error.code}` : ''} in ${r.error.phase}: ${r.error.message}**`);
+    if (r.stopped?.startsWith('time')) parts.push(`stopped after ${r.runs} run(s): ${r.stopped}`);
+    if (r.memberSample || r.nonMemberSample) {
+      parts.push(
+        `under 500k ops/s in the warm-up, so each run looks up ${r.memberSample ? `${fmtInt(r.memberSample)} evenly spaced members` : 'every member'} and ` +
+          `${r.nonMemberSample ? `${fmtInt(r.nonMemberSample)} evenly spaced non-members` : 'every non-member'} (ε and false negatives over those) and deletes at most ${fmtInt(r.lookupSample)} keys; the build adds every member`,
+      );
+    }
+    if (r.refused?.max) parts.push(`**add refused ${fmtInt(r.refused.max)} keys** (returned false: filter full)`);
+    const c = r.checks ?? {};
+    if (r.falseNegatives?.max) {
+      parts.push(`**${fmtInt(r.falseNegatives.max)} of ${fmtInt(r.fnChecked)} members looked up reported absent (${fmtPct(r.falseNegatives.max / r.fnChecked)} false negatives)**`);
+    }
+    if (c.hasAllFalseNegatives) parts.push(`**hasAll: ${fmtInt(c.hasAllFalseNegatives)} false negatives**`);
+    if (c.addAllFalseNegatives) parts.push(`**addAll-built filter: ${fmtInt(c.addAllFalseNegatives)} false negatives**`);
+    if (c.loadFalseNegatives) parts.push(`**after load: ${fmtInt(c.loadFalseNegatives)} of ${fmtInt(c.loadCheck)} sampled members absent**`);
+    if (c.deleteMissing) parts.push(`**delete of added keys found nothing ${fmtInt(c.deleteMissing)} times**`);
+    if (c.deleteFalseNegatives) parts.push(`**after deleting half: ${fmtInt(c.deleteFalseNegatives)} of ${fmtInt(c.deleteCheck)} sampled kept members absent**`);
+    if (r.memMeasured && r.heapBits?.median != null) parts.push(`memory measured as V8 heap growth${r.impl === 'set' ? ' incl. the key strings' : ''}`);
+    notes.push(`- ${r.name}: ${parts.join('; ')}`);
+  }
+  return notes.join('\n');
+}
+
+/** Median over rounds of per-round ratios a[i] / b[i] (runs paired by round). */
+function pairedRatio(aRuns, bRuns, aKey, bKey) {
+  const m = Math.min(aRuns.length, bRuns.length);
+  const ratios = [];
+  for (let i = 0; i < m; ++i) {
+    const a = aRuns[i][aKey];
+    const b = bRuns[i][bKey];
+    if (a != null && b != null && !aRuns[i].error && !bRuns[i].error) ratios.push(a / b);
+  }
+  return stats(ratios);
+}
+
+function gzipSizes() {
+  const path = join(ROOT, 'dist', 'index.mjs');
+  if (!existsSync(path)) return null;
+  const src = readFileSync(path);
+  return {
+    file: 'dist/index.mjs',
+    bytes: src.length,
+    gzipDefault: gzipSync(src).length,
+    gzip9: gzipSync(src, { level: zc.Z_BEST_COMPRESSION }).length,
+  };
+}
+
+function targets(configs, summaries) {
+  const out = [];
+  const verdict = (ok) => (ok == null ? 'n/a' : ok ? 'PASS' : 'MISS');
+  for (const cfg of configs) {
+    const cw = cfg.results['cuckoo-wasm'];
+    const bf = cfg.results.bloomfilter;
+    if (!cw?.runs.length || !bf?.runs.length) continue;
+    const tag = `N=${fmtInt(cfg.n)} ε=${epsLabel(cfg.eps)}`;
+    const rows = [
+      ['cuckoo-wasm has / bloomfilter has (members)', pairedRatio(cw.runs, bf.runs, 'hasOps', 'hasOps'), 2],
+      ['cuckoo-wasm has / bloomfilter has (non-members)', pairedRatio(cw.runs, bf.runs, 'hasNonOps', 'hasNonOps'), 2],
+      ['cuckoo-wasm hasAll / bloomfilter has', pairedRatio(cw.runs, bf.runs, 'hasAllOps', 'hasOps'), 3],
+      ['cuckoo-wasm addAll / bloomfilter has', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'hasOps'), 3],
+      ['cuckoo-wasm addAll / bloomfilter add', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'addOps'), 3],
+      ['cuckoo-wasm add / bloomfilter add', pairedRatio(cw.runs, bf.runs, 'addOps', 'addOps'), 1.5],
+    ];
+    for (const [what, s, t] of rows) {
+      if (s.median == null) continue;
+      out.push({
+        what: `${what}, ${tag}`,
+        target: `≥ ${t}`,
+        value: s.median,
+        shown: `${fmtNum(s.median, 2)}× (${fmtNum(s.min, 2)}–${fmtNum(s.max, 2)})`,
+        verdict: verdict(s.median >= t),
+      });
+    }
+  }
+  for (const cfg of configs) {
+    if (cfg.eps !== 0.001) continue;
+    const sum = summaries.get(cfg);
+    const cw = sum.find((r) => r.impl === 'cuckoo-wasm');
+    const bf = sum.find((r) => r.impl === 'bloomfilter');
+    if (cw?.serBits.median != null) {
+      out.push({ what: `cuckoo-wasm serialized bits per item, N=${fmtInt(cfg.n)} ε=0.1%`, target: '≤ 13.7', value: cw.serBits.median, shown: fmtNum(cw.serBits.median, 2), verdict: verdict(cw.serBits.median <= 13.7) });
+    }
+    if (cw?.serializedBytes.median != null && bf?.rawBits.median != null) {
+      const frac = (cw.serializedBytes.median * 8) / bf.rawBits.median;
+      out.push({
+        what: `cuckoo-wasm serialized / bloomfilter raw bit array, N=${fmtInt(cfg.n)} ε=0.1%`,
+        target: '≤ 95%',
+        value: frac,
+        shown: `${fmtNum(frac * 100, 1)}% (${fmtInt(cw.serializedBytes.median)} B vs ${fmtInt(bf.rawBits.median / 8)} B)`,
+        verdict: verdict(frac <= 0.95),
+      });
+    }
+  }
+  for (const cfg of configs) {
+    if (cfg.n !== 1_000_000) continue;
+    const cw = summaries.get(cfg).find((r) => r.impl === 'cuckoo-wasm');
+    if (cw?.loadMs.median != null) {
+      out.push({
+        what: `cuckoo-wasm fromBytes of a 1M-item filter (ε=${epsLabel(cfg.eps)}, ${fmtInt(cw.serializedBytes.median)} B), ms`,
+        target: '≤ 2',
+        value: cw.loadMs.median,
+        shown: `${fmtNum(cw.loadMs.median, 2)} (${fmtNum(cw.loadMs.min, 2)}–${fmtNum(cw.loadMs.max, 2)})`,
+        verdict: verdict(cw.loadMs.median <= 2),
+      });
+    }
+  }
+  const gz = gzipSizes();
+  if (gz) {
+    out.push({
+      what: `gzip of wasm + JS glue (dist/index.mjs, ${fmtInt(gz.bytes)} B; zlib default level, level 9: ${fmtNum(gz.gzip9 / 1024, 1)} KiB)`,
+      target: '≤ 40 KB',
+      value: gz.gzipDefault,
+      shown: `${fmtNum(gz.gzipDefault / 1024, 1)} KiB (${fmtInt(gz.gzipDefault)} B)`,
+      verdict: verdict(gz.gzipDefault <= 40 * 1024),
+    });
+  }
+  return { rows: out, gzip: gz };
+}
+
+/** Builds (bench/native/build.sh) and runs the native core benchmark for one config. */
+function runNative(n, eps, binary) {
+  const f = (() => {
+    for (let b = 4; b <= 32; ++b) if (8 / 2 ** b <= eps) return b;
+    return 32;
+  })();
+  const args = [`--n=${n}`, `--f=${f}`, '--b=4', '--benchmark_format=json', `--benchmark_repetitions=${RUNS}`];
+  if (opt.data) args.push(`--data=${opt.data}`);
+  process.stderr.write(`native: ${relative(ROOT, binary)} ${args.join(' ')}\n`);
+  const p = spawnSync(binary, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (p.status !== 0) return { error: `exit ${p.status}: ${(p.stderr || '').trim().split('\n').slice(-3).join(' | ')}` };
+  // Google Benchmark writes NaN (e.g. the cv of a counter that is always 0), which JSON lacks.
+  const json = JSON.parse(p.stdout.replace(/:\s*-?nan\b/gi, ': null'));
+  const metrics = {};
+  const counters = {};
+  for (const b of json.benchmarks) {
+    if (b.run_type !== 'iteration') continue;
+    const name = b.run_name.split('/')[0].replace(/^BM_/, '');
+    const m = (metrics[name] ??= { values: [], ms: [] });
+    if (b.items_per_second) m.values.push(b.items_per_second);
+    m.ms.push(b.real_time * (b.time_unit === 'ns' ? 1e-6 : b.time_unit === 'us' ? 1e-3 : b.time_unit === 's' ? 1e3 : 1));
+    if (name === 'ContainMembers') for (const k of ['fpr', 'expected_fpr', 'bits_per_item', 'serialized_bytes', 'load_factor']) counters[k] = b[k];
+    // Every row checks that members are found (after Add, AddBatch, Delete of other keys, Deserialize).
+    if (b.false_negatives != null) counters.false_negatives = Math.max(counters.false_negatives ?? 0, b.false_negatives);
+  }
+  const out = {};
+  for (const [k, m] of Object.entries(metrics)) out[k] = { ...stats(m.values), medianMs: stats(m.ms).median };
+  const keysLine = p.stderr.split('\n').find((l) => l.startsWith('keys:')) ?? '';
+  return { f, b: 4, repetitions: RUNS, context: json.context, metrics: out, counters, keys: keysLine, digest: keysLine.match(/digest (\S+)/)?.[1] };
+}
+
+async function main() {
+  const wall = nowMs();
+  const mach = machine();
+  const data = locateData(opt.data);
+  process.stderr.write(
+    `bench: ${IMPLS.join(', ')}; N = ${NS.map(fmtInt).join(', ')}; ε = ${EPSS.map(epsLabel).join(', ')}; ${RUNS} runs; ` +
+      `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
+      `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
+      `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n`,
+  );
+  mach.cpuBusyAtStart = await cpuBusy(1000);
+  const busy = mach.cpuBusyAtStart > 0.25;
+  if (busy) {
+    process.stderr.write(
+      `WARNING: the machine is busy (${fmtNum(mach.cpuBusyAtStart * 100, 0)}% of ${mach.cores} cores in use by other processes in the second before the start): they ` +
+        'compete for the CPUs and caches, and they slow memory-bound lookups (Bloom filters probe k cache lines) more than others, so ratios shift. Rerun when it is idle.\n',
+    );
+  }
+  let nativeBinary;
+  if (opt.native) {
+    process.stderr.write('native: bash bench/native/build.sh\n');
+    nativeBinary = execFileSync('bash', [join(ROOT, 'bench', 'native', 'build.sh')], { encoding: 'utf8' }).trim().split('\n').at(-1);
+  }
+  const configs = [];
+  for (const n of NS) for (const eps of EPSS) configs.push(await runConfig(n, eps));
+  const summaries = new Map(configs.map((c) => [c, summarize(c)]));
+  if (opt.native) for (const c of configs) c.native = runNative(c.n, c.eps, nativeBinary);
+  const tg = targets(configs, summaries);
+  const totalS = (nowMs() - wall) / 1e3;
+  mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
+
+  // Markdown: tables, notes, native ratios, targets.
+  const md = [];
+  md.push('# Benchmark results', '');
+  // Only the start counts: during the run the benchmark itself keeps one core busy.
+  if (busy) {
+    md.push(
+      `> **Busy machine**: other processes used ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% of the ${mach.cores} cores in the second before the start. ` +
+        'Other processes competed for the CPUs and caches; memory-bound lookups suffer most. Treat the ratios with care.',
+      '',
+    );
+  }
+  if (Number(opt['capacity-factor']) !== 1) {
+    md.push(`> Filters were created for ${opt['capacity-factor']} × N items (\`--capacity-factor\`), so they are overfilled.`, '');
+  }
+  md.push(
+    `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
+      `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included). ` +
+      `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members), see ../shared/data/SOURCES.md'}. ` +
+      'Cells: median of the runs (min–max); ops/s per single call unless the column says addAll/hasAll; memory cells with ~ are measured heap growth, not a structure size. See bench/README.md for what each column means.',
+    '',
+  );
+  const text = [];
+  for (const cfg of configs) {
+    const rows = summaries.get(cfg);
+    const k = Object.values(cfg.results).find((r) => r.keys)?.keys;
+    const opt1 = Math.log2(1 / cfg.eps);
+    const head = `## ${cfg.label}`;
+    const sub =
+      `Optimum for this ε: log2(1/ε) = ${fmtNum(opt1, 2)} bits per item (any filter); a Bloom filter needs 1.44·log2(1/ε) = ${fmtNum(opt1 / Math.LN2, 2)}. ` +
+      (k
+        ? `Keys: ${fmtInt(k.members)} members` +
+          (k.derivedMembers ? ` (${fmtInt(k.members - k.derivedMembers)} real + ${fmtInt(k.derivedMembers)} derived by prefixing cdn., api., … to real domains)` : ' (real)') +
+          `, ${fmtInt(k.nonMembers)} non-members${k.excludedNonMembers ? ` (${fmtInt(k.excludedNonMembers)} benign lines excluded: exact members)` : ''}.`
+        : '') +
+      ` Wall time for this config: ${fmtNum(cfg.elapsedS, 0)} s.`;
+    const table = tableFor(cfg, rows, cfg.native);
+    let nativeLine = '';
+    if (cfg.native && !cfg.native.error) {
+      const cw = rows.find((r) => r.impl === 'cuckoo-wasm');
+      const m = cfg.native.metrics;
+      const r = (a, b) => (a?.median && b?.median ? `${fmtNum(a.median / b.median, 2)}` : '—');
+      const jsDigest = Object.values(cfg.results).find((x) => x.keys)?.keys.digest;
+      const same = cfg.native.digest && cfg.native.digest === jsDigest;
+      nativeLine =
+        (same ? '' : `\n**native key set differs from the JS workers' (${cfg.native.digest} vs ${jsDigest})**`) +
+        `\nwasm / native (same C++ core, f=${cfg.native.f}, b=4; medians): add ${r(cw?.addOps, m.Add)}, has members ${r(cw?.hasOps, m.ContainMembers)}, ` +
+        `has non-members ${r(cw?.hasNonOps, m.ContainNonMembers)}, addAll/AddBatch ${r(cw?.addAllOps, m.AddBatch)}, hasAll/ContainBatch ${r(cw?.hasAllOps, m.ContainBatch)}, delete ${r(cw?.deleteOps, m.Delete)}.`;
+    } else if (cfg.native?.error) nativeLine = `\nnative benchmark failed: ${cfg.native.error}`;
+    md.push(head, '', sub, '', table, '', notesFor(rows), nativeLine, '');
+    text.push(`\n${head}\n${sub}\n\n${table}\n\n${notesFor(rows)}${nativeLine}`);
+  }
+  md.push('* stopped early by the time budget (`--budget`); `--budget 0` runs every implementation `--runs` times.', '');
+  md.push('## Targets (issue 3)', '');
+  md.push('Speed ratios are medians of per-round ratios (cuckoo-wasm run i against bloomfilter run i, same round), min–max over rounds.', '');
+  const targetTable = markdownTable(
+    ['measure', 'target', 'reached', ''],
+    tg.rows.map((t) => [t.what, t.target, t.shown, t.verdict === 'PASS' ? 'PASS' : `**${t.verdict}**`]),
+  );
+  md.push(targetTable, '');
+  md.push('![member lookups per second and serialized bits per item](chart.svg)', '');
+  const mdText = md.join('\n');
+
+  console.log(text.join('\n'));
+  console.log('\n## Targets (issue 3)\n');
+  console.log(targetTable);
+  console.log(`\ntotal wall time: ${fmtNum(totalS, 1)} s (${fmtNum(totalS / 60, 1)} min)`);
+
+  if (!opt['no-write']) {
+    mkdirSync(opt.out, { recursive: true });
+    for (const cfg of configs) {
+      const file = join(opt.out, `${configName(cfg.n, cfg.eps)}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify(
+          {
+            config: { n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS },
+            machine: mach,
+            elapsedS: cfg.elapsedS,
+            summary: summaries.get(cfg),
+            native: cfg.native,
+            results: cfg.results,
+          },
+          null,
+          1,
+        ) + '\n',
+      );
+    }
+    writeFileSync(join(opt.out, 'results.md'), mdText);
+    writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
+    writeFileSync(join(opt.out, 'targets.json'), JSON.stringify({ machine: mach, totalS: +totalS.toFixed(1), targets: tg }, null, 1) + '\n');
+    process.stderr.write(`wrote ${relative(ROOT, opt.out)}/{${configs.map((c) => configName(c.n, c.eps) + '.json').join(',')},results.md,chart.svg,targets.json}\n`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
