@@ -31,6 +31,10 @@ const common = {
   },
   loader: { '.wasm': 'binary' },
   legalComments: 'inline',
+  // Whitespace and syntax only: identifiers keep their names, so error classes
+  // and stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 };
 
