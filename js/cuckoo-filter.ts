@@ -166,7 +166,8 @@ export class CuckooFilter {
    *   or both `falsePositiveRate` and `fingerprintBits` are given.
    * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1),
    *   fingerprintBits is not 4..32, bucketSize is not 2, 4 or 8, maxKicks is not 0..1,000,000,
-   *   or the table would not fit in WebAssembly memory (2 GiB).
+   *   or the filter would need more than 1 GiB (half the 2 GiB WebAssembly memory limit; browsers
+   *   may allow less, and then creation fails with the same error).
    * @example
    * ```ts
    * const f = await CuckooFilter.create({ capacity: 50_000, falsePositiveRate: 0.01 });
