@@ -284,7 +284,7 @@ export class CuckooFilter {
     const h = this.live();
     const core = this.core;
     const len = core.writeKey(key);
-    const status = core.m._cf_add(h, core.scratch, len);
+    const status = core.hot.cf_add(h, core.scratch, len);
     if (status !== Status.Ok) throw this.fullError(0);
     return this;
   }
@@ -305,7 +305,7 @@ export class CuckooFilter {
     const h = this.live();
     const core = this.core;
     const len = core.writeKey(key);
-    return core.m._cf_contain(h, core.scratch, len) !== 0;
+    return core.hot.cf_contain(h, core.scratch, len) !== 0;
   }
 
   /**
@@ -327,7 +327,7 @@ export class CuckooFilter {
     const h = this.live();
     const core = this.core;
     const len = core.writeKey(key);
-    return core.m._cf_delete(h, core.scratch, len) === Status.Ok;
+    return core.hot.cf_delete(h, core.scratch, len) === Status.Ok;
   }
 
   /**
@@ -346,7 +346,7 @@ export class CuckooFilter {
     const h = this.live();
     const core = this.core;
     const len = core.writeKey(key);
-    return core.m._cf_count(h, core.scratch, len);
+    return core.hot.cf_count(h, core.scratch, len);
   }
 
   /**
@@ -386,7 +386,7 @@ export class CuckooFilter {
     core.packBatches(
       next,
       (keysPtr, offsetsPtr, statusPtr, n) => {
-        const done = core.m._cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
+        const done = core.hot.cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
         added += done;
         if (done < n) full = true;
         return !full;
@@ -422,7 +422,7 @@ export class CuckooFilter {
     core.packBatches(
       () => (read < total ? keys[read++] : END),
       (keysPtr, offsetsPtr, resultsPtr, n) => {
-        core.m._cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
+        core.hot.cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
         const heap = core.m.HEAPU8;
         for (let i = 0; i < n; ++i) out[written++] = heap[resultsPtr + i] !== 0;
         return true;
@@ -457,12 +457,12 @@ export class CuckooFilter {
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
   get size(): number {
-    return this.core.m._cf_size(this.live());
+    return this.core.hot.cf_size(this.live());
   }
 
   /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
   get loadFactor(): number {
-    return this.core.m._cf_load_factor(this.live());
+    return this.core.hot.cf_load_factor(this.live());
   }
 
   /**

@@ -33,20 +33,28 @@ export interface CoreInfo {
   serializedSize: number;
 }
 
-/** The Emscripten module: embind functions and the cf_* exports of bindings/cuckoo_bindings.cc. */
-interface CoreModule {
+/** The per-key and per-batch exports of bindings/cuckoo_bindings.cc (plain wasm functions). */
+export interface HotExports {
+  cf_add(handle: number, key: number, len: number): number;
+  cf_contain(handle: number, key: number, len: number): number;
+  cf_delete(handle: number, key: number, len: number): number;
+  cf_count(handle: number, key: number, len: number): number;
+  cf_add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
+  cf_contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
+  cf_size(handle: number): number;
+  cf_load_factor(handle: number): number;
+}
+
+const HOT_EXPORTS: readonly (keyof HotExports)[] = [
+  'cf_add', 'cf_contain', 'cf_delete', 'cf_count', 'cf_add_batch', 'cf_contain_batch', 'cf_size', 'cf_load_factor',
+];
+
+/** The Emscripten module: embind functions, and the cf_* exports behind `_`-prefixed wrappers. */
+type CoreModule = {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
-  _cf_add(handle: number, key: number, len: number): number;
-  _cf_contain(handle: number, key: number, len: number): number;
-  _cf_delete(handle: number, key: number, len: number): number;
-  _cf_count(handle: number, key: number, len: number): number;
-  _cf_add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
-  _cf_contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
-  _cf_size(handle: number): number;
-  _cf_load_factor(handle: number): number;
   create(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number): OpenResult;
   serializedSizeFor(capacity: number, f: number, b: number): number;
   deserialize(ptr: number, len: number): OpenResult;
@@ -55,7 +63,7 @@ interface CoreModule {
   serialize(handle: number, out: number): void;
   statusMessage(status: number): string;
   allocatedBytes(): number;
-}
+} & { [K in keyof HotExports as `_${K}`]: HotExports[K] };
 
 /** cuckoo::Status values (src/status.h). */
 export const enum Status {
@@ -97,6 +105,14 @@ function keyTypeError(key: unknown, where: string): ArgumentTypeError {
 /** One instantiated module with its scratch and batch regions. */
 export class Core {
   readonly m: CoreModule;
+  /**
+   * The cf_* functions, taken from the wasm instance's exports: the module
+   * object is a dictionary-mode object whose property loads cost about 6 ns,
+   * and its `_cf_*` entries start as wrappers that replace themselves.
+   */
+  readonly hot: HotExports;
+  /** True when every cf_* function is the instance's own export (no wrapper). */
+  readonly direct: boolean;
   private scratchPtr: number;
   private scratchCap: number;
   private scratchView: Uint8Array;
@@ -106,8 +122,24 @@ export class Core {
   /** Keys of the chunk being packed; reused so a batch allocates no array per chunk. */
   private readonly chunk: unknown[] = [];
 
-  constructor(module: CoreModule) {
+  constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
+    // The wasm export names are kept (CMakeLists.txt links -lexports.js, which
+    // turns off their minification); if a toolchain minifies them anyway, the
+    // module's wrappers still work, only slower.
+    const hot: Partial<HotExports> = {};
+    let direct = true;
+    for (const name of HOT_EXPORTS) {
+      const raw = exports?.[name];
+      if (typeof raw === 'function') (hot as Record<string, unknown>)[name] = raw;
+      else {
+        direct = false;
+        (hot as Record<string, unknown>)[name] = (...args: number[]) =>
+          (module[`_${name}`] as (...a: number[]) => number)(...args);
+      }
+    }
+    this.hot = hot as HotExports;
+    this.direct = direct;
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
     this.scratchView = this.view(this.scratchPtr, this.scratchCap);
@@ -290,6 +322,7 @@ let corePromise: Promise<Core> | undefined;
 /** Instantiates the WebAssembly module once per realm; later calls share it. */
 export function loadCore(): Promise<Core> {
   corePromise ??= (async () => {
+    let exports: WebAssembly.Exports | undefined;
     const module = (await createCuckooCore({
       // Instantiate from the embedded bytes: no fetch, no file path, so it works
       // the same in Node (ESM and CJS), browsers, workers and bundlers.
@@ -297,11 +330,14 @@ export function loadCore(): Promise<Core> {
         imports: WebAssembly.Imports,
         receive: (instance: WebAssembly.Instance) => void,
       ) {
-        WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(({ instance }) => receive(instance));
+        WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(({ instance }) => {
+          exports = instance.exports;
+          receive(instance);
+        });
         return {};
       },
     })) as CoreModule;
-    return new Core(module);
+    return new Core(module, exports);
   })();
   corePromise.catch(() => {
     corePromise = undefined;

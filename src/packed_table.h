@@ -41,6 +41,14 @@ class PackedTable {
     bucket_size_ = bucket_size;
     bits_ = fingerprint_bits;
     mask_ = (uint64_t{1} << bits_) - 1;
+    bucket_bits_ = bucket_size * fingerprint_bits;
+    // A bucket whose b*f bits fit in one 64-bit load at any bit offset (0..7)
+    // is probed as one word: b = 4 with f <= 14, b = 2 with f <= 28, b = 8 with f <= 7.
+    word_probe_ = bucket_bits_ <= 64 - 7;
+    ones_ = 0;
+    for (uint32_t s = 0; s < bucket_size; ++s) ones_ |= uint64_t{1} << (s * bits_);
+    highs_ = ones_ << (bits_ - 1);
+    bucket_mask_ = bucket_bits_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << bucket_bits_) - 1;
     byte_length_ = ByteLength(bucket_count * bucket_size, bits_);
     data_.reset(new (std::nothrow) uint8_t[byte_length_ + kPadding]());
     return data_ != nullptr;
@@ -68,6 +76,7 @@ class PackedTable {
   }
 
   bool Contains(uint64_t bucket, uint32_t fingerprint) const {
+    if (word_probe_) return MatchMask(bucket, fingerprint) != 0;
     for (uint32_t s = 0; s < bucket_size_; ++s) {
       if (Read(bucket, s) == fingerprint) return true;
     }
@@ -82,24 +91,18 @@ class PackedTable {
 
   // Puts `fingerprint` in the first empty slot of `bucket`; false if full.
   bool Insert(uint64_t bucket, uint32_t fingerprint) {
-    for (uint32_t s = 0; s < bucket_size_; ++s) {
-      if (Read(bucket, s) == 0) {
-        Write(bucket, s, fingerprint);
-        return true;
-      }
-    }
-    return false;
+    const int s = FirstSlotHolding(bucket, 0);
+    if (s < 0) return false;
+    Write(bucket, static_cast<uint32_t>(s), fingerprint);
+    return true;
   }
 
-  // Empties one slot of `bucket` holding `fingerprint`; false if none does.
+  // Empties the first slot of `bucket` holding `fingerprint`; false if none does.
   bool Remove(uint64_t bucket, uint32_t fingerprint) {
-    for (uint32_t s = 0; s < bucket_size_; ++s) {
-      if (Read(bucket, s) == fingerprint) {
-        Write(bucket, s, 0);
-        return true;
-      }
-    }
-    return false;
+    const int s = FirstSlotHolding(bucket, fingerprint);
+    if (s < 0) return false;
+    Write(bucket, static_cast<uint32_t>(s), 0);
+    return true;
   }
 
   // Stores `fingerprint` in `slot` of `bucket` and returns what was there.
@@ -129,12 +132,43 @@ class PackedTable {
  private:
   static constexpr size_t kPadding = 8;
 
+  // For word_probe_ tables: bit f-1 of each slot of `bucket` that holds
+  // `value`, and possibly of slots above a match (never below the first one).
+  // The "has zero field" test on x = bucket ^ broadcast(value): subtracting
+  // 1 from every field borrows out of a field only if it is 0 (Hacker's
+  // Delight §6-1, for f-bit fields), so the lowest set bit is exact.
+  uint64_t MatchMask(uint64_t bucket, uint32_t value) const {
+    const uint64_t bit = bucket * bucket_bits_;
+    uint64_t word;
+    std::memcpy(&word, data_.get() + (bit >> 3), sizeof word);
+    const uint64_t x = ((word >> (bit & 7)) & bucket_mask_) ^ (value * ones_);
+    return (x - ones_) & ~x & highs_;
+  }
+
+  // Index of the first slot of `bucket` holding `value`, or -1.
+  int FirstSlotHolding(uint64_t bucket, uint32_t value) const {
+    if (word_probe_) {
+      const uint64_t m = MatchMask(bucket, value);
+      if (m == 0) return -1;
+      return static_cast<int>(static_cast<uint32_t>(__builtin_ctzll(m)) / bits_);
+    }
+    for (uint32_t s = 0; s < bucket_size_; ++s) {
+      if (Read(bucket, s) == value) return static_cast<int>(s);
+    }
+    return -1;
+  }
+
   std::unique_ptr<uint8_t[]> data_;
   uint64_t bucket_count_ = 0;
   uint64_t byte_length_ = 0;
   uint64_t mask_ = 0;
+  uint64_t ones_ = 0;         // bit 0 of every slot of a bucket
+  uint64_t highs_ = 0;        // bit f-1 of every slot of a bucket
+  uint64_t bucket_mask_ = 0;  // the low b*f bits
   uint32_t bucket_size_ = 0;
   uint32_t bits_ = 0;
+  uint32_t bucket_bits_ = 0;  // b*f
+  bool word_probe_ = false;
 };
 
 }  // namespace cuckoo
