@@ -6,7 +6,7 @@ import {
   FilterFormatReason,
   FilterFullError,
 } from './errors.js';
-import { Core, END, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
+import { BATCH_MAX_KEYS, Core, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
 
 // Symbol.dispose is native in Node >= 20.4 and current browsers; elsewhere use
 // the well-known registry symbol TypeScript's `using` also falls back to.
@@ -370,29 +370,31 @@ export class CuckooFilter {
     if (keys === null || typeof (keys as Iterable<Key>)?.[Symbol.iterator] !== 'function') {
       throw new ArgumentTypeError(`keys must be an iterable of strings or Uint8Arrays, got ${describe(keys)}`);
     }
-    let next: () => unknown;
-    if (Array.isArray(keys)) {
-      let i = 0;
-      next = () => (i < keys.length ? keys[i++] : END);
-    } else {
-      const it = keys[Symbol.iterator]();
-      next = () => {
-        const r = it.next();
-        return r.done ? END : r.value;
-      };
-    }
     let added = 0;
     let full = false;
-    core.packBatches(
-      next,
-      (keysPtr, offsetsPtr, statusPtr, n) => {
-        const done = core.hot.cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
-        added += done;
-        if (done < n) full = true;
-        return !full;
-      },
-      (i) => `keys[${i}]`,
-    );
+    const flush = (keysPtr: number, offsetsPtr: number, statusPtr: number, n: number): boolean => {
+      const done = core.hot.cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
+      added += done;
+      if (done < n) full = true;
+      return !full;
+    };
+    if (Array.isArray(keys)) {
+      core.packBatches(keys, flush, (i) => `keys[${i}]`);
+    } else {
+      // Any other iterable is read a batch at a time, not all at once.
+      const batch: unknown[] = [];
+      let base = 0;
+      const where = (i: number) => `keys[${base + i}]`;
+      for (const key of keys) {
+        batch.push(key);
+        if (batch.length === BATCH_MAX_KEYS) {
+          if (!core.packBatches(batch, flush, where)) break;
+          base += batch.length;
+          batch.length = 0;
+        }
+      }
+      if (!full && batch.length > 0) core.packBatches(batch, flush, where);
+    }
     if (full) throw this.fullError(added);
     return added;
   }
@@ -415,12 +417,10 @@ export class CuckooFilter {
     if (keys === null || typeof keys !== 'object' || typeof keys.length !== 'number') {
       throw new ArgumentTypeError(`keys must be an array-like of strings or Uint8Arrays, got ${describe(keys)}`);
     }
-    const total = keys.length;
-    const out = new Array<boolean>(total);
-    let read = 0;
+    const out = new Array<boolean>(keys.length);
     let written = 0;
     core.packBatches(
-      () => (read < total ? keys[read++] : END),
+      keys,
       (keysPtr, offsetsPtr, resultsPtr, n) => {
         core.hot.cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
         const heap = core.m.HEAPU8;

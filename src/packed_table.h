@@ -45,10 +45,12 @@ class PackedTable {
     // A bucket whose b*f bits fit in one 64-bit load at any bit offset (0..7)
     // is probed as one word: b = 4 with f <= 14, b = 2 with f <= 28, b = 8 with f <= 7.
     word_probe_ = bucket_bits_ <= 64 - 7;
-    ones_ = 0;
-    for (uint32_t s = 0; s < bucket_size; ++s) ones_ |= uint64_t{1} << (s * bits_);
-    highs_ = ones_ << (bits_ - 1);
-    bucket_mask_ = bucket_bits_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << bucket_bits_) - 1;
+    ones_ = highs_ = bucket_mask_ = 0;
+    if (word_probe_) {
+      for (uint32_t s = 0; s < bucket_size; ++s) ones_ |= uint64_t{1} << (s * bits_);
+      highs_ = ones_ << (bits_ - 1);
+      bucket_mask_ = (uint64_t{1} << bucket_bits_) - 1;
+    }
     byte_length_ = ByteLength(bucket_count * bucket_size, bits_);
     data_.reset(new (std::nothrow) uint8_t[byte_length_ + kPadding]());
     return data_ != nullptr;

@@ -182,6 +182,60 @@ describe('membership', () => {
     g.dispose();
   });
 
+  test('batches of ASCII strings, with a non-ASCII string or a Uint8Array anywhere in a chunk, agree with has', async () => {
+    // The batch path packs a chunk of ASCII strings in one pass and rewrites it
+    // key by key when a chunk holds anything else; chunks end at 8192 keys or
+    // when the region (256 KiB) is full, which 100-unit keys reach first.
+    const keys: (string | Uint8Array)[] = [];
+    for (let i = 0; i < 30000; i++) keys.push(`${i % 7 === 0 ? 'x'.repeat(90) : ''}key-${i}.example`);
+    keys[100] = 'caf\u00e9-100'; // chunk 1: non-ASCII near the start
+    keys[8191] = new Uint8Array([1, 2, 3, 8, 1, 9, 1]); // chunk 1: bytes as its last key
+    keys[12000] = 'ключ-12000'; // a later chunk
+    keys[29999] = '\u{1F600}-29999'; // the last key of the last chunk
+    const g = await CuckooFilter.create({ capacity: 30000 });
+    expect(g.addAll(keys)).toBe(30000);
+    expect(keys.every((k) => g.has(k))).toBe(true);
+    const probes = keys.concat(keys.map((k) => (typeof k === 'string' ? `${k}-not` : 'bytes-not')));
+    expect(g.hasAll(probes)).toEqual(probes.map((k) => g.has(k)));
+    // The same keys one at a time give the same bytes.
+    const h = await CuckooFilter.create({ capacity: 30000 });
+    for (const k of keys) h.add(k);
+    expect(Buffer.from(h.toBytes()).equals(Buffer.from(g.toBytes()))).toBe(true);
+    g.dispose();
+    h.dispose();
+  });
+
+  test('addAll from an iterable reads it a batch at a time: errors name the right index, a full filter stops reading', async () => {
+    const g = await CuckooFilter.create({ capacity: 20000 });
+    function* withBadKey() {
+      for (let i = 0; i < 20000; i++) yield i === 9000 ? (5 as never) : `it-${i}`;
+    }
+    expect(() => g.addAll(withBadKey())).toThrow(/keys\[9000\] must be a string or a Uint8Array/);
+    // The first batch (keys 0..8191) went in before the batch holding the bad key was read.
+    expect(g.size).toBe(8192);
+    expect(g.has('it-8191')).toBe(true);
+    g.dispose();
+
+    const small = await CuckooFilter.create({ capacity: 100, fingerprintBits: 16 });
+    let read = 0;
+    function* many() {
+      for (let i = 0; i < 100000; i++) {
+        read++;
+        yield `many-${i}`;
+      }
+    }
+    let error: FilterFullError | undefined;
+    try {
+      small.addAll(many());
+    } catch (e) {
+      error = e as FilterFullError;
+    }
+    expect(error).toBeInstanceOf(FilterFullError);
+    expect(small.size).toBe(error!.added);
+    expect(read).toBe(8192); // one batch read, not the whole iterable
+    small.dispose();
+  });
+
   test('addAll with keys longer than a batch region', () => {
     const big = ['a'.repeat(300_000), 'b'.repeat(500_000), 'c'];
     expect(f.addAll(big)).toBe(3);

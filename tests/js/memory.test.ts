@@ -78,3 +78,21 @@ const { CuckooFilter, wasmMemoryUsage } = require(${JSON.stringify(join(__dirnam
   expect(held - base).toBeGreaterThan(200 * 10000); // 200 filters of ~17 KB were live
   expect(after).toBe(base);
 });
+
+test('the per-key calls go straight to the wasm instance exports, and memory growth keeps them working', async () => {
+  // CMakeLists.txt links -lexports.js so the export names survive minification;
+  // without it js/wasm-core.ts falls back to the module's slower wrappers.
+  const f = await CuckooFilter.create({ capacity: 1000 });
+  const core = (f as unknown as { core: { direct: boolean; hot: Record<string, unknown> } }).core;
+  expect(core.direct).toBe(true);
+  expect(Object.values(core.hot).every((fn) => typeof fn === 'function' && /^\d+$/.test((fn as Function).name))).toBe(true);
+  f.add('before-growth');
+  // Grow wasm memory (detaching every view), then use the scratch and batch regions again.
+  const big = await CuckooFilter.create({ capacity: 4_000_000 });
+  expect(f.has('before-growth')).toBe(true);
+  expect(f.hasAll(['before-growth', 'never-added'])).toEqual([true, false]);
+  f.addAll(['after-growth']);
+  expect(f.has('after-growth')).toBe(true);
+  big.dispose();
+  f.dispose();
+});

@@ -462,7 +462,8 @@ async function allocated(): Promise<number> {
  */
 async function warmUp(): Promise<void> {
   const f = await CuckooFilter.create({ capacity: 10 });
-  const longest = 'x'.repeat(210_000);
+  // Non-ASCII, so that batches size it at the worst case of 3 UTF-8 bytes per unit.
+  const longest = '\u4e00'.repeat(210_000);
   f.has(longest);
   f.addAll([longest]);
   f.hasAll([longest]);
