@@ -117,6 +117,16 @@ class PackedTable {
   // Number of non-empty slots in the whole table.
   uint64_t CountOccupied() const {
     uint64_t n = 0;
+    if (word_probe_) {
+      // Per slot, ((x & low) + low) | x has the slot's top bit set iff the
+      // slot is non-zero; no carry crosses a slot (2 * (2^(f-1) - 1) < 2^f).
+      const uint64_t low = highs_ - ones_;
+      for (uint64_t i = 0; i < bucket_count_; ++i) {
+        const uint64_t x = BucketWord(i);
+        n += static_cast<uint64_t>(__builtin_popcountll((((x & low) + low) | x) & highs_));
+      }
+      return n;
+    }
     for (uint64_t i = 0; i < bucket_count_; ++i) {
       for (uint32_t s = 0; s < bucket_size_; ++s) n += Read(i, s) != 0;
     }
@@ -140,11 +150,16 @@ class PackedTable {
   // 1 from every field borrows out of a field only if it is 0 (Hacker's
   // Delight §6-1, for f-bit fields), so the lowest set bit is exact.
   uint64_t MatchMask(uint64_t bucket, uint32_t value) const {
+    const uint64_t x = BucketWord(bucket) ^ (value * ones_);
+    return (x - ones_) & ~x & highs_;
+  }
+
+  // For word_probe_ tables: the b*f bits of `bucket`, slot 0 lowest.
+  uint64_t BucketWord(uint64_t bucket) const {
     const uint64_t bit = bucket * bucket_bits_;
     uint64_t word;
     std::memcpy(&word, data_.get() + (bit >> 3), sizeof word);
-    const uint64_t x = ((word >> (bit & 7)) & bucket_mask_) ^ (value * ones_);
-    return (x - ones_) & ~x & highs_;
+    return (word >> (bit & 7)) & bucket_mask_;
   }
 
   // Index of the first slot of `bucket` holding `value`, or -1.

@@ -700,7 +700,8 @@ TEST(AltIndex, IsAnInvolutionInRangeForNonPowerOfTwoBucketCounts) {
 // PackedTable probes a bucket as one 64-bit word when b*f <= 57 and slot by
 // slot otherwise. For every (b, f), random contents with empty slots and
 // repeated fingerprints: Contains, Insert and Remove agree with a model of the
-// slots read one at a time, and touch only the slot they should.
+// slots read one at a time, and touch only the slot they should; CountOccupied
+// counts the non-zero slots.
 TEST(PackedTable, WordAndSlotProbesAgreeWithAModelForEveryShape) {
   uint64_t state = 99;
   for (uint32_t b : {2u, 4u, 8u}) {
@@ -728,6 +729,9 @@ TEST(PackedTable, WordAndSlotProbesAgreeWithAModelForEveryShape) {
         for (uint64_t i = 0; i < kBuckets; ++i)
           for (uint32_t s = 0; s < b; ++s)
             ASSERT_EQ(t.Read(i, s), model[i * b + s]) << after << " b " << b << " f " << f;
+        const auto occupied = static_cast<uint64_t>(
+            std::count_if(model.begin(), model.end(), [](uint32_t v) { return v != 0; }));
+        ASSERT_EQ(t.CountOccupied(), occupied) << after << " b " << b << " f " << f;
       };
       for (int round = 0; round < 200; ++round) {
         const uint64_t i = cuckoo::SplitMix64(&state) % kBuckets;
