@@ -194,7 +194,7 @@ bool CuckooFilter::Contain(const uint8_t* key, size_t len) const {
   uint32_t fp, i1;
   Derive(key, len, &fp, &i1);
   const uint32_t i2 = AltIndex(i1, fp);
-  return table_.Contains(i1, fp) || table_.Contains(i2, fp) || VictimMatches(fp, i1, i2);
+  return table_.ContainsEither(i1, i2, fp) || VictimMatches(fp, i1, i2);
 }
 
 uint32_t CuckooFilter::Count(const uint8_t* key, size_t len) const {
@@ -256,10 +256,8 @@ void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, si
       i2[k] = AltIndex(i1[k], fp[k]);
     }
     for (size_t k = 0; k < g; ++k) {
-      results[base + k] = (table_.Contains(i1[k], fp[k]) || table_.Contains(i2[k], fp[k]) ||
-                           VictimMatches(fp[k], i1[k], i2[k]))
-                              ? 1
-                              : 0;
+      results[base + k] =
+          (table_.ContainsEither(i1[k], i2[k], fp[k]) || VictimMatches(fp[k], i1[k], i2[k])) ? 1 : 0;
     }
   }
 }

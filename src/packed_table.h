@@ -46,6 +46,7 @@ class PackedTable {
     // is probed as one word: b = 4 with f <= 14, b = 2 with f <= 28, b = 8 with f <= 7.
     word_probe_ = bucket_bits_ <= 64 - 7;
     ones_ = highs_ = bucket_mask_ = 0;
+    slot_reciprocal_ = (65536 + bits_ - 1) / bits_;
     if (word_probe_) {
       for (uint32_t s = 0; s < bucket_size; ++s) ones_ |= uint64_t{1} << (s * bits_);
       highs_ = ones_ << (bits_ - 1);
@@ -83,6 +84,15 @@ class PackedTable {
       if (Read(bucket, s) == fingerprint) return true;
     }
     return false;
+  }
+
+  // Contains(b1, fp) || Contains(b2, fp), without a branch between the two
+  // probes when buckets are read as words: a member is in either bucket at
+  // random, so that branch would be mispredicted half the time, and the
+  // second bucket's cache miss would wait for it.
+  bool ContainsEither(uint64_t b1, uint64_t b2, uint32_t fingerprint) const {
+    if (word_probe_) return (MatchMask(b1, fingerprint) | MatchMask(b2, fingerprint)) != 0;
+    return Contains(b1, fingerprint) || Contains(b2, fingerprint);
   }
 
   uint32_t Count(uint64_t bucket, uint32_t fingerprint) const {
@@ -167,7 +177,9 @@ class PackedTable {
     if (word_probe_) {
       const uint64_t m = MatchMask(bucket, value);
       if (m == 0) return -1;
-      return static_cast<int>(static_cast<uint32_t>(__builtin_ctzll(m)) / bits_);
+      // The lowest set bit is bit f-1 of the slot: slot = bit / f, by a
+      // multiply (exact for bit < 64 and f <= 32) instead of a division.
+      return static_cast<int>((static_cast<uint32_t>(__builtin_ctzll(m)) * slot_reciprocal_) >> 16);
     }
     for (uint32_t s = 0; s < bucket_size_; ++s) {
       if (Read(bucket, s) == value) return static_cast<int>(s);
@@ -185,6 +197,7 @@ class PackedTable {
   uint32_t bucket_size_ = 0;
   uint32_t bits_ = 0;
   uint32_t bucket_bits_ = 0;  // b*f
+  uint32_t slot_reciprocal_ = 0;  // ceil(2^16 / f)
   bool word_probe_ = false;
 };
 
