@@ -1,24 +1,30 @@
 // Where the time of one has() goes: microbenchmarks of each layer a lookup of a
 // string key crosses, per key, on the real member keys (bench/data.mjs):
 //
-//   node --expose-gc bench/floor.mjs [--n 1000000] [--passes 7] [--out bench/results/floor.md]
+//   node --expose-gc bench/floor.mjs [--n 1000000] [--passes 7] [--out bench/results/floor-n1000000.md]
 //
 // Each row is the median ns per key over --passes passes (min–max), and the
 // lookups/s that cost alone would allow. The rows build up: the JS loop alone;
-// + TextEncoder.encodeInto into a scratch view (how has() writes a key); a
-// charCodeAt copy (a batch path for ASCII keys); joining 8192 keys and encoding
-// them with one encodeInto (another batch path); a 32-bit FNV-1a in JS over the
-// UTF-16 code units (what hashing without any copy would cost); an empty WebAssembly call
-// with has()'s arguments (a hand-assembled module: (i32, i32, i32) -> i32
-// returning 0); encodeInto + that empty call (the boundary floor of a
-// one-key-per-call wasm filter); cuckoo-wasm has() on a 64-key filter (table hot
-// in L1: the floor plus XXH3 and the bucket probes); has() on the full filter
-// (adds cache misses); hasAll() per key; and bloomfilter's test() split the same
-// way (its FNV-1a over the string and the k indexes: locations() alone, then
-// test() on the full filter; one bloomfilter size only, since a second size
-// would give its code a second typed-array type and slow it: one shape per
-// process, as in bench/worker.mjs). Differences between rows are the cost of
-// each layer.
+// the charCodeAt copy into a view over wasm memory that has() uses for short
+// ASCII keys; TextEncoder.encodeInto (its path for other strings); the one-pass
+// chunk packing of hasAll()/addAll() (offsets + concatenation + one encodeInto
+// per 8192 keys); a 32-bit FNV-1a in JS over the UTF-16 code units (what
+// hashing without any copy would cost); an empty WebAssembly call with has()'s
+// arguments (a hand-assembled module: (i32, i32, i32) -> i32 returning 0); the
+// copy + that empty call (the boundary floor of one key per call); the core's
+// cf_contain export called per key on keys already packed in wasm memory (XXH3
+// + two bucket probes + the call, no copy); cf_contain_batch on the same packed
+// keys; cuckoo-wasm has() on a 64-key filter (table hot) and on the full
+// filter, and hasAll(); and bloomfilter's test() split the same way (its
+// FNV-1a over the string and the k indexes: locations() alone, then test() on
+// the full filter; one bloomfilter size only, since a second size would give
+// its code a second typed-array type and slow it: one shape per process, as in
+// bench/worker.mjs). Differences between rows are the cost of each layer; the
+// last lines add up the floors of has() and hasAll() and set them against what
+// 2× and 3× bloomfilter would need.
+//
+// The cf_* rows reach into the filter's internals (core.hot, core.alloc): they
+// measure the wasm side alone, which no public method does.
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -85,37 +91,71 @@ async function main() {
   const bloomFull = bloomFor(n);
   for (let i = 0; i < n; ++i) bloomFull.add(members[i]);
 
+  // Every member key packed once in wasm memory, for the cf_* rows.
+  const core = full.core;
+  const handle = full.live();
+  const packed = [];
+  for (let i = 0; i < n; i += 8192) {
+    const chunk = members.slice(i, i + 8192);
+    const bytes = encoder.encode(chunk.join(''));
+    const keysPtr = core.copyIn(bytes);
+    const offsetsPtr = core.alloc((chunk.length + 1) * 4);
+    const resultsPtr = core.alloc(chunk.length);
+    const offsets = new Uint32Array(chunk.length + 1);
+    for (let j = 0, at = 0; j < chunk.length; ++j) {
+      offsets[j] = at;
+      at += chunk[j].length;
+      offsets[j + 1] = at;
+    }
+    core.m.HEAPU32.set(offsets, offsetsPtr >>> 2);
+    packed.push({ keysPtr, offsetsPtr, resultsPtr, offsets, count: chunk.length });
+  }
+  const wasmView = new Uint8Array(memory.buffer, 1024, 4096);
+  const packBuffer = new Uint8Array(1 << 20);
+  const packOffsets = new Uint32Array(8193);
+  const contain = core.hot.cf_contain;
+  const containBatch = core.hot.cf_contain_batch;
+
   const rows = [
     measure('JS loop over the keys (reads length)', n, () => {
       let s = 0;
       for (let i = 0; i < n; ++i) s += members[i].length;
       return s;
     }),
-    measure('TextEncoder.encodeInto into a scratch view', n, () => {
-      let s = 0;
-      for (let i = 0; i < n; ++i) s += encoder.encodeInto(members[i], scratch).written;
-      return s;
-    }),
-    measure('charCodeAt copy into a Uint8Array (batch path, ASCII)', n, () => {
+    measure('charCodeAt copy into a wasm-memory view, ASCII check once per key (has() path)', n, () => {
       let s = 0;
       for (let i = 0; i < n; ++i) {
         const k = members[i];
         const len = k.length;
-        for (let j = 0; j < len; ++j) scratch[j] = k.charCodeAt(j);
-        s += len;
+        let units = 0;
+        for (let j = 0; j < len; ++j) {
+          const c = k.charCodeAt(j);
+          units |= c;
+          wasmView[j] = c;
+        }
+        s += units < 0x80 ? len : 0;
       }
       return s;
     }),
-    measure('join 8192-key chunks alone (no encoding)', n, () => {
+    measure('TextEncoder.encodeInto into a wasm-memory view (has() path for other strings)', n, () => {
       let s = 0;
-      for (let i = 0; i < n; i += 8192) s += members.slice(i, i + 8192).join('').length;
+      for (let i = 0; i < n; ++i) s += encoder.encodeInto(members[i], scratch).written;
       return s;
     }),
-    measure('join 8192-key chunks + one encodeInto per chunk (ASCII batch)', n, () => {
+    measure('one pass per 8192-key chunk: offsets + concatenation + one encodeInto (hasAll() path)', n, () => {
       let s = 0;
-      for (let i = 0; i < n; i += 8192) {
-        const chunk = members.slice(i, i + 8192).join('');
-        s += encoder.encodeInto(chunk, big).written;
+      for (let a = 0; a < n; a += 8192) {
+        const b = Math.min(n, a + 8192);
+        let joined = '';
+        let used = 0;
+        for (let q = a; q < b; ++q) {
+          const k = members[q];
+          packOffsets[q - a] = used;
+          used += k.length;
+          joined += k;
+        }
+        packOffsets[b - a] = used;
+        s += encoder.encodeInto(joined, packBuffer).written;
       }
       return s;
     }),
@@ -134,10 +174,32 @@ async function main() {
       for (let i = 0; i < n; ++i) s += empty(1024, members[i].length, 8);
       return s + 1;
     }),
-    measure('encodeInto + empty wasm call (boundary floor)', n, () => {
+    measure('charCodeAt copy + empty wasm call (boundary floor of has())', n, () => {
       let s = 0;
-      for (let i = 0; i < n; ++i) s += empty(1024, encoder.encodeInto(members[i], scratch).written, 8);
+      for (let i = 0; i < n; ++i) {
+        const k = members[i];
+        const len = k.length;
+        let units = 0;
+        for (let j = 0; j < len; ++j) {
+          const c = k.charCodeAt(j);
+          units |= c;
+          wasmView[j] = c;
+        }
+        s += empty(1024, units < 0x80 ? len : 0, 8);
+      }
       return s + 1;
+    }),
+    measure(`cf_contain per key, keys already in wasm memory (XXH3 + probes + call), ${fmtInt(n)} keys`, n, () => {
+      let s = 0;
+      for (const c of packed) {
+        const o = c.offsets;
+        for (let j = 0; j < c.count; ++j) s += contain(handle, c.keysPtr + o[j], o[j + 1] - o[j]);
+      }
+      return s;
+    }),
+    measure('cf_contain_batch per key, keys already in wasm memory', n, () => {
+      for (const c of packed) containBatch(handle, c.keysPtr, c.offsetsPtr, c.count, c.resultsPtr);
+      return 1;
     }),
     measure('cuckoo-wasm has(), 64-key filter (hot)', n, () => {
       let s = 0;
@@ -164,6 +226,7 @@ async function main() {
       return s;
     }),
   ];
+  for (const c of packed) for (const ptr of [c.keysPtr, c.offsetsPtr, c.resultsPtr]) core.m._free(ptr);
   full.dispose();
   tiny.dispose();
 
@@ -178,8 +241,23 @@ async function main() {
         fmtOpsRange({ median: 1e9 / r.ns.median, count: 1 }),
       ]),
     );
-  console.log(`${head}\n\n${table}`);
-  if (opt.out) writeFileSync(opt.out, `# Per-key cost floor (bench/floor.mjs)\n\n${head}\n\n${table}\n`);
+  const ns = (prefix) => rows.find((r) => r.name.startsWith(prefix)).ns.median;
+  const copy = ns('charCodeAt copy into');
+  const pack = ns('one pass per 8192-key chunk');
+  const perCall = ns('cf_contain per key');
+  const perBatch = ns('cf_contain_batch');
+  const bloom = ns('bloomfilter test()');
+  const f1 = (x) => fmtNum(x, 1);
+  const fnv = ns('FNV-1a 32 in JS');
+  const floors = [
+    `- has(): reading the key's characters into wasm memory costs ${f1(copy)} ns (a JS hash that copies nothing, ${f1(fnv)} ns), ` +
+      `the wasm side (call + XXH3 + probes) ${f1(perCall)} ns; has() measures ${f1(ns(`cuckoo-wasm has(), ${fmtInt(n)}`))} ns. ` +
+      `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns, which leaves ${f1(bloom / 2 - copy)} ns beside the character read.`,
+    `- hasAll(): packing costs ${f1(pack)} ns per key, the wasm side ${f1(perBatch)} ns; hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
+      `3× bloomfilter test() needs ≤ ${f1(bloom / 3)} ns, which leaves ${f1(bloom / 3 - pack)} ns beside the packing.`,
+  ].join('\n');
+  console.log(`${head}\n\n${table}\n${floors}`);
+  if (opt.out) writeFileSync(opt.out, `# Per-key cost floor (bench/floor.mjs)\n\n${head}\n\n${table}\n${floors}\n`);
 }
 
 main().catch((e) => {
