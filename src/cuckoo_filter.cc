@@ -244,21 +244,8 @@ size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size
 
 void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                 uint8_t* results) const {
-  // Groups of kGroup keys: hash them all first, then probe, so that the
-  // probes' cache misses are independent loads the CPU can overlap.
-  constexpr size_t kGroup = 16;
-  uint32_t fp[kGroup], i1[kGroup], i2[kGroup];
-  for (size_t base = 0; base < n; base += kGroup) {
-    const size_t g = n - base < kGroup ? n - base : kGroup;
-    for (size_t k = 0; k < g; ++k) {
-      const size_t at = base + k;
-      Derive(keys + offsets[at], offsets[at + 1] - offsets[at], &fp[k], &i1[k]);
-      i2[k] = AltIndex(i1[k], fp[k]);
-    }
-    for (size_t k = 0; k < g; ++k) {
-      results[base + k] =
-          (table_.ContainsEither(i1[k], i2[k], fp[k]) || VictimMatches(fp[k], i1[k], i2[k])) ? 1 : 0;
-    }
+  for (size_t k = 0; k < n; ++k) {
+    results[k] = Contain(keys + offsets[k], offsets[k + 1] - offsets[k]) ? 1 : 0;
   }
 }
 
