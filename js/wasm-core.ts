@@ -2,9 +2,11 @@
  * The one place that touches the WebAssembly module's memory (house style:
  * "every raw wasm access in one file"). It instantiates the module once,
  * owns a scratch region in wasm memory for single keys and a batch region for
- * `addAll` / `hasAll`, and writes keys there as bytes: strings through
- * `TextEncoder.encodeInto` (UTF-8; a lone surrogate becomes U+FFFD),
- * Uint8Arrays by copy. Nothing returned from here aliases wasm memory.
+ * `addAll` / `hasAll`, and writes keys there as bytes: strings as UTF-8 (short
+ * ASCII strings code unit by code unit, batches of ASCII strings concatenated,
+ * everything else through `TextEncoder.encodeInto`, so a lone surrogate becomes
+ * U+FFFD), Uint8Arrays by copy. It calls the wasm instance's cf_* exports
+ * directly. Nothing returned from here aliases wasm memory.
  *
  * @internal
  */
