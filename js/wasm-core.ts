@@ -118,6 +118,8 @@ export class Core {
   private batchPtr = 0;
   private batchCap = 0;
   private batchView: Uint8Array = new Uint8Array(0);
+  /** Keys of the chunk packMixed is writing, each read once from the caller's array-like; reused. */
+  private readonly chunk: unknown[] = [];
 
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
@@ -268,9 +270,16 @@ export class Core {
     return true;
   }
 
-  /** First index after a chunk starting at `a` whose worst-case UTF-8 size fits; grows the region for one huge key. */
-  private chunkEnd(keys: ArrayLike<unknown>, a: number, where: (index: number) => string): number {
+  /**
+   * Collects into `this.chunk` the keys of a chunk starting at `a` whose
+   * worst-case UTF-8 size fits, growing the region for one huge key; returns
+   * the index after it. Each key is read from `keys` once: what is sized is
+   * what gets written, even if `keys` is a Proxy or has getters.
+   */
+  private collectChunk(keys: ArrayLike<unknown>, a: number, where: (index: number) => string): number {
     const limit = Math.min(keys.length, a + BATCH_MAX_KEYS);
+    const chunk = this.chunk;
+    chunk.length = 0;
     let need = 0;
     let q = a;
     for (; q < limit; ++q) {
@@ -281,6 +290,7 @@ export class Core {
       else throw keyTypeError(k, where(q));
       if (q > a && need + size > this.batchCap) break;
       need += size;
+      chunk.push(k);
     }
     this.ensureBatch(need);
     return q;
@@ -319,14 +329,15 @@ export class Core {
 
   /** Writes the chunk starting at `a` key by key (any strings, Uint8Arrays); returns the index after it. */
   private packMixed(keys: ArrayLike<unknown>, a: number, where: (index: number) => string): number {
-    const b = this.chunkEnd(keys, a, where);
+    const b = this.collectChunk(keys, a, where);
+    const chunk = this.chunk as Key[];
     const heap = this.m.HEAPU8;
     const offsets = this.m.HEAPU32;
     const o = (this.batchPtr + this.batchCap) >>> 2;
     let used = 0;
-    for (let q = a; q < b; ++q) {
-      const k = keys[q] as Key;
-      offsets[o + q - a] = used;
+    for (let i = 0; i < chunk.length; ++i) {
+      const k = chunk[i];
+      offsets[o + i] = used;
       const at = this.batchPtr + used;
       if (typeof k === 'string') {
         used += encoder.encodeInto(k, heap.subarray(at, at + k.length * 3)).written;
@@ -335,7 +346,8 @@ export class Core {
         used += k.length;
       }
     }
-    offsets[o + b - a] = used;
+    offsets[o + chunk.length] = used;
+    chunk.length = 0; // hold no user keys between calls
     return b;
   }
 
