@@ -414,7 +414,7 @@ export class CuckooFilter {
   hasAll(keys: ArrayLike<Key>): boolean[] {
     const h = this.live();
     const core = this.core;
-    if (keys === null || typeof keys !== 'object' || typeof keys.length !== 'number') {
+    if (keys === null || typeof keys !== 'object' || !(Number.isSafeInteger(keys.length) && keys.length >= 0)) {
       throw new ArgumentTypeError(`keys must be an array-like of strings or Uint8Arrays, got ${describe(keys)}`);
     }
     const out = new Array<boolean>(keys.length);

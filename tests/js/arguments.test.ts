@@ -43,7 +43,7 @@ test('add / has / delete / count with keys of every wrong type: ArgumentTypeErro
 });
 
 test('addAll / hasAll with wrong containers or wrong keys', () => {
-  for (const keys of [undefined, null, 5, NaN, {}, true, Symbol('s')]) {
+  for (const keys of [undefined, null, 5, NaN, {}, true, Symbol('s'), { length: -1 }, { length: NaN }, { length: 2.5 }]) {
     expect(() => f.addAll(keys as never)).toThrow(ArgumentTypeError);
     expect(() => f.hasAll(keys as never)).toThrow(ArgumentTypeError);
   }
