@@ -111,6 +111,18 @@ async function main() {
     packed.push({ keysPtr, offsetsPtr, resultsPtr, offsets, count: chunk.length });
   }
   const wasmView = new Uint8Array(memory.buffer, 1024, 4096);
+  // has()'s copy of a short key (js/wasm-core.ts writeKey): the code units,
+  // OR-ed together to check for non-ASCII once. Returns the length, or 0.
+  const copyKey = (k) => {
+    const len = k.length;
+    let units = 0;
+    for (let j = 0; j < len; ++j) {
+      const c = k.charCodeAt(j);
+      units |= c;
+      wasmView[j] = c;
+    }
+    return units < 0x80 ? len : 0;
+  };
   const packBuffer = new Uint8Array(1 << 20);
   const packOffsets = new Uint32Array(8193);
   const contain = core.hot.cf_contain;
@@ -124,17 +136,7 @@ async function main() {
     }),
     measure('charCodeAt copy into a wasm-memory view, ASCII check once per key (has() path)', n, () => {
       let s = 0;
-      for (let i = 0; i < n; ++i) {
-        const k = members[i];
-        const len = k.length;
-        let units = 0;
-        for (let j = 0; j < len; ++j) {
-          const c = k.charCodeAt(j);
-          units |= c;
-          wasmView[j] = c;
-        }
-        s += units < 0x80 ? len : 0;
-      }
+      for (let i = 0; i < n; ++i) s += copyKey(members[i]);
       return s;
     }),
     measure('TextEncoder.encodeInto into a wasm-memory view (has() path for other strings)', n, () => {
@@ -176,17 +178,7 @@ async function main() {
     }),
     measure('charCodeAt copy + empty wasm call (boundary floor of has())', n, () => {
       let s = 0;
-      for (let i = 0; i < n; ++i) {
-        const k = members[i];
-        const len = k.length;
-        let units = 0;
-        for (let j = 0; j < len; ++j) {
-          const c = k.charCodeAt(j);
-          units |= c;
-          wasmView[j] = c;
-        }
-        s += empty(1024, units < 0x80 ? len : 0, 8);
-      }
+      for (let i = 0; i < n; ++i) s += empty(1024, copyKey(members[i]), 8);
       return s + 1;
     }),
     measure(`cf_contain per key, keys already in wasm memory (XXH3 + probes + call), ${fmtInt(n)} keys`, n, () => {
