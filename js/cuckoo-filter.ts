@@ -352,7 +352,8 @@ export class CuckooFilter {
   /**
    * Adds many keys, crossing into WebAssembly once per batch of up to 8192 keys.
    *
-   * @param keys - any iterable of strings and Uint8Arrays.
+   * @param keys - any iterable of strings and Uint8Arrays. An array is packed as it is; any other
+   *   iterable is read 8192 keys at a time, and not read further once the filter is full.
    * @returns how many keys were added (all of them).
    * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
    *   before (those stay added), the rest were not added.
@@ -402,9 +403,10 @@ export class CuckooFilter {
   /**
    * Tests many keys, crossing into WebAssembly once per batch of up to 8192 keys.
    *
-   * @param keys - an array-like of strings and Uint8Arrays.
-   * @returns `result[i] === has(keys[i])`.
-   * @throws ArgumentTypeError if any key is neither a string nor a Uint8Array.
+   * @param keys - an array-like of strings and Uint8Arrays (`length` a non-negative integer).
+   * @returns `result[i] === has(keys[i])`, one boolean per key.
+   * @throws ArgumentTypeError if `keys` is not such an array-like, or any key is neither a string
+   *   nor a Uint8Array.
    * @throws FilterDisposedError after dispose().
    * @example
    * ```ts

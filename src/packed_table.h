@@ -79,11 +79,7 @@ class PackedTable {
   }
 
   bool Contains(uint64_t bucket, uint32_t fingerprint) const {
-    if (word_probe_) return MatchMask(bucket, fingerprint) != 0;
-    for (uint32_t s = 0; s < bucket_size_; ++s) {
-      if (Read(bucket, s) == fingerprint) return true;
-    }
-    return false;
+    return FirstSlotHolding(bucket, fingerprint) >= 0;
   }
 
   // Contains(b1, fp) || Contains(b2, fp), without a branch between the two
