@@ -87,3 +87,34 @@ export class ArgumentRangeError extends RangeError {
     this.name = 'ArgumentRangeError';
   }
 }
+
+/** Why {@link WasmLoadError} was thrown. */
+export type WasmLoadReason =
+  /** The page's or extension's Content-Security-Policy forbids compiling WebAssembly. */
+  | 'csp-blocked'
+  /** This JavaScript engine has no WebAssembly (e.g. Node.js with `--jitless`, or it is switched off). */
+  | 'no-webassembly'
+  /** Compiling, instantiating or initialising the module failed for another reason (see `cause`). */
+  | 'instantiate-failed';
+
+/**
+ * Thrown (as a rejection of `CuckooFilter.create` / `fromBytes`) when the
+ * WebAssembly module cannot be loaded. Nothing is cached on failure: a later
+ * call tries again, so a page whose policy is fixed need not reload the library.
+ * The engine's own error is kept as `cause`.
+ */
+export class WasmLoadError extends Error {
+  /** Stable error code: `'ERR_WASM_LOAD'`. */
+  readonly code = 'ERR_WASM_LOAD' as const;
+  /** What stopped the module from loading. */
+  readonly reason: WasmLoadReason;
+  /** The engine's error (e.g. a `WebAssembly.CompileError`), if there was one. */
+  readonly cause: unknown;
+
+  constructor(message: string, reason: WasmLoadReason, cause?: unknown) {
+    super(message);
+    this.name = 'WasmLoadError';
+    this.reason = reason;
+    this.cause = cause;
+  }
+}

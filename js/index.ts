@@ -14,5 +14,6 @@ export {
   FilterDisposedError,
   FilterFormatError,
   FilterFullError,
+  WasmLoadError,
 } from './errors.js';
-export type { FilterFormatReason } from './errors.js';
+export type { FilterFormatReason, WasmLoadReason } from './errors.js';

@@ -59,6 +59,27 @@ CuckooFilter.create({ capacity: 1000 }).then((f) => {
   expect(sh(process.execPath, ['cjs.cjs'], app).trim()).toBe('[true,2,"function"]');
 });
 
+test('runs under node --disallow-code-generation-from-strings (ESM and CommonJS): no eval or new Function', () => {
+  const app = join(dir, 'app');
+  // Every public call path: create, add, addAll, has, hasAll, toBytes, fromBytes, dispose.
+  const body = `
+  const f = await CuckooFilter.create({ capacity: 1000 });
+  f.add('one.example').add(new Uint8Array([1, 2, 3]));
+  const added = f.addAll(['two.example', 'three.example']);
+  const g = await CuckooFilter.fromBytes(f.toBytes());
+  const out = [added, g.has('one.example'), g.has(new Uint8Array([1, 2, 3])), g.hasAll(['two.example', 'three.example', 'no.example'])];
+  let codegen = 'allowed';
+  try { new Function('return 1'); } catch (e) { codegen = e.name; }
+  f.dispose(); g.dispose();
+  console.log(JSON.stringify([...out, g.disposed, codegen]));`;
+  writeFileSync(join(app, 'strict.mjs'), `import { CuckooFilter } from 'cuckoo-wasm';\n${body}\n`);
+  writeFileSync(join(app, 'strict.cjs'), `const { CuckooFilter } = require('cuckoo-wasm');\n(async () => {${body}\n})();\n`);
+  const expected = '[2,true,true,[true,true,false],true,"EvalError"]';
+  for (const script of ['strict.mjs', 'strict.cjs']) {
+    expect([script, sh(process.execPath, ['--disallow-code-generation-from-strings', script], app).trim()]).toEqual([script, expected]);
+  }
+});
+
 test('the cuckoo-wasm bin', () => {
   const app = join(dir, 'app');
   writeFileSync(join(app, 'list.txt'), 'a.example\nb.example\n');
