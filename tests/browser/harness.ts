@@ -1,0 +1,153 @@
+// Shared pieces of the Chromium tests: a static server on 127.0.0.1 that sets a
+// Content-Security-Policy per response, Debian's Chromium launched through
+// playwright-core, and a watcher for console errors and CSP violations.
+//
+// Pages under test run their own scripts and publish results (on `window` or
+// in the DOM); tests only read them with `evaluate`, because Playwright's
+// `evaluate` is exempt from the page's CSP and would hide exactly the failures
+// these tests look for.
+import { createServer, Server } from 'node:http';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+
+export const root = join(__dirname, '..', '..');
+/** Where tests leave screenshots and logs (build/ is not committed). */
+export const outputDir = join(root, 'build', 'test-results');
+
+/** The CSP a page that uses cuckoo-wasm needs, and no more. */
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+/** A CSP that allows no WebAssembly compilation. */
+export const NO_WASM_CSP = "default-src 'self'; script-src 'self'; style-src 'self'";
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Flags for Chromium on a machine with no network but loopback (see the developers' guide). */
+export const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+/** A URL prefix served from a folder or a single file. */
+export interface Mount {
+  prefix: string; // e.g. '/lib/'; a file mount matches the prefix exactly
+  path: string; // a folder, or a file
+}
+
+export interface StaticServer {
+  origin: string; // http://127.0.0.1:PORT
+  /** Every path requested so far, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `mounts` on 127.0.0.1 (a free port) with `csp(path)` as each
+ * response's Content-Security-Policy header (none when it returns undefined).
+ * Paths outside a mount, or escaping it with `..`, get 404.
+ */
+export async function serve(mounts: Mount[], csp: (path: string) => string | undefined): Promise<StaticServer> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    requests.push(path);
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end(); // browsers ask for it unprompted
+      return;
+    }
+    const file = resolveMount(mounts, path);
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${path}`);
+      return;
+    }
+    const headers: Record<string, string> = {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    };
+    const policy = csp(path);
+    if (policy) headers['content-security-policy'] = policy;
+    res.writeHead(200, headers).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function resolveMount(mounts: Mount[], path: string): string | undefined {
+  for (const { prefix, path: target } of mounts) {
+    if (!existsSync(target)) continue;
+    if (statSync(target).isFile()) {
+      if (path === prefix) return target;
+      continue;
+    }
+    if (!path.startsWith(prefix)) continue;
+    let rel = path.slice(prefix.length);
+    if (rel === '' || rel.endsWith('/')) rel += 'index.html';
+    const file = normalize(join(target, rel));
+    if (!file.startsWith(normalize(target) + sep)) return undefined;
+    if (existsSync(file) && statSync(file).isFile()) return file;
+  }
+  return undefined;
+}
+
+/** Launches Debian's Chromium headless (scripts/setup.sh installs it). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30000 });
+}
+
+/** Console errors, uncaught page errors and CSP violations seen by a page or context. */
+export interface Problems {
+  consoleErrors: string[];
+  pageErrors: string[];
+}
+
+/** Starts recording a page's console errors and uncaught errors. */
+export function watch(page: Page, problems: Problems = { consoleErrors: [], pageErrors: [] }): Problems {
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => problems.pageErrors.push(`${e.name}: ${e.message}`));
+  return problems;
+}
+
+/**
+ * Waits until the page's own script has published `window[name]` (or the time
+ * limit passes) and returns it. Only reads: the page computes the value itself.
+ */
+export async function readResult<T>(page: Page, name: string, timeoutMs = 30000): Promise<T> {
+  await page.waitForFunction((n) => (window as unknown as Record<string, unknown>)[n] !== undefined, name, {
+    timeout: timeoutMs,
+  });
+  return page.evaluate((n) => (window as unknown as Record<string, unknown>)[n], name) as Promise<T>;
+}
+
+/** Real domain names for the pages: the first `n` of the full list when ../shared is there, else of the in-repo sample. */
+export function realDomains(n: number): { source: string; domains: string[] } {
+  const shared = join(root, '..', 'shared', 'data', 'blocklist_domains.txt');
+  const sample = join(root, 'examples', 'data', 'blocklist-sample.txt');
+  const path = existsSync(shared) ? shared : sample;
+  const domains = readFileSync(path, 'utf8').split('\n').filter(Boolean).slice(0, n);
+  return { source: path === shared ? 'shared/data/blocklist_domains.txt' : 'examples/data/blocklist-sample.txt', domains };
+}
+
+export type { Browser, BrowserContext, Page };

@@ -1,0 +1,19 @@
+// Under script-src 'self' (no 'wasm-unsafe-eval'), create() and fromBytes() must
+// reject with WasmLoadError, promptly, and a second call must reject again (not hang).
+import { recordViolations } from './job.js';
+
+const violations = recordViolations();
+const settle = async (promise) => {
+  const t0 = performance.now();
+  try {
+    await promise;
+    return { settled: 'resolved', ms: Math.round(performance.now() - t0) };
+  } catch (e) {
+    return { settled: 'rejected', name: e?.name, code: e?.code, reason: e?.reason, message: String(e?.message ?? e),
+      isWasmLoadError: e instanceof WasmLoadError, ms: Math.round(performance.now() - t0) };
+  }
+};
+const { CuckooFilter, WasmLoadError } = await import('/lib/cuckoo-wasm.mjs');
+const create = await settle(CuckooFilter.create({ capacity: 1000 }));
+const fromBytes = await settle(CuckooFilter.fromBytes(new Uint8Array(80)));
+window.__result = { create, fromBytes, violations };
