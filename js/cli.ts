@@ -3,31 +3,27 @@
  *   cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4]
  *   cuckoo-wasm query FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
+ * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
+ * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { CuckooFilter } from './index.js';
+import { listEntries, listEntry } from './lines.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4]
-      one key per line; blank lines and lines starting with # are skipped, whitespace trimmed
+      one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
+      and lines starting with # skipped
   cuckoo-wasm query FILE [KEY...]
-      prints "KEY<TAB>yes|no" per key; reads keys from standard input when none are given
+      prints "KEY<TAB>yes|no" per key; reads keys from standard input when none are given,
+      one per line as build reads them (blank and # lines print nothing)
   cuckoo-wasm info FILE
       prints the filter's parameters and statistics`;
 
 class UsageError extends Error {}
-
-function readKeys(text: string): string[] {
-  const keys: string[] = [];
-  for (const line of text.split('\n')) {
-    const key = line.trim();
-    if (key !== '' && !key.startsWith('#')) keys.push(key);
-  }
-  return keys;
-}
 
 function readFile(path: string, what: string): Buffer {
   try {
@@ -69,7 +65,7 @@ async function build(args: string[]): Promise<void> {
   const fpr = numberOption('fpr', values.fpr) ?? 0.001;
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
   const requested = numberOption('capacity', values.capacity);
-  const keys = readKeys(readFile(positionals[0], 'list').toString('utf8'));
+  const keys = listEntries(readFile(positionals[0], 'list').toString('utf8'));
   const capacity = requested ?? Math.max(1, keys.length);
   const filter = await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize });
   try {
@@ -100,7 +96,9 @@ async function query(args: string[]): Promise<void> {
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
     const out: string[] = [];
     for await (const line of lines) {
-      out.push(answer(line));
+      const key = listEntry(line);
+      if (key === undefined) continue;
+      out.push(answer(key));
       if (out.length >= 4096) process.stdout.write(out.splice(0).join('\n') + '\n');
     }
     if (out.length > 0) process.stdout.write(out.join('\n') + '\n');

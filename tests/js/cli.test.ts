@@ -69,3 +69,30 @@ test('a corrupt filter file: one-line FilterFormatError message, exit code 1', (
   expect(bad.status).toBe(1);
   expect(bad.stderr).toMatch(/bucketSize must be 2, 4 or 8/);
 });
+
+describe('lists as real blocklists are written', () => {
+  test('a BOM, CRLF, lone CR, spaces, tabs, blank and comment lines: query of the very list on stdin answers yes for every key', () => {
+    const list =
+      '\uFEFF  first.example  \r\n' +
+      '# a comment\r\n' +
+      '\r\n' +
+      '\tsecond.example\t\r\n' +
+      '   \r\n' +
+      '   # an indented comment\r\n' +
+      'third.example\r' +
+      'fourth.example\n' +
+      'fifth.example';
+    writeFileSync(join(dir, 'messy.txt'), list);
+    const b = run(['build', join(dir, 'messy.txt'), '-o', join(dir, 'messy.cuckoo')]);
+    expect(b.stderr).toBe('');
+    expect(b.stdout).toMatch(/keys added:\s+5\n/);
+    const q = run(['query', join(dir, 'messy.cuckoo')], list);
+    expect(q.status).toBe(0);
+    // One output line per key, none for blank or comment lines, keys as build stored them.
+    expect(q.stdout).toBe(
+      ['first', 'second', 'third', 'fourth', 'fifth'].map((k) => `${k}.example\tyes\n`).join(''),
+    );
+    const args = run(['query', join(dir, 'messy.cuckoo'), 'first.example', 'fifth.example', 'sixth.example']);
+    expect(args.stdout).toBe('first.example\tyes\nfifth.example\tyes\nsixth.example\tno\n');
+  });
+});
