@@ -1,6 +1,6 @@
 /**
  * The `cuckoo-wasm` command:
- *   cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4]
+ *   cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
  *   cuckoo-wasm query FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
  * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
@@ -10,26 +10,47 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CuckooFilter } from './index.js';
+import { ArgumentRangeError, CuckooFilter, FilterFullError } from './index.js';
 import { listEntries, listEntry } from './lines.js';
 
 const USAGE = `usage:
-  cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4]
+  cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
       one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
-      and lines starting with # skipped
+      and lines starting with # skipped. A key listed more than once is added once (the count
+      skipped is printed) unless --keep-duplicates is given; a filter stores one key at most
+      2 x bucket-size times. --capacity defaults to the number of keys added; --max-kicks
+      (0 to 1000000, default 500) bounds the evictions tried per key
   cuckoo-wasm query FILE [KEY...]
       prints "KEY<TAB>yes|no" per key; reads keys from standard input when none are given,
       one per line as build reads them (blank and # lines print nothing)
   cuckoo-wasm info FILE
       prints the filter's parameters and statistics`;
 
+/** Most evictions a filter may try per insert (CuckooFilter.create's maxKicks range). */
+const MAX_MAX_KICKS = 1_000_000;
+
 class UsageError extends Error {}
+
+/** Why a file could not be opened, for the codes a user can act on. */
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a parent of it is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+};
+
+function fileError(verb: string, what: string, path: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  const reason = code === undefined ? (e as Error).message : `${code}${code in FILE_ERRORS ? ` (${FILE_ERRORS[code]})` : ''}`;
+  return new Error(`cannot ${verb} ${what} ${path}: ${reason}`);
+}
 
 function readFile(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new Error(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw fileError('read', what, path, e);
   }
 }
 
@@ -38,6 +59,43 @@ function numberOption(name: string, value: string | undefined): number | undefin
   const n = Number(value);
   if (value.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
   return n;
+}
+
+/**
+ * A whole-number option: `what` says what it counts, `omit` what leaving it out does. Values
+ * above `max` get `tooLarge` as the message when given (the limit that matters is lower than `max`).
+ * Messages about a value say what to give instead, so they carry no pointer to --help.
+ */
+function integerOption(
+  name: string,
+  value: string | undefined,
+  range: { min: number; max: number; what: string; omit: string; tooLarge?: string },
+): number | undefined {
+  const n = numberOption(name, value);
+  if (n === undefined) return undefined;
+  if (!Number.isInteger(n) && Number.isFinite(n)) throw new Error(`--${name} must be a whole number of ${range.what}, got ${value}`);
+  if (n < range.min) throw new Error(`--${name} must be at least ${range.min}, got ${value}: omit it ${range.omit}`);
+  if (n > range.max || !Number.isFinite(n)) {
+    throw new Error(range.tooLarge ?? `--${name} must be at most ${range.max}, got ${value}: omit it ${range.omit}`);
+  }
+  return n;
+}
+
+/**
+ * parseArgs refuses `--capacity -5` (a value starting with "-" looks like an option to it);
+ * joined as `--capacity=-5`, the value reaches the range check, whose message says what to give.
+ */
+function joinNegativeValues(args: string[], options: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; ++i) {
+    if (options.includes(args[i]) && i + 1 < args.length && /^-(\d|\.\d|Infinity$)/.test(args[i + 1])) {
+      out.push(`${args[i]}=${args[i + 1]}`);
+      ++i;
+    } else {
+      out.push(args[i]);
+    }
+  }
+  return out;
 }
 
 async function load(path: string): Promise<CuckooFilter> {
@@ -51,28 +109,84 @@ async function load(path: string): Promise<CuckooFilter> {
 
 async function build(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
-    args,
+    args: joinNegativeValues(args, ['--fpr', '--capacity', '--bucket-size', '--max-kicks']),
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o' },
       fpr: { type: 'string' },
       capacity: { type: 'string' },
       'bucket-size': { type: 'string' },
+      'max-kicks': { type: 'string' },
+      'keep-duplicates': { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('build takes one LIST file');
   if (!values.output) throw new UsageError('build needs -o FILE');
   const fpr = numberOption('fpr', values.fpr) ?? 0.001;
+  if (!(fpr > 0 && fpr < 1)) {
+    throw new Error(`--fpr must be a number between 0 and 1 (a false-positive rate such as 0.001 for 0.1%), got ${values.fpr}`);
+  }
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
-  const requested = numberOption('capacity', values.capacity);
-  const keys = listEntries(readFile(positionals[0], 'list').toString('utf8'));
+  const validBucketSize = bucketSize === 2 || bucketSize === 4 || bucketSize === 8;
+  // The rate 32-bit fingerprints give, 2b/2^32 (Fan et al. 2014 §5.1), is the lowest there is.
+  if (validBucketSize && fpr < (2 * bucketSize) / 2 ** 32) {
+    throw new Error(
+      `--fpr ${values.fpr} is below ${((2 * bucketSize) / 2 ** 32).toPrecision(3)}, the lowest rate 32-bit fingerprints ` +
+        `give with bucket size ${bucketSize} (2b/2^32): raise --fpr`,
+    );
+  }
+  const requested = integerOption('capacity', values.capacity, {
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    what: 'keys',
+    omit: 'to size the filter to the list',
+    tooLarge: `--capacity ${values.capacity} is too large: a filter may use at most 1 GiB of memory. Lower --capacity`,
+  });
+  const maxKicks = integerOption('max-kicks', values['max-kicks'], {
+    min: 0,
+    max: MAX_MAX_KICKS,
+    what: 'evictions',
+    omit: 'for the default, 500',
+  });
+  const keepDuplicates = values['keep-duplicates'] === true;
+  const list = positionals[0];
+
+  // Every entry, then each distinct key once in first-seen order with how often it occurs.
+  const entries = listEntries(readFile(list, 'list').toString('utf8'));
+  const counts = new Map<string, number>();
+  for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
+  const keys = keepDuplicates ? entries : [...counts.keys()];
+  const repeats = entries.length - counts.size;
+
   const capacity = requested ?? Math.max(1, keys.length);
-  const filter = await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize });
+  let filter: CuckooFilter;
   try {
-    const added = filter.addAll(keys);
+    filter = await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize, maxKicks });
+  } catch (e) {
+    // With every option checked above, a range error left means the filter is too large.
+    if (!(e instanceof ArgumentRangeError) || !validBucketSize) throw e;
+    throw new Error(
+      requested === undefined
+        ? `the ${keys.length} keys of ${list} need too large a filter at --fpr ${fpr}: ${e.message}. Split the list, or raise --fpr for shorter fingerprints`
+        : `--capacity ${values.capacity} is too large at --fpr ${fpr}: ${e.message}. Lower --capacity, or raise --fpr for shorter fingerprints`,
+    );
+  }
+  try {
+    let added: number;
+    try {
+      added = filter.addAll(keys);
+    } catch (e) {
+      if (!(e instanceof FilterFullError)) throw e;
+      throw new Error(whyFull({ filter, list, added: e.added, keys: keys.length, requested, keepDuplicates, counts }));
+    }
     const bytes = filter.toBytes();
-    writeFileSync(values.output, bytes);
+    try {
+      writeFileSync(values.output, bytes);
+    } catch (e) {
+      throw fileError('write', 'filter', values.output, e);
+    }
     console.log(`keys added:          ${added}`);
+    console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     console.log(`bytes:               ${bytes.length}`);
     console.log(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
     console.log(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}, load factor ${filter.loadFactor.toFixed(4)})`);
@@ -81,6 +195,47 @@ async function build(args: string[]): Promise<void> {
   } finally {
     filter.dispose();
   }
+}
+
+/**
+ * The message for a build whose filter filled up, naming the cause a user can change:
+ * a key repeated past what two buckets hold, --max-kicks 0, a capacity below the keys, or
+ * (when none of those) a capacity too tight.
+ */
+function whyFull(o: {
+  filter: CuckooFilter;
+  list: string;
+  added: number;
+  keys: number;
+  requested: number | undefined;
+  keepDuplicates: boolean;
+  counts: Map<string, number>;
+}): string {
+  const { filter, list, requested } = o;
+  const b = filter.bucketSize;
+  const start = `the filter is full after ${o.added} of the ${o.keys} keys of ${list}`;
+  let most: [string, number] = ['', 0];
+  for (const kc of o.counts) if (kc[1] > most[1]) most = kc;
+  // Every copy of a key goes to one of the same two buckets (Fan et al. 2014 §3.1).
+  if (o.keepDuplicates && most[1] > 2 * b) {
+    return (
+      `${start}: "${most[0]}" occurs ${most[1]} times, and a cuckoo filter stores a key at most 2b = ${2 * b} times ` +
+      `(its two buckets of ${b} slots). Omit --keep-duplicates to add each key once`
+    );
+  }
+  if (filter.maxKicks === 0) {
+    return `${start}: --max-kicks 0 allows no evictions, so a key whose two buckets are full cannot be placed. Raise --max-kicks, or omit it for the default`;
+  }
+  if (requested !== undefined && requested < o.keys) {
+    return `capacity ${requested} is below the ${o.keys} keys of ${list}${o.keepDuplicates ? ' (duplicates included)' : ''}: raise --capacity or omit it`;
+  }
+  if (o.keepDuplicates && most[1] > 1) {
+    return (
+      `${start}: with --keep-duplicates every copy of a key needs a slot in the same two buckets (2b = ${2 * b} slots, ` +
+      `fewer when other keys share them), and "${most[0]}" occurs ${most[1]} times. Omit --keep-duplicates, or raise --capacity`
+    );
+  }
+  return `${start} (capacity ${filter.capacity}, ${filter.bucketCount * b} slots, ${filter.maxKicks} kicks per key): raise --capacity`;
 }
 
 async function query(args: string[]): Promise<void> {
@@ -146,7 +301,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
-  const message = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`cuckoo-wasm: ${message}${e instanceof UsageError ? ' (see cuckoo-wasm --help)' : ''}\n`);
+  // One line: parseArgs puts a hint on a second line for some errors.
+  const message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ');
+  const usage = e instanceof UsageError || /^ERR_PARSE_ARGS_/.test(String((e as NodeJS.ErrnoException).code));
+  process.stderr.write(`cuckoo-wasm: ${message}${usage ? ' (see cuckoo-wasm --help)' : ''}\n`);
   process.exitCode = 1;
 });

@@ -71,6 +71,42 @@ test('a corrupt filter file: one-line FilterFormatError message, exit code 1', (
 });
 
 describe('lists as real blocklists are written', () => {
+  const keys = Array.from({ length: 100 }, (_, i) => `key-${i}.example`);
+  beforeAll(() => {
+    writeFileSync(join(dir, 'ten.txt'), 'dup.example\n'.repeat(10));
+    writeFileSync(join(dir, 'hundred.txt'), keys.join('\n') + '\n');
+    writeFileSync(join(dir, 'thousands.txt'), Array.from({ length: 5000 }, (_, i) => `k${i}.example`).join('\n'));
+  });
+
+  test('build: a key on 10 lines is added once and the 9 repeats are reported', () => {
+    const r = run(['build', join(dir, 'ten.txt'), '-o', join(dir, 'ten.cuckoo')]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/keys added:\s+1\n/);
+    expect(r.stdout).toMatch(/duplicates skipped:\s+9\n/);
+    expect(run(['query', join(dir, 'ten.cuckoo'), 'dup.example']).stdout).toBe('dup.example\tyes\n');
+    // The capacity is the number of distinct keys.
+    expect(run(['info', join(dir, 'ten.cuckoo')]).stdout).toMatch(/items:\s+1\ncapacity:\s+1\n/);
+    // Also when the list has no repeats, the line says 0.
+    expect(run(['build', join(dir, 'hundred.txt'), '-o', join(dir, 'h.cuckoo')]).stdout).toMatch(/duplicates skipped:\s+0\n/);
+  });
+
+  test('build --keep-duplicates: every copy is added and counted in the capacity; past 2b copies the message says why', () => {
+    writeFileSync(join(dir, 'some-dups.txt'), [...keys, 'key-1.example', 'key-1.example', 'key-2.example'].join('\n'));
+    const r = run(['build', join(dir, 'some-dups.txt'), '-o', join(dir, 'kd.cuckoo'), '--keep-duplicates']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/keys added:\s+103\n/);
+    expect(r.stdout).toMatch(/duplicates kept:\s+3\n/);
+    expect(run(['info', join(dir, 'kd.cuckoo')]).stdout).toMatch(/items:\s+103\ncapacity:\s+103\n/);
+
+    const full = run(['build', join(dir, 'ten.txt'), '-o', join(dir, 'tk.cuckoo'), '--keep-duplicates']);
+    expect(full.status).toBe(1);
+    expect(full.stderr).toMatch(/"dup\.example" occurs 10 times, and a cuckoo filter stores a key at most 2b = 8 times/);
+    expect(full.stderr).toMatch(/Omit --keep-duplicates/);
+    expect(full.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   test('a BOM, CRLF, lone CR, spaces, tabs, blank and comment lines: query of the very list on stdin answers yes for every key', () => {
     const list =
       '\uFEFF  first.example  \r\n' +
@@ -94,5 +130,58 @@ describe('lists as real blocklists are written', () => {
     );
     const args = run(['query', join(dir, 'messy.cuckoo'), 'first.example', 'fifth.example', 'sixth.example']);
     expect(args.stdout).toBe('first.example\tyes\nfifth.example\tyes\nsixth.example\tno\n');
+  });
+
+  test('--max-kicks is passed to the filter; with 0 a list that needs evictions fails with a message saying so', () => {
+    const ok = run(['build', join(dir, 'list.txt'), '-o', join(dir, 'mk.cuckoo'), '--max-kicks', '0']);
+    expect(ok.stderr).toBe('');
+    expect(run(['info', join(dir, 'mk.cuckoo')]).stdout).toMatch(/max kicks:\s+0\n/);
+    run(['build', join(dir, 'list.txt'), '-o', join(dir, 'mk.cuckoo'), '--max-kicks', '1000000']);
+    expect(run(['info', join(dir, 'mk.cuckoo')]).stdout).toMatch(/max kicks:\s+1000000\n/);
+
+    const full = run(['build', join(dir, 'thousands.txt'), '-o', join(dir, 'mk0.cuckoo'), '--max-kicks', '0']);
+    expect(full.status).toBe(1);
+    expect(full.stderr).toMatch(/--max-kicks 0 allows no evictions.*Raise --max-kicks/);
+    expect(full.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('a capacity below the number of keys: the message says to raise it or omit it', () => {
+    const r = run(['build', join(dir, 'hundred.txt'), '-o', join(dir, 'small.cuckoo'), '--capacity', '10']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/capacity 10 is below the 100 keys of .*hundred\.txt: raise --capacity or omit it/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test.each([
+    [['--capacity', '1e12'], /--capacity 1e12 is too large at --fpr 0\.001: .*Lower --capacity, or raise --fpr/],
+    [['--capacity', '1e300'], /--capacity 1e300 is too large: a filter may use at most 1 GiB of memory\. Lower --capacity/],
+    [['--capacity', '-5'], /--capacity must be at least 1, got -5: omit it to size the filter to the list/],
+    [['--capacity', '0'], /--capacity must be at least 1, got 0: omit it/],
+    [['--capacity', '1.5'], /--capacity must be a whole number of keys, got 1\.5/],
+    [['--fpr', '2'], /--fpr must be a number between 0 and 1 \(a false-positive rate such as 0\.001 for 0\.1%\), got 2/],
+    [['--fpr', '0'], /--fpr must be a number between 0 and 1 .*, got 0/],
+    [['--fpr', '1'], /--fpr must be a number between 0 and 1 .*, got 1/],
+    [['--fpr', '-0.1'], /--fpr must be a number between 0 and 1 .*, got -0\.1/],
+    [['--fpr', '1e-12'], /--fpr 1e-12 is below 1\.86e-9, the lowest rate 32-bit fingerprints give with bucket size 4 \(2b\/2\^32\): raise --fpr/],
+    [['--max-kicks', '-1'], /--max-kicks must be at least 0, got -1/],
+    [['--max-kicks', '2000000'], /--max-kicks must be at most 1000000, got 2000000: omit it for the default, 500/],
+    [['--max-kicks', '2.5'], /--max-kicks must be a whole number of evictions, got 2\.5/],
+  ])('build %p: a one-line message saying what to give, exit code 1', (options, message) => {
+    const r = run(['build', join(dir, 'list.txt'), '-o', join(dir, 'never.cuckoo'), ...(options as string[])]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('missing files: what could not be read or written, and why', () => {
+    const list = run(['build', '/nonexistent/list.txt', '-o', join(dir, 'm.cuckoo')]);
+    expect(list.status).toBe(1);
+    expect(list.stderr).toBe('cuckoo-wasm: cannot read list /nonexistent/list.txt: ENOENT (no such file or directory)\n');
+    const filter = run(['query', join(dir, 'missing.cuckoo'), 'a']);
+    expect(filter.status).toBe(1);
+    expect(filter.stderr).toMatch(/cannot read filter .*missing\.cuckoo: ENOENT \(no such file or directory\)\n$/);
+    const out = run(['build', join(dir, 'list.txt'), '-o', '/nonexistent/dir/f.cuckoo']);
+    expect(out.status).toBe(1);
+    expect(out.stderr).toBe('cuckoo-wasm: cannot write filter /nonexistent/dir/f.cuckoo: ENOENT (no such file or directory)\n');
   });
 });
