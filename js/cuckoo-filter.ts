@@ -6,7 +6,21 @@ import {
   FilterFormatReason,
   FilterFullError,
 } from './errors.js';
-import { BATCH_MAX_KEYS, Core, Key, MAX_WASM_MEMORY, Status, describe, loadCore } from './wasm-core.js';
+import {
+  Chunk,
+  Core,
+  Key,
+  MAX_WASM_MEMORY,
+  Status,
+  byteLengthOf,
+  describe,
+  isArrayBuffer,
+  isDetached,
+  isKey,
+  isUint8Array,
+  keyTypeError,
+  loadCore,
+} from './wasm-core.js';
 
 // Symbol.dispose is native in Node >= 20.4 and current browsers; elsewhere use
 // the well-known registry symbol TypeScript's `using` also falls back to.
@@ -100,6 +114,54 @@ const registry = new FinalizationRegistry<{ core: Core; handle: number }>(({ cor
   core.m.destroy(handle);
 });
 
+/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
+interface Batch {
+  /** Keys read from the caller and not yet written to wasm memory. */
+  readonly chunk: Chunk;
+  /** hasAll: the answers so far, in key order. Undefined for addAll. */
+  readonly out: boolean[] | undefined;
+  /** addAll: keys added so far. */
+  added: number;
+  /** addAll: a key did not fit; no further key is read. */
+  full: boolean;
+  /** An error met while a call of user code on this filter made the batch write its chunk early. */
+  failure: unknown;
+}
+
+/** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
+type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefined } | { iterator: Iterator<unknown> };
+
+/**
+ * Checks that `keys` is an array, an iterable or an array-like (a non-negative
+ * integer `length`), and how to read it. An array-like's length is read once, so
+ * one that shrinks while it is read yields `undefined` keys, which are refused.
+ */
+function keySource(keys: unknown): KeySource {
+  if ((typeof keys === 'object' && keys !== null) || typeof keys === 'string') {
+    if (Array.isArray(keys)) return { list: keys, length: keys.length };
+    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator]; // a string iterates its characters, as for a Set
+    if (typeof iterate === 'function') {
+      const iterator = iterate.call(keys) as Iterator<unknown>;
+      if (typeof iterator === 'object' && iterator !== null && typeof iterator.next === 'function') return { iterator };
+    } else {
+      const length = (keys as ArrayLike<unknown>).length;
+      if (Number.isSafeInteger(length) && length >= 0) return { list: keys as ArrayLike<unknown>, length };
+    }
+  }
+  throw new ArgumentTypeError(
+    `keys must be an iterable or array-like of strings and Uint8Arrays, got ${describe(keys)}`,
+  );
+}
+
+/** Closes an iterator a batch stops reading early (as `for...of` does on `break`); its errors are not ours to report. */
+function closeIterator(iterator: Iterator<unknown>): void {
+  try {
+    iterator.return?.();
+  } catch {
+    // The batch's own outcome (its error or result) is what the caller gets.
+  }
+}
+
 /**
  * A cuckoo filter: a compact set of keys that answers "possibly present" or
  * "definitely absent", with deletion. Partial-key cuckoo hashing as in Fan,
@@ -128,7 +190,14 @@ const registry = new FinalizationRegistry<{ core: Core; handle: number }>(({ cor
  */
 export class CuckooFilter {
   private readonly core: Core;
+  /**
+   * The core filter's address; 0 once disposed. Negative while an addAll or
+   * hasAll of this filter reads the caller's keys: any call that user code
+   * makes on this filter meanwhile then goes through {@link settle} first.
+   */
   private handle: number;
+  /** The batch reading keys while {@link handle} is negative. */
+  private pending: Batch | null = null;
   /** Fingerprint size f, in bits (4..32). */
   readonly fingerprintBits: number;
   /** Slots per bucket b (2, 4 or 8). */
@@ -237,34 +306,174 @@ export class CuckooFilter {
    * ```
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
-    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-    if (!(view instanceof Uint8Array)) {
-      throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
-    }
-    const core = await loadCore();
-    if (view.length > MAX_WASM_MEMORY / 2) {
-      throw new ArgumentRangeError(
-        `${view.length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
+    // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
+    let view: Uint8Array;
+    if (isArrayBuffer(bytes)) view = new Uint8Array(isDetached(bytes) ? new ArrayBuffer(0) : bytes);
+    else if (isUint8Array(bytes)) view = bytes;
+    else throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
+    if (byteLengthOf(view) === 0 && isDetached(isArrayBuffer(bytes) ? bytes : view)) {
+      throw new ArgumentTypeError(
+        'fromBytes got a detached buffer (transferred to a worker, or resized away): it has no bytes to read; pass the bytes before transferring them',
       );
+    }
+    const length = byteLengthOf(view);
+    const core = await loadCore();
+    if (length > MAX_WASM_MEMORY / 2) {
+      throw new ArgumentRangeError(
+        `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
+      );
+    }
+    if (length === 0 && isDetached(view)) {
+      throw new ArgumentTypeError('fromBytes got a buffer that was detached while the module loaded');
     }
     const ptr = core.copyIn(view);
     let r;
     try {
-      r = core.m.deserialize(ptr, view.length);
+      r = core.m.deserialize(ptr, length);
     } finally {
       core.m._free(ptr);
     }
     if (r.status === Status.Ok) return new CuckooFilter(core, r.handle);
     if (r.status === Status.OutOfMemory) {
-      throw new ArgumentRangeError(`not enough WebAssembly memory to load a ${view.length}-byte filter`);
+      throw new ArgumentRangeError(`not enough WebAssembly memory to load a ${length}-byte filter`);
     }
     const reason = FORMAT_REASONS[r.status] ?? 'bad-parameter';
     throw new FilterFormatError(`not a valid cuckoo-wasm filter: ${core.m.statusMessage(r.status)}`, reason);
   }
 
+  /** The handle, for a call that crosses into wasm; see {@link settle} for when it is not positive. */
   private live(): number {
+    const h = this.handle;
+    return h > 0 ? h : this.settle();
+  }
+
+  /**
+   * For {@link live}: throws after dispose. While a batch of this filter reads
+   * keys and user code calls this filter, first writes the keys the batch has
+   * read, so this call sees them, exactly as after a loop of single calls; the
+   * batch takes up reading again when the user code returns ({@link resume}).
+   */
+  private settle(): number {
     if (this.handle === 0) throw new FilterDisposedError();
+    const batch = this.pending!;
+    this.pending = null;
+    this.handle = -this.handle;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      batch.failure ??= e; // the batch reports it when it resumes; this call goes on
+      batch.chunk.clear();
+    }
     return this.handle;
+  }
+
+  /** After user code called this filter during a batch's read ({@link settle} ran): carry on, or stop. */
+  private resume(batch: Batch): void {
+    if (this.handle === 0) throw new FilterDisposedError();
+    if (batch.failure !== undefined) throw batch.failure;
+    this.handle = -this.handle;
+    this.pending = batch;
+  }
+
+  /**
+   * Reads the caller's keys into `batch`, writing each full chunk into wasm
+   * memory and crossing once per chunk. User code may run at every read
+   * (getters, Proxy traps, a generator): nothing of the batch is in wasm memory
+   * then, calls it makes on this filter settle the batch first, and the handle
+   * is checked again before each crossing. Stops early once a key did not fit.
+   */
+  private runBatch(keys: unknown, batch: Batch): void {
+    const source = keySource(keys);
+    this.handle = -this.live();
+    this.pending = batch;
+    let iterator = source.iterator;
+    try {
+      if (source.iterator === undefined) {
+        const { list, length } = source;
+        for (let i = 0; i < length; ++i) {
+          const key = list[i];
+          if (this.handle >= 0) this.resume(batch);
+          if (this.take(batch, key, i)) return;
+        }
+      } else {
+        for (let i = 0; ; ++i) {
+          let key: unknown;
+          try {
+            const r = source.iterator.next();
+            if (r.done) {
+              iterator = undefined; // exhausted: nothing to close
+              if (this.handle >= 0) this.resume(batch);
+              break;
+            }
+            key = r.value;
+          } catch (e) {
+            iterator = undefined; // an iterator that threw is not closed (as in for...of)
+            throw e;
+          }
+          if (this.handle >= 0) this.resume(batch);
+          if (this.take(batch, key, i)) return;
+        }
+      }
+      this.flush(batch);
+    } catch (e) {
+      throw this.batchError(batch, e);
+    } finally {
+      this.pending = null;
+      if (this.handle < 0) this.handle = -this.handle;
+      if (iterator !== undefined) closeIterator(iterator);
+    }
+  }
+
+  /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
+  private take(batch: Batch, key: unknown, index: number): boolean {
+    if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
+    const chunk = batch.chunk;
+    if (chunk.wouldOverflow(key)) {
+      this.flush(batch);
+      if (batch.full) return true;
+    }
+    if (chunk.push(key)) this.flush(batch);
+    return batch.full;
+  }
+
+  /** Writes the batch's chunk into wasm memory and crosses once: cf_add_batch or cf_contain_batch. Runs no user code. */
+  private flush(batch: Batch): void {
+    const chunk = batch.chunk;
+    const n = chunk.keys.length;
+    if (n === 0 || batch.full) {
+      chunk.clear();
+      return;
+    }
+    const h = Math.abs(this.handle);
+    const core = this.core;
+    core.writeChunk(chunk);
+    chunk.clear(); // hold no caller keys longer than needed
+    if (batch.out === undefined) {
+      const done = core.hot.cf_add_batch(h, core.batchKeys, core.batchOffsets, n, core.batchResults);
+      batch.added += done;
+      if (done < n) batch.full = true;
+    } else {
+      core.hot.cf_contain_batch(h, core.batchKeys, core.batchOffsets, n, core.batchResults);
+      const heap = core.m.HEAPU8;
+      const results = core.batchResults;
+      const out = batch.out;
+      for (let i = 0; i < n; ++i) out.push(heap[results + i] !== 0);
+    }
+  }
+
+  /**
+   * The error an interrupted batch throws. For addAll, the keys read before the
+   * error are added first, as a loop of add() calls would have added them; if
+   * one of them does not fit, that FilterFullError comes first, as in the loop.
+   */
+  private batchError(batch: Batch, error: unknown): unknown {
+    if (batch.out !== undefined || this.handle === 0 || batch.failure !== undefined) return error;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      return e;
+    }
+    return batch.full ? this.fullError(batch.added) : error;
   }
 
   /**
@@ -365,39 +574,11 @@ export class CuckooFilter {
    * f.addAll(text.split('\n').filter(Boolean));
    * ```
    */
-  addAll(keys: Iterable<Key>): number {
-    const h = this.live();
-    const core = this.core;
-    if (keys === null || typeof (keys as Iterable<Key>)?.[Symbol.iterator] !== 'function') {
-      throw new ArgumentTypeError(`keys must be an iterable of strings or Uint8Arrays, got ${describe(keys)}`);
-    }
-    let added = 0;
-    let full = false;
-    const flush = (keysPtr: number, offsetsPtr: number, statusPtr: number, n: number): boolean => {
-      const done = core.hot.cf_add_batch(h, keysPtr, offsetsPtr, n, statusPtr);
-      added += done;
-      if (done < n) full = true;
-      return !full;
-    };
-    if (Array.isArray(keys)) {
-      core.packBatches(keys, flush, (i) => `keys[${i}]`);
-    } else {
-      // Any other iterable is read a batch at a time, not all at once.
-      const batch: unknown[] = [];
-      let base = 0;
-      const where = (i: number) => `keys[${base + i}]`;
-      for (const key of keys) {
-        batch.push(key);
-        if (batch.length === BATCH_MAX_KEYS) {
-          if (!core.packBatches(batch, flush, where)) break;
-          base += batch.length;
-          batch.length = 0;
-        }
-      }
-      if (!full && batch.length > 0) core.packBatches(batch, flush, where);
-    }
-    if (full) throw this.fullError(added);
-    return added;
+  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
+    const batch: Batch = { chunk: new Chunk(), out: undefined, added: 0, full: false, failure: undefined };
+    this.runBatch(keys, batch);
+    if (batch.full) throw this.fullError(batch.added);
+    return batch.added;
   }
 
   /**
@@ -413,25 +594,10 @@ export class CuckooFilter {
    * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
    * ```
    */
-  hasAll(keys: ArrayLike<Key>): boolean[] {
-    const h = this.live();
-    const core = this.core;
-    if (keys === null || typeof keys !== 'object' || !(Number.isSafeInteger(keys.length) && keys.length >= 0)) {
-      throw new ArgumentTypeError(`keys must be an array-like of strings or Uint8Arrays, got ${describe(keys)}`);
-    }
-    const out = new Array<boolean>(keys.length);
-    let written = 0;
-    core.packBatches(
-      keys,
-      (keysPtr, offsetsPtr, resultsPtr, n) => {
-        core.hot.cf_contain_batch(h, keysPtr, offsetsPtr, n, resultsPtr);
-        const heap = core.m.HEAPU8;
-        for (let i = 0; i < n; ++i) out[written++] = heap[resultsPtr + i] !== 0;
-        return true;
-      },
-      (i) => `keys[${i}]`,
-    );
-    return out;
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
+    const batch: Batch = { chunk: new Chunk(), out: [], added: 0, full: false, failure: undefined };
+    this.runBatch(keys, batch);
+    return batch.out!;
   }
 
   /**
@@ -507,6 +673,7 @@ export class CuckooFilter {
    */
   dispose(): void {
     if (this.handle === 0) return;
+    if (this.handle < 0) this.settle(); // called from user code during a batch of this filter
     registry.unregister(this);
     this.core.m.destroy(this.handle);
     this.handle = 0;

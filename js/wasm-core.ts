@@ -3,10 +3,16 @@
  * "every raw wasm access in one file"). It instantiates the module once,
  * owns a scratch region in wasm memory for single keys and a batch region for
  * `addAll` / `hasAll`, and writes keys there as bytes: strings as UTF-8 (short
- * ASCII strings code unit by code unit, batches of ASCII strings concatenated,
- * everything else through `TextEncoder.encodeInto`, so a lone surrogate becomes
- * U+FFFD), Uint8Arrays by copy. It calls the wasm instance's cf_* exports
- * directly. Nothing returned from here aliases wasm memory.
+ * ASCII strings code unit by code unit, a batch's strings concatenated and
+ * encoded at once, everything else through `TextEncoder.encodeInto`, so a lone
+ * surrogate becomes U+FFFD), Uint8Arrays by copy. It calls the wasm instance's
+ * cf_* exports directly. Nothing returned from here aliases wasm memory.
+ *
+ * No user code runs between writing into wasm memory and the call that reads
+ * it: a batch's keys are first read from the caller into a {@link Chunk} (a
+ * plain JS array), and only then written, with views taken at that moment. So
+ * whatever user code does while keys are read (dispose, nested batches, memory
+ * growth), no half-written region is left for it to disturb.
  *
  * @internal
  */
@@ -82,11 +88,66 @@ export const MAX_WASM_MEMORY = 2 ** 31;
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
 const ASCII_LOOP_MAX = 64;
-/** Batch region: keys packed back to back, then offsets (u32, n + 1), then results (u8). */
-const BATCH_KEY_BYTES = 256 * 1024;
+/** Most keys in one chunk of a batch (one boundary crossing). */
 export const BATCH_MAX_KEYS = 8192;
+/**
+ * Most UTF-16 code units (plus Uint8Array bytes) in one chunk. Keeps a chunk's
+ * joined string below V8's large-object size (128 KiB), where building and
+ * encoding it gets markedly slower. One longer key makes a chunk of its own.
+ */
+const BATCH_MAX_UNITS = 64 * 1024;
+/** Batch region: keys packed back to back (UTF-8 needs at most 3 bytes per unit), then offsets (u32, n + 1), then results (u8). */
+const BATCH_KEY_BYTES = 3 * BATCH_MAX_UNITS;
+/** A code unit that is not ASCII: where a chunk's joined encoding stops matching its offsets. */
+const NON_ASCII = /[^\x00-\x7f]/g;
 
 const encoder = new TextEncoder();
+
+// Brand checks through the intrinsic getters: true for a Uint8Array of any realm
+// (a vm context, an iframe), false for look-alikes, and blind to subclasses that
+// override `length`, so what is measured is what gets copied.
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsicGetter = (name: PropertyKey) =>
+  Object.getOwnPropertyDescriptor(typedArrayProto, name)!.get as (this: unknown) => unknown;
+const typedArrayTag = intrinsicGetter(Symbol.toStringTag);
+const typedArrayLength = intrinsicGetter('length') as (this: unknown) => number;
+const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBufferLike;
+const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
+
+/** True for a Uint8Array from any realm (not a Uint8ClampedArray, not a look-alike). */
+export function isUint8Array(value: unknown): value is Uint8Array {
+  return typedArrayTag.call(value) === 'Uint8Array';
+}
+
+/** The length of a Uint8Array (any realm), read from its internal slot. */
+export function byteLengthOf(bytes: Uint8Array): number {
+  return typedArrayLength.call(bytes);
+}
+
+/** True for an ArrayBuffer from any realm (not a SharedArrayBuffer). */
+export function isArrayBuffer(value: unknown): value is ArrayBuffer {
+  try {
+    arrayBufferByteLength.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True if the buffer behind `view` (or `buffer` itself) was detached, e.g.
+ * transferred to a worker: its views then read as empty. Only an empty view can
+ * be detached, so callers check this for length 0 alone.
+ */
+export function isDetached(bytes: Uint8Array | ArrayBuffer): boolean {
+  const buffer = isUint8Array(bytes) ? typedArrayBuffer.call(bytes) : bytes;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /** Describes a value for an error message without dumping it. */
 export function describe(value: unknown): string {
@@ -97,8 +158,75 @@ export function describe(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function keyTypeError(key: unknown, where: string): ArgumentTypeError {
+/** The error for a key that is neither a string nor a live Uint8Array; `where` names it (`key`, `keys[3]`). */
+export function keyTypeError(key: unknown, where: string): ArgumentTypeError {
+  if (isUint8Array(key)) {
+    return new ArgumentTypeError(
+      `${where} is a Uint8Array whose buffer was detached (transferred or resized away): it has no bytes to read; pass a copy made before the transfer`,
+    );
+  }
   return new ArgumentTypeError(`${where} must be a string or a Uint8Array, got ${describe(key)}`);
+}
+
+/**
+ * The keys of one chunk of a batch, read from the caller and not yet written
+ * to wasm memory. While every key is a string, `joined` holds them concatenated
+ * so that one `encodeInto` writes the chunk.
+ */
+export class Chunk {
+  readonly keys: Key[] = [];
+  /** The keys concatenated, while {@link allStrings}. */
+  joined = '';
+  /** UTF-16 code units of the string keys plus bytes of the Uint8Array keys. */
+  units = 0;
+  /** Most bytes the keys can take as UTF-8: 3 per code unit, 1 per byte. */
+  maxBytes = 0;
+  allStrings = true;
+
+  /**
+   * True if `key` would take this non-empty chunk past its unit budget: the
+   * chunk is written first, so that a long key makes a chunk of its own and the
+   * batch region never needs more than 3 bytes per unit of the longest key.
+   */
+  wouldOverflow(key: Key): boolean {
+    return (
+      this.keys.length > 0 && this.units + (typeof key === 'string' ? key.length : byteLengthOf(key)) > BATCH_MAX_UNITS
+    );
+  }
+
+  /**
+   * Adds a key that was checked to be a string or a live Uint8Array; returns
+   * true when the chunk is full and should be written before the next key.
+   */
+  push(key: Key): boolean {
+    if (typeof key === 'string') {
+      if (this.allStrings) this.joined += key;
+      this.units += key.length;
+      this.maxBytes += 3 * key.length;
+    } else {
+      const n = byteLengthOf(key);
+      this.allStrings = false;
+      this.joined = '';
+      this.units += n;
+      this.maxBytes += n;
+    }
+    this.keys.push(key);
+    return this.keys.length === BATCH_MAX_KEYS || this.units >= BATCH_MAX_UNITS;
+  }
+
+  clear(): void {
+    this.keys.length = 0;
+    this.joined = '';
+    this.units = 0;
+    this.maxBytes = 0;
+    this.allStrings = true;
+  }
+}
+
+/** True if `key` can be written: a string, or a Uint8Array whose buffer is not detached. */
+export function isKey(key: unknown): key is Key {
+  if (typeof key === 'string') return true;
+  return isUint8Array(key) && (byteLengthOf(key) > 0 || !isDetached(key));
 }
 
 /** One instantiated module with its scratch and batch regions. */
@@ -117,9 +245,6 @@ export class Core {
   private scratchView: Uint8Array;
   private batchPtr = 0;
   private batchCap = 0;
-  private batchView: Uint8Array = new Uint8Array(0);
-  /** Keys of the chunk packMixed is writing, each read once from the caller's array-like; reused. */
-  private readonly chunk: unknown[] = [];
 
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
@@ -199,10 +324,12 @@ export class Core {
       if (view.byteLength === 0) view = this.refreshScratch(); // memory grew: old view detached
       return encoder.encodeInto(key, view).written;
     }
-    if (key instanceof Uint8Array) {
-      if (key.length > this.scratchCap) this.growScratch(key.length);
-      this.m.HEAPU8.set(key, this.scratchPtr);
-      return key.length;
+    if (isKey(key)) {
+      const bytes = key as Uint8Array;
+      const n = byteLengthOf(bytes);
+      if (n > this.scratchCap) this.growScratch(n);
+      this.m.HEAPU8.set(bytes, this.scratchPtr);
+      return n;
     }
     throw keyTypeError(key, 'key');
   }
@@ -233,122 +360,110 @@ export class Core {
     if (this.batchPtr) this.m._free(this.batchPtr);
     this.batchPtr = ptr;
     this.batchCap = cap;
-    this.batchView = this.view(ptr, cap);
+  }
+
+  /** Address of the packed keys of the chunk {@link writeChunk} wrote last. */
+  get batchKeys(): number {
+    return this.batchPtr;
+  }
+
+  /** Address of its n + 1 u32 offsets: key i is at batchKeys + [offsets[i], offsets[i + 1]). */
+  get batchOffsets(): number {
+    return this.batchPtr + this.batchCap;
+  }
+
+  /** Address of n bytes (or one i32 status) for the results of the call on that chunk. */
+  get batchResults(): number {
+    return this.batchPtr + this.batchCap + (BATCH_MAX_KEYS + 1) * 4;
   }
 
   /**
-   * Packs `keys` into the batch region chunk by chunk and calls
-   * `flush(keys, offsets, results, n)` with each chunk of up to 8192 keys or
-   * 256 KiB: one boundary crossing per chunk. `flush` returns false to stop
-   * early; packBatches then returns false.
-   *
-   * A chunk of strings takes one pass: it writes each key's offset and
-   * concatenates the keys, then one `encodeInto` writes the whole chunk. When
-   * that writes exactly one byte per UTF-16 unit, every key was ASCII and the
-   * offsets already hold. Otherwise (or with Uint8Array keys) the chunk is
-   * written again key by key. Measured on domain names: 35–38 ns per key,
-   * against 41–48 ns with a separate join and 63 ns with an `encodeInto` per key.
-   *
-   * @param where - names key i in an error message, e.g. `keys[i]`.
-   * @throws ArgumentTypeError at the first key that is neither a string nor a Uint8Array
-   *   (chunks before it have been flushed).
+   * Writes a chunk's keys into the batch region as UTF-8 / raw bytes packed back
+   * to back, with their offsets (see {@link batchOffsets}). Runs no user code.
    */
-  packBatches(
-    keys: ArrayLike<unknown>,
-    flush: (keys: number, offsets: number, results: number, n: number) => boolean,
-    where: (index: number) => string,
-  ): boolean {
-    this.ensureBatch(BATCH_KEY_BYTES);
-    const total = keys.length;
-    let a = 0;
-    while (a < total) {
-      const b = this.packAscii(keys, a) || this.packMixed(keys, a, where);
-      const results = this.batchPtr + this.batchCap + (BATCH_MAX_KEYS + 1) * 4;
-      if (!flush(this.batchPtr, this.batchPtr + this.batchCap, results, b - a)) return false;
-      a = b;
-    }
-    return true;
-  }
-
-  /**
-   * Collects into `this.chunk` the keys of a chunk starting at `a` whose
-   * worst-case UTF-8 size fits, growing the region for one huge key; returns
-   * the index after it. Each key is read from `keys` once: what is sized is
-   * what gets written, even if `keys` is a Proxy or has getters.
-   */
-  private collectChunk(keys: ArrayLike<unknown>, a: number, where: (index: number) => string): number {
-    const limit = Math.min(keys.length, a + BATCH_MAX_KEYS);
-    const chunk = this.chunk;
-    chunk.length = 0;
-    let need = 0;
-    let q = a;
-    for (; q < limit; ++q) {
-      const k = keys[q];
-      let size: number;
-      if (typeof k === 'string') size = k.length * 3;
-      else if (k instanceof Uint8Array) size = k.length;
-      else throw keyTypeError(k, where(q));
-      if (q > a && need + size > this.batchCap) break;
-      need += size;
-      chunk.push(k);
-    }
-    this.ensureBatch(need);
-    return q;
-  }
-
-  /**
-   * The one-pass path for a chunk of ASCII strings starting at `a`: returns
-   * the index after the chunk, or 0 if the chunk holds anything else (then
-   * nothing is flushed and packMixed writes it).
-   */
-  private packAscii(keys: ArrayLike<unknown>, a: number): number {
-    const limit = Math.min(keys.length, a + BATCH_MAX_KEYS);
-    const cap = this.batchCap;
+  writeChunk(chunk: Chunk): void {
+    const keys = chunk.keys;
+    const n = keys.length;
+    this.ensureBatch(chunk.maxBytes);
+    const heap = this.m.HEAPU8; // taken now: memory may have grown while keys were read
     const offsets = this.m.HEAPU32;
-    const o = (this.batchPtr + cap) >>> 2;
-    let joined = '';
-    let used = 0;
-    let q = a;
-    for (; q < limit; ++q) {
-      const k = keys[q];
-      if (typeof k !== 'string') return 0;
-      // Cut where the chunk would no longer fit if ASCII; if it is not ASCII,
-      // encodeInto stops short and packMixed sizes the chunk by itself.
-      if (used + k.length > cap) break;
-      offsets[o + q - a] = used;
-      used += k.length;
-      joined += k;
+    const base = this.batchPtr;
+    const o = (base + this.batchCap) >>> 2;
+    if (chunk.allStrings) {
+      // One encodeInto for the whole chunk. When every unit was ASCII it wrote
+      // one byte per unit, and the offsets are the running sum of the lengths.
+      const written = encoder.encodeInto(chunk.joined, heap.subarray(base, base + this.batchCap)).written;
+      if (written === chunk.units) {
+        let at = 0;
+        for (let i = 0; i < n; ++i) {
+          offsets[o + i] = at;
+          at += (keys[i] as string).length;
+        }
+        offsets[o + n] = at;
+        return;
+      }
+      this.rewriteFromFirstNonAscii(keys as string[], chunk.joined, heap, offsets, base, o);
+      return;
     }
-    if (q === a) return 0; // one key longer than the region: packMixed grows it
-    offsets[o + q - a] = used;
-    let view = this.batchView;
-    if (view.byteLength === 0) view = this.batchView = this.view(this.batchPtr, cap);
-    const r = encoder.encodeInto(joined, view);
-    return r.read === used && r.written === used ? q : 0;
-  }
-
-  /** Writes the chunk starting at `a` key by key (any strings, Uint8Arrays); returns the index after it. */
-  private packMixed(keys: ArrayLike<unknown>, a: number, where: (index: number) => string): number {
-    const b = this.collectChunk(keys, a, where);
-    const chunk = this.chunk as Key[];
-    const heap = this.m.HEAPU8;
-    const offsets = this.m.HEAPU32;
-    const o = (this.batchPtr + this.batchCap) >>> 2;
-    let used = 0;
-    for (let i = 0; i < chunk.length; ++i) {
-      const k = chunk[i];
-      offsets[o + i] = used;
-      const at = this.batchPtr + used;
+    let at = 0;
+    for (let i = 0; i < n; ++i) {
+      const k = keys[i];
+      offsets[o + i] = at;
       if (typeof k === 'string') {
-        used += encoder.encodeInto(k, heap.subarray(at, at + k.length * 3)).written;
+        at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
       } else {
-        heap.set(k, at);
-        used += k.length;
+        heap.set(k, base + at);
+        at += byteLengthOf(k);
       }
     }
-    offsets[o + chunk.length] = used;
-    chunk.length = 0; // hold no user keys between calls
-    return b;
+    offsets[o + n] = at;
+  }
+
+  /**
+   * For a chunk of strings whose joined encoding met a non-ASCII unit: the keys
+   * before the first non-ASCII key are in place already; from there on, each
+   * non-ASCII key is encoded on its own (so a lone surrogate at a key's edge
+   * becomes U+FFFD, not half of a pair with its neighbour) and each run of
+   * ASCII keys between them in one `encodeInto` of a slice of `joined`.
+   */
+  private rewriteFromFirstNonAscii(
+    keys: string[],
+    joined: string,
+    heap: Uint8Array,
+    offsets: Uint32Array,
+    base: number,
+    o: number,
+  ): void {
+    const n = keys.length;
+    NON_ASCII.lastIndex = 0;
+    let next = NON_ASCII.exec(joined)?.index ?? Infinity; // unit index of the next non-ASCII unit
+    let unit = 0; // units of `joined` written so far
+    let at = 0; // bytes written so far
+    let i = 0;
+    while (i < n) {
+      const k = keys[i];
+      if (next < unit + k.length) {
+        offsets[o + i] = at;
+        at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
+        unit += k.length;
+        ++i;
+        NON_ASCII.lastIndex = unit;
+        next = NON_ASCII.exec(joined)?.index ?? Infinity;
+        continue;
+      }
+      // Keys [i, j) hold no non-ASCII unit: one byte per unit.
+      let end = unit;
+      let j = i;
+      for (; j < n && end + keys[j].length <= next; ++j) {
+        offsets[o + j] = at + (end - unit);
+        end += keys[j].length;
+      }
+      if (at !== unit) encoder.encodeInto(joined.slice(unit, end), heap.subarray(base + at, base + at + (end - unit)));
+      at += end - unit;
+      unit = end;
+      i = j;
+    }
+    offsets[o + n] = at;
   }
 
   /** Copies `len` bytes at `ptr` out of wasm memory. */
@@ -358,7 +473,7 @@ export class Core {
 
   /** Copies `bytes` into freshly allocated wasm memory; the caller frees the pointer. */
   copyIn(bytes: Uint8Array): number {
-    const ptr = this.alloc(bytes.length);
+    const ptr = this.alloc(byteLengthOf(bytes));
     this.m.HEAPU8.set(bytes, ptr);
     return ptr;
   }

@@ -211,9 +211,10 @@ describe('membership', () => {
       for (let i = 0; i < 20000; i++) yield i === 9000 ? (5 as never) : `it-${i}`;
     }
     expect(() => g.addAll(withBadKey())).toThrow(/keys\[9000\] must be a string or a Uint8Array/);
-    // The first batch (keys 0..8191) went in before the batch holding the bad key was read.
-    expect(g.size).toBe(8192);
+    // Every key before the bad one went in, as with a loop of add(): keys 0..8999.
+    expect(g.size).toBe(9000);
     expect(g.has('it-8191')).toBe(true);
+    expect(g.has('it-8999')).toBe(true);
     g.dispose();
 
     const small = await CuckooFilter.create({ capacity: 100, fingerprintBits: 16 });
@@ -232,7 +233,9 @@ describe('membership', () => {
     }
     expect(error).toBeInstanceOf(FilterFullError);
     expect(small.size).toBe(error!.added);
-    expect(read).toBe(8192); // one batch read, not the whole iterable
+    // One chunk read (at most 8192 keys), not the whole iterable.
+    expect(read).toBeGreaterThanOrEqual(error!.added);
+    expect(read).toBeLessThanOrEqual(8192);
     small.dispose();
   });
 
