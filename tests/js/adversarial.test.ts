@@ -1,0 +1,383 @@
+// User code inside our calls, and bytes from elsewhere. addAll / hasAll read
+// keys through the caller's iterables, getters and Proxies, so user code runs
+// in the middle of a batch; whatever it does, a batch must give the answers of
+// the equivalent loop of single calls or throw a typed error, never trap, hang,
+// read freed memory, or break another filter.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import * as vm from 'node:vm';
+import * as fc from 'fast-check';
+import {
+  ArgumentTypeError,
+  CuckooFilter,
+  FilterDisposedError,
+  FilterFormatError,
+  wasmMemoryUsage,
+} from 'cuckoo-wasm';
+
+const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
+
+/** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
+function withGetter(keys: string[], at: number, effect: () => void): string[] {
+  const copy = keys.slice();
+  Object.defineProperty(copy, at, {
+    get() {
+      effect();
+      return keys[at];
+    },
+  });
+  return copy;
+}
+
+/** Checks the module still works for everyone: a new filter, an add, a lookup. */
+async function moduleStillWorks(): Promise<void> {
+  const f = await CuckooFilter.create({ capacity: 100 });
+  f.addAll(keysOf('alive', 50));
+  expect(f.hasAll(keysOf('alive', 50)).every(Boolean)).toBe(true);
+  f.dispose();
+}
+
+describe('dispose during a batch', () => {
+  test('a generator that disposes the filter during addAll: FilterDisposedError, and every other filter still works', async () => {
+    const f = await CuckooFilter.create({ capacity: 30000 });
+    const other = await CuckooFilter.create({ capacity: 1000 });
+    other.addAll(keysOf('other', 500));
+    let read = 0;
+    function* gen() {
+      for (let i = 0; i < 20000; i++) {
+        if (i === 10000) f.dispose();
+        read++;
+        yield `gen-${i}`;
+      }
+    }
+    expect(() => f.addAll(gen())).toThrow(FilterDisposedError);
+    expect(f.disposed).toBe(true);
+    expect(read).toBe(10001); // as a loop of add(): the first add after dispose() throws
+    expect(other.hasAll(keysOf('other', 500)).every(Boolean)).toBe(true);
+    await moduleStillWorks();
+    other.dispose();
+  });
+
+  test('a getter that disposes the filter during hasAll: FilterDisposedError, no answers from freed memory', async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    const keys = keysOf('k', 100);
+    f.addAll(keys);
+    expect(() => f.hasAll(withGetter(keys, 50, () => f.dispose()))).toThrow(FilterDisposedError);
+    await moduleStillWorks();
+  });
+});
+
+describe('nested batches and calls during a batch', () => {
+  test("a getter that runs other.addAll / other.hasAll: the outer batch's keys are all found", async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    const other = await CuckooFilter.create({ capacity: 1000 });
+    const keys = keysOf('outer', 100);
+    const nested = keysOf('nested', 40);
+    let nestedAnswers: boolean[] = [];
+    expect(
+      f.addAll(
+        withGetter(keys, 37, () => {
+          other.addAll(nested);
+          nestedAnswers = other.hasAll(nested);
+        }),
+      ),
+    ).toBe(100);
+    expect(nestedAnswers.every(Boolean)).toBe(true);
+    expect(f.hasAll(keys).every(Boolean)).toBe(true);
+    expect(keys.every((k) => f.has(k))).toBe(true);
+    expect(other.hasAll(nested).every(Boolean)).toBe(true);
+    const answers = f.hasAll(withGetter(keys, 63, () => other.hasAll(nested)));
+    expect(answers).toEqual(keys.map(() => true));
+    // Disposing the other filter mid-batch changes nothing for this one.
+    expect(f.hasAll(withGetter(keys, 80, () => other.dispose()))).toEqual(keys.map(() => true));
+    f.dispose();
+  });
+
+  test('a getter that calls the same filter sees the keys the batch read before it, as a loop of add() would', async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    const keys = keysOf('self', 200);
+    const seen: boolean[] = [];
+    f.addAll(withGetter(keys, 150, () => seen.push(f.has(keys[0]), f.has(keys[149]), f.count(keys[10]) === 1)));
+    expect(seen).toEqual([true, true, true]);
+    expect(f.size).toBe(200);
+    f.dispose();
+  });
+
+  test('a Proxy whose get trap adds to and deletes from the same filter during hasAll', async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    const keys = keysOf('p', 100);
+    f.addAll(keys);
+    const proxy = new Proxy(keys, {
+      get(target, prop, receiver) {
+        if (prop === '60') f.delete(keys[10]); // after has(keys[10]) in a loop: answered true
+        if (prop === '61') f.delete(keys[70]); // before has(keys[70]) in a loop: answered as has() now answers
+        if (prop === '62') f.add('late.example');
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const answers = f.hasAll(proxy);
+    expect(answers[10]).toBe(true);
+    expect(answers.slice(0, 70).every(Boolean)).toBe(true);
+    expect(answers[70]).toBe(f.has(keys[70]));
+    expect(answers.slice(71).every(Boolean)).toBe(true);
+    expect(f.has('late.example')).toBe(true);
+    f.dispose();
+  });
+
+  test('nested addAll of the same filter from inside its own addAll', async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    const outer = keysOf('outer-key', 100);
+    const inner = keysOf('i', 100); // other lengths than the outer keys: a shared region would misplace them
+    expect(f.addAll(withGetter(outer, 50, () => f.addAll(withGetter(inner, 20, () => f.hasAll(outer)))))).toBe(100);
+    expect(f.hasAll([...outer, ...inner]).every(Boolean)).toBe(true);
+    expect(f.size).toBe(200);
+    f.dispose();
+  });
+});
+
+describe('wasm memory growth during a batch', () => {
+  test('a getter that grows wasm memory (a large key added to another filter): every key still found', async () => {
+    const f = await CuckooFilter.create({ capacity: 20000 });
+    const other = await CuckooFilter.create({ capacity: 10 });
+    const keys = keysOf('grow', 10000);
+    const before = (await wasmMemoryUsage()).heapBytes;
+    let grown = 0;
+    const growing = withGetter(keys, 5000, () => {
+      other.add('x'.repeat(16 * 1024 * 1024)); // the scratch region grows to 48 MiB
+      grown++;
+    });
+    expect(f.addAll(growing)).toBe(10000);
+    expect(grown).toBe(1);
+    expect((await wasmMemoryUsage()).heapBytes).toBeGreaterThan(before);
+    const bigger = await CuckooFilter.create({ capacity: 10 });
+    const answers = f.hasAll(withGetter(keys, 7000, () => bigger.add(new Uint8Array(64 * 1024 * 1024))));
+    expect(answers.every(Boolean)).toBe(true);
+    expect(keys.every((k) => f.has(k))).toBe(true);
+    f.dispose();
+    other.dispose();
+    bigger.dispose();
+  });
+});
+
+describe('user code that throws or changes the keys', () => {
+  test('an iterator that throws: the keys before it are added, as a loop of add() would; a full filter closes the iterator', async () => {
+    const f = await CuckooFilter.create({ capacity: 1000 });
+    function* gen() {
+      for (let i = 0; i < 300; i++) {
+        if (i === 250) throw new Error('user error');
+        yield `t-${i}`;
+      }
+    }
+    expect(() => f.addAll(gen())).toThrow('user error');
+    expect(f.size).toBe(250);
+    expect(f.has('t-249')).toBe(true);
+    f.dispose();
+    // A full filter stops reading an iterator and closes it (its finally runs), as for...of does.
+    const small = await CuckooFilter.create({ capacity: 10, fingerprintBits: 16 });
+    let closed = false;
+    function* endless() {
+      try {
+        for (let i = 0; ; i++) yield `c-${i}`;
+      } finally {
+        closed = true;
+      }
+    }
+    expect(() => small.addAll(endless())).toThrow(/full/);
+    expect(closed).toBe(true);
+    small.dispose();
+  });
+
+  test('an array-like that shrinks while it is read ends (in a time limit) with a typed error', () => {
+    // Run in a child process: a batch that loops forever would hang Jest itself.
+    const script = `
+const { CuckooFilter } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'index.cjs'))});
+(async () => {
+  const f = await CuckooFilter.create({ capacity: 100000 });
+  const out = {};
+  for (const method of ['hasAll', 'addAll']) {
+    // Claims 20,000 keys; reading any key cuts it to 10,000.
+    const backing = Array.from({ length: 20000 }, (_, i) => 'shrink-' + i);
+    const shrinking = { get length() { return backing.length; } };
+    for (let i = 0; i < 20000; i++) Object.defineProperty(shrinking, i, { get() { backing.length = Math.min(backing.length, 10000); return backing[i]; } });
+    try { f[method](shrinking); out[method] = 'returned'; } catch (e) { out[method] = e.name + ': ' + e.message; }
+  }
+  out.size = f.size;
+  console.log(JSON.stringify(out));
+})();`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 });
+    expect(r.error).toBeUndefined(); // ETIMEDOUT if it looped
+    const out = JSON.parse(r.stdout);
+    expect(out.hasAll).toMatch(/^ArgumentTypeError: keys\[10000\] must be a string or a Uint8Array, got undefined/);
+    expect(out.addAll).toMatch(/^ArgumentTypeError: keys\[10000\]/);
+    expect(out.size).toBe(10000);
+  });
+
+  test('a key that is a Uint8Array subclass lying about its length is read by its real length', async () => {
+    class Liar extends Uint8Array {
+      get length() {
+        return 1_000_000;
+      }
+    }
+    const f = await CuckooFilter.create({ capacity: 100 });
+    const liar = new Liar([1, 2, 3]);
+    f.add(liar);
+    expect(f.has(new Uint8Array([1, 2, 3]))).toBe(true);
+    expect(f.hasAll([liar, new Uint8Array([1, 2, 3])])).toEqual([true, true]);
+    const g = await CuckooFilter.fromBytes(new Liar(f.toBytes()));
+    expect(g.has(new Uint8Array([1, 2, 3]))).toBe(true);
+    f.dispose();
+    g.dispose();
+  });
+});
+
+describe('batches agree with loops of single calls whatever the getters do (property)', () => {
+  type Act =
+    | { kind: 'add' | 'delete' | 'has'; key: number }
+    | { kind: 'addAll' | 'hasAll'; keys: number[] }
+    | { kind: 'otherAddAll'; n: number }
+    | { kind: 'grow'; mib: number };
+  const name = (k: number) => `prop-${k}.example`;
+  const act: fc.Arbitrary<Act> = fc.oneof(
+    fc.record({ kind: fc.constantFrom('add', 'delete', 'has'), key: fc.nat(60) }) as fc.Arbitrary<Act>,
+    fc.record({ kind: fc.constantFrom('addAll', 'hasAll'), keys: fc.array(fc.nat(60), { maxLength: 8 }) }) as fc.Arbitrary<Act>,
+    fc.record({ kind: fc.constant('otherAddAll'), n: fc.integer({ min: 1, max: 50 }) }) as fc.Arbitrary<Act>,
+    fc.record({ kind: fc.constant('grow'), mib: fc.integer({ min: 1, max: 4 }) }) as fc.Arbitrary<Act>,
+  );
+
+  let otherKeys = 0;
+  /** Runs `a` on `f` (and a shared other filter), recording what it answered. */
+  function run(a: Act, f: CuckooFilter, other: CuckooFilter, log: unknown[]): void {
+    switch (a.kind) {
+      case 'add':
+        f.add(name(a.key));
+        return;
+      case 'delete':
+        log.push(f.delete(name(a.key)));
+        return;
+      case 'has':
+        log.push(f.has(name(a.key)));
+        return;
+      case 'addAll':
+        log.push(f.addAll(a.keys.map(name)));
+        return;
+      case 'hasAll':
+        log.push(f.hasAll(a.keys.map(name)));
+        return;
+      case 'otherAddAll':
+        other.addAll(keysOf(`other-${otherKeys++}`, a.n));
+        return;
+      case 'grow':
+        other.has('g'.repeat(a.mib * 1024 * 1024));
+        return;
+    }
+  }
+
+  test('hasAll / addAll with effects at random indices give the answers and bytes of the loop', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(fc.nat(60), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(39), act), { maxLength: 6 }),
+        async (adding, keyIds, effects) => {
+          const other = await CuckooFilter.create({ capacity: 1000 });
+          const batched = await CuckooFilter.create({ capacity: 200, fingerprintBits: 16 });
+          const looped = await CuckooFilter.create({ capacity: 200, fingerprintBits: 16 });
+          const seed = keysOf('seed', 30);
+          batched.addAll(seed);
+          looped.addAll(seed);
+          const keys = keyIds.map(name);
+          const byIndex = new Map<number, Act[]>();
+          for (const [i, a] of effects) if (i < keys.length) byIndex.set(i, [...(byIndex.get(i) ?? []), a]);
+          const batchLog: unknown[] = [];
+          const loopLog: unknown[] = [];
+          // The batch: effects run from getters while the batch reads keys[i].
+          const list = keys.slice();
+          for (const [i, acts] of byIndex) {
+            Object.defineProperty(list, i, {
+              get() {
+                for (const a of acts) run(a, batched, other, batchLog);
+                return keys[i];
+              },
+            });
+          }
+          const batchResult = adding ? batched.addAll(list) : batched.hasAll(list);
+          // The loop: the same effects, then the single call, key by key.
+          const loopResult: boolean[] = [];
+          for (let i = 0; i < keys.length; i++) {
+            for (const a of byIndex.get(i) ?? []) run(a, looped, other, loopLog);
+            if (adding) looped.add(keys[i]);
+            else loopResult.push(looped.has(keys[i]));
+          }
+          expect(batchLog).toEqual(loopLog);
+          expect(batchResult).toEqual(adding ? keys.length : loopResult);
+          expect(Buffer.from(batched.toBytes()).equals(Buffer.from(looped.toBytes()))).toBe(true);
+          batched.dispose();
+          looped.dispose();
+          other.dispose();
+        },
+      ),
+      { numRuns: 300, seed: 20261123 },
+    );
+  });
+});
+
+describe('bytes from anywhere', () => {
+  const context = vm.createContext({});
+  const foreign = (code: string) => vm.runInContext(code, context);
+
+  test('a Uint8Array from another realm (a vm context) is a key, and fromBytes takes one', async () => {
+    const key = foreign('new Uint8Array([104, 105])') as Uint8Array;
+    expect(key instanceof Uint8Array).toBe(false); // another realm's constructor
+    const f = await CuckooFilter.create({ capacity: 100 });
+    f.add(key);
+    expect(f.has('hi')).toBe(true);
+    expect(f.has(key)).toBe(true);
+    expect(f.hasAll([key, 'hi', foreign('new Uint8Array([1])')])).toEqual([true, true, false]);
+    expect(f.addAll([foreign('new Uint8Array([7, 7])')])).toBe(1);
+    const bytes = f.toBytes();
+    const copy = foreign(`new Uint8Array(${bytes.length})`) as Uint8Array;
+    copy.set(bytes);
+    const g = await CuckooFilter.fromBytes(copy);
+    expect(g.has('hi')).toBe(true);
+    const buffer = foreign(`new ArrayBuffer(${bytes.length})`) as ArrayBuffer;
+    new Uint8Array(buffer).set(bytes);
+    const h = await CuckooFilter.fromBytes(buffer);
+    expect(h.has(new Uint8Array([7, 7]))).toBe(true);
+    f.dispose();
+    g.dispose();
+    h.dispose();
+  });
+
+  test('detached buffers get ArgumentTypeError, as keys and as fromBytes input', async () => {
+    const f = await CuckooFilter.create({ capacity: 100 });
+    const bytes = f.toBytes();
+    const detach = (b: ArrayBufferLike) => structuredClone(b, { transfer: [b as ArrayBuffer] });
+    const key = new Uint8Array([1, 2, 3]);
+    detach(key.buffer);
+    expect(() => f.add(key)).toThrow(ArgumentTypeError);
+    expect(() => f.has(key)).toThrow(/detached/);
+    expect(() => f.addAll(['ok', key])).toThrow(/keys\[1\] is a Uint8Array whose buffer was detached/);
+    expect(() => f.hasAll([key])).toThrow(ArgumentTypeError);
+    const view = bytes.slice();
+    detach(view.buffer);
+    await expect(CuckooFilter.fromBytes(view)).rejects.toThrow(ArgumentTypeError);
+    const buffer = bytes.slice().buffer;
+    detach(buffer);
+    await expect(CuckooFilter.fromBytes(buffer)).rejects.toThrow(/detached/);
+    // An empty key that is not detached is still a key.
+    expect(f.add(new Uint8Array(0)).has(new Uint8Array(0))).toBe(true);
+    f.dispose();
+  });
+
+  test('Uint8Array look-alikes are refused with typed errors', async () => {
+    const f = await CuckooFilter.create({ capacity: 100 });
+    const lookAlike = { length: 2, 0: 104, 1: 105, byteLength: 2, buffer: new ArrayBuffer(2) };
+    const tagged = Object.defineProperty(Object.create(Uint8Array.prototype), Symbol.toStringTag, { value: 'Uint8Array' });
+    for (const k of [lookAlike, tagged, new Uint8ClampedArray([104, 105]), new Int8Array([104, 105]), new DataView(new ArrayBuffer(2))]) {
+      expect(() => f.add(k as never)).toThrow(ArgumentTypeError);
+      expect(() => f.hasAll([k] as never)).toThrow(ArgumentTypeError);
+      await expect(CuckooFilter.fromBytes(k as never)).rejects.toThrow(FilterFormatError);
+    }
+    f.dispose();
+  });
+});
