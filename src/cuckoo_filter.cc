@@ -119,6 +119,12 @@ uint64_t CuckooFilter::SerializedSizeFor(const CuckooParams& p) {
          kChecksumBytes;
 }
 
+std::unique_ptr<CuckooFilter> CuckooFilter::NewEmpty() {
+  void* block = internal::AllocateZeroed(sizeof(CuckooFilter));
+  if (block == nullptr) return nullptr;
+  return std::unique_ptr<CuckooFilter>(::new (block) CuckooFilter());
+}
+
 Status CuckooFilter::Create(const CuckooParams& params, std::unique_ptr<CuckooFilter>* out) {
   if (!ValidFingerprintBits(params.fingerprint_bits) || !ValidBucketSize(params.bucket_size) ||
       params.max_kicks > kMaxMaxKicks) {
@@ -126,7 +132,7 @@ Status CuckooFilter::Create(const CuckooParams& params, std::unique_ptr<CuckooFi
   }
   const uint64_t m = BucketCountFor(params.capacity, params.bucket_size);
   if (m == 0) return Status::kInvalidArgument;
-  std::unique_ptr<CuckooFilter> filter(new (std::nothrow) CuckooFilter());
+  std::unique_ptr<CuckooFilter> filter = NewEmpty();
   if (!filter) return Status::kOutOfMemory;
   filter->params_ = params;
   filter->bucket_count_ = static_cast<uint32_t>(m);
@@ -307,20 +313,23 @@ Status CuckooFilter::Deserialize(const uint8_t* data, size_t len,
     return Status::kFormatChecksumMismatch;
   }
 
-  std::unique_ptr<CuckooFilter> filter(new (std::nothrow) CuckooFilter());
+  const uint32_t fingerprint_range =
+      static_cast<uint32_t>((uint64_t{1} << p.fingerprint_bits) - 1);
+  Victim v;
+  v.fingerprint = Get32(data + kOffVictimFingerprint);
+  v.bucket = Get32(data + kOffVictimBucket);
+  if (v.fingerprint == 0 ? v.bucket != 0 : (v.fingerprint > fingerprint_range || v.bucket >= m)) {
+    return Status::kFormatBadVictim;
+  }
+
+  std::unique_ptr<CuckooFilter> filter = NewEmpty();
   if (!filter) return Status::kOutOfMemory;
   filter->params_ = p;
   filter->bucket_count_ = static_cast<uint32_t>(m);
-  filter->fingerprint_range_ = static_cast<uint32_t>((uint64_t{1} << p.fingerprint_bits) - 1);
-  filter->victim_.fingerprint = Get32(data + kOffVictimFingerprint);
-  filter->victim_.bucket = Get32(data + kOffVictimBucket);
+  filter->fingerprint_range_ = fingerprint_range;
+  filter->victim_ = v;
   filter->size_ = Get64(data + kOffItemCount);
   filter->rng_state_ = Get64(data + kOffRngState);
-  const Victim& v = filter->victim_;
-  if (v.fingerprint == 0 ? v.bucket != 0
-                         : (v.fingerprint > filter->fingerprint_range_ || v.bucket >= m)) {
-    return Status::kFormatBadVictim;
-  }
   if (!filter->table_.Init(m, p.bucket_size, p.fingerprint_bits)) return Status::kOutOfMemory;
   std::memcpy(filter->table_.mutable_data(), data + kHeaderBytes, table_bytes);
   if (!filter->table_.PaddingIsZero()) return Status::kFormatBadPadding;

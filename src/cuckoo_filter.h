@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "allocation.h"
 #include "packed_table.h"
 #include "status.h"
 
@@ -70,16 +71,31 @@ class CuckooFilter {
   static uint64_t SerializedSizeFor(const CuckooParams& params);
 
   // Makes an empty filter. kInvalidArgument for a parameter out of range (see
-  // CuckooParams), kOutOfMemory if the table cannot be allocated.
+  // CuckooParams); kOutOfMemory if the filter or its table cannot be allocated
+  // (or the table would not fit in size_t). On error `*out` is untouched and
+  // nothing stays allocated.
   static Status Create(const CuckooParams& params, std::unique_ptr<CuckooFilter>* out);
 
-  // Loads a filter from `len` bytes written by Serialize. Every field is
-  // validated before any allocation beyond `len` bytes; on error `*out` is
-  // untouched and the status names the first problem found (kFormat*).
+  // Loads a filter from `len` bytes written by Serialize. Every header field,
+  // the victim and the checksum are validated before anything is allocated;
+  // the table is then copied into an allocation of about `len` bytes, and its
+  // padding and item count are checked. kOutOfMemory if the filter or its
+  // table cannot be allocated. On error `*out` is untouched, nothing stays
+  // allocated, and the status names the first problem found (kFormat*,
+  // kOutOfMemory).
   static Status Deserialize(const uint8_t* data, size_t len, std::unique_ptr<CuckooFilter>* out);
 
   CuckooFilter(const CuckooFilter&) = delete;
   CuckooFilter& operator=(const CuckooFilter&) = delete;
+
+  // A filter and its table live in blocks from internal::AllocateZeroed
+  // (calloc; allocation.h), so running out of memory is a status, never an
+  // exception or an abort. Only Create and Deserialize make filters: no
+  // new-expression can. `delete` (std::unique_ptr<CuckooFilter>'s deleter)
+  // runs the destructor and frees the block.
+  static void* operator new(size_t) = delete;
+  static void* operator new[](size_t) = delete;
+  static void operator delete(void* p) { internal::Deallocate(p); }
 
   // Inserts a key's fingerprint. kNotEnoughSpace only when both buckets are
   // full and the victim slot is taken (a kick chain could end needing it): the
@@ -139,6 +155,9 @@ class CuckooFilter {
   };
 
   CuckooFilter() = default;
+  // An empty, default-constructed filter in a block from
+  // internal::AllocateZeroed, or null if memory is short.
+  static std::unique_ptr<CuckooFilter> NewEmpty();
   bool VictimMatches(uint32_t fingerprint, uint32_t i1, uint32_t i2) const {
     return victim_.fingerprint == fingerprint && (victim_.bucket == i1 || victim_.bucket == i2);
   }

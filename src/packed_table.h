@@ -14,7 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
+
+#include "allocation.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "cuckoo-wasm's packed table assumes a little-endian target (wasm32, x86-64, arm64)"
@@ -35,7 +36,9 @@ class PackedTable {
   PackedTable(PackedTable&&) = default;
   PackedTable& operator=(PackedTable&&) = default;
 
-  // Allocates a zeroed (all-empty) table. Returns false if memory is short.
+  // Allocates a zeroed (all-empty) table with internal::AllocateZeroed.
+  // Returns false, allocating nothing, if memory is short or the table's bytes
+  // do not fit in size_t (wasm32: a table of 4 GiB or more).
   bool Init(uint64_t bucket_count, uint32_t bucket_size, uint32_t fingerprint_bits) {
     bucket_count_ = bucket_count;
     bucket_size_ = bucket_size;
@@ -53,7 +56,10 @@ class PackedTable {
       bucket_mask_ = (uint64_t{1} << bucket_bits_) - 1;
     }
     byte_length_ = ByteLength(bucket_count * bucket_size, bits_);
-    data_.reset(new (std::nothrow) uint8_t[byte_length_ + kPadding]());
+    data_.reset();
+    if (byte_length_ > SIZE_MAX - kPadding) return false;
+    data_.reset(static_cast<uint8_t*>(
+        internal::AllocateZeroed(static_cast<size_t>(byte_length_ + kPadding))));
     return data_ != nullptr;
   }
 
@@ -144,7 +150,7 @@ class PackedTable {
     const uint64_t used_bits = bucket_count_ * bucket_size_ * bits_;
     const unsigned tail = used_bits & 7;
     if (tail == 0) return true;
-    return (data_[byte_length_ - 1] >> tail) == 0;
+    return (data_.get()[byte_length_ - 1] >> tail) == 0;
   }
 
  private:
@@ -183,7 +189,7 @@ class PackedTable {
     return -1;
   }
 
-  std::unique_ptr<uint8_t[]> data_;
+  std::unique_ptr<uint8_t, internal::FreeDeleter> data_;
   uint64_t bucket_count_ = 0;
   uint64_t byte_length_ = 0;
   uint64_t mask_ = 0;

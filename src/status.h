@@ -16,7 +16,7 @@ enum class Status : uint8_t {
   kNotFound = 1,          // Delete: no matching fingerprint in either bucket nor the victim.
   kNotEnoughSpace = 2,    // Add: no free slot after max_kicks evictions and the victim is taken.
   kInvalidArgument = 3,   // Create: a parameter outside its documented range.
-  kOutOfMemory = 4,       // Create / Deserialize: the table could not be allocated.
+  kOutOfMemory = 4,       // Create / Deserialize: the filter or its table could not be allocated.
   // Deserialize: the bytes are not a filter this version can load (docs/FORMAT.md).
   kFormatTruncated = 10,          // fewer bytes than the header or its table length needs
   kFormatBadMagic = 11,           // does not start with "CKOO"

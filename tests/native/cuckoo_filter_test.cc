@@ -36,6 +36,7 @@
 #include <tuple>
 #include <vector>
 
+#include "alloc_probe.h"
 #include "hash.h"
 #include "packed_table.h"
 #include "status.h"
@@ -45,60 +46,30 @@
 #endif
 
 // ---------------------------------------------------------------------------
-// Allocation probe: records the largest single allocation made while active, so
+// Allocation probe (alloc_probe.h): records what was allocated while active, so
 // a test can assert that Deserialize refuses a hostile header without first
-// allocating the huge table it describes. Under AddressSanitizer, which owns the
-// allocator, the sanitizer's malloc hook is used; otherwise the global operator
-// new / delete are replaced (plain malloc / free plus the probe).
-
-#if defined(__SANITIZE_ADDRESS__)
-#define CUCKOO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CUCKOO_TEST_ASAN 1
-#endif
-#endif
-
-namespace alloc_probe {
-
-std::atomic<bool> g_active{false};
-std::atomic<size_t> g_largest{0};
-
-void Note(size_t n) {
-  if (!g_active.load(std::memory_order_relaxed)) return;
-  size_t prev = g_largest.load(std::memory_order_relaxed);
-  while (n > prev && !g_largest.compare_exchange_weak(prev, n, std::memory_order_relaxed)) {
-  }
-}
-
-// Largest allocation (bytes) made while `fn` ran.
-template <typename Fn>
-size_t LargestAllocationDuring(Fn fn) {
-  g_largest.store(0);
-  g_active.store(true);
-  fn();
-  g_active.store(false);
-  return g_largest.load();
-}
-
-}  // namespace alloc_probe
+// allocating the huge table it describes. The core's allocations are seen
+// through its test hook; the process-wide hook is installed here: under
+// AddressSanitizer, which owns the allocator, the sanitizer's malloc hook;
+// otherwise the global operator new / delete are replaced (plain malloc / free
+// plus the probe).
 
 #ifdef CUCKOO_TEST_ASAN
 #include <sanitizer/allocator_interface.h>
 namespace alloc_probe {
-void MallocHook(const volatile void*, size_t size) { Note(size); }
+void MallocHook(const volatile void*, size_t size) { NoteHeap(size); }
 void FreeHook(const volatile void*) {}
 const int g_hooks_installed = __sanitizer_install_malloc_and_free_hooks(MallocHook, FreeHook);
 }  // namespace alloc_probe
 #else
 void* operator new(std::size_t n) {
-  alloc_probe::Note(n);
+  alloc_probe::NoteHeap(n);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n) { return ::operator new(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  alloc_probe::Note(n);
+  alloc_probe::NoteHeap(n);
   return std::malloc(n == 0 ? 1 : n);
 }
 void* operator new[](std::size_t n, const std::nothrow_t& tag) noexcept {
