@@ -8,14 +8,35 @@
 //  - plain exports (cf_*) for the per-key and per-batch calls, so a lookup is
 //    one direct wasm call with no embind marshalling.
 // Statuses cross as the integer values of cuckoo::Status.
+//
+// Out of memory is a status here, never an abort. In this Emscripten (3.1.6)
+// libc++ is built without exceptions, so operator new, nothrow new included,
+// aborts the module when memory runs out; malloc returns 0 instead (memory
+// growth is on, so ABORTING_MALLOC is off). So nothing here calls operator new,
+// and the linked module contains none (link with --profiling-funcs to see its
+// function names):
+//  - the core allocates with calloc (src/allocation.h) and reports
+//    kOutOfMemory; `delete` of a filter frees with free;
+//  - no embind function takes or returns a value_object or std::string, which
+//    embind passes through wasm memory it gets with `new T` / malloc (wire.h:
+//    GenericBindingType, BindingType<std::string>). create, deserialize and
+//    info return an emscripten::val object, and statusMessage a val string:
+//    built on the JS side (_emval_new_object, _emval_set_property,
+//    _emval_take_value, _emval_new_cstring, which read the values or the static
+//    C string from wasm memory), with nothing allocated in wasm;
+//  - every other embind function takes and returns numbers only, which embind
+//    passes as plain wasm arguments, so they stay embind functions.
+// What still allocates in wasm: malloc called by JS (_malloc; js/wasm-core.ts
+// checks for 0), and embind's __getTypeName, called only to word a
+// BindingError.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
+#include <emscripten/val.h>
 
 #include <malloc.h>
 
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "cuckoo_filter.h"
 
@@ -25,30 +46,17 @@ using cuckoo::CuckooFilter;
 using cuckoo::CuckooParams;
 using cuckoo::Status;
 
-// Result of create / deserialize: status, and the handle when status is kOk (0).
-struct OpenResult {
-  int status = 0;
-  uintptr_t handle = 0;
-};
-
-// Parameters and statistics of one filter, for the JS getters and toBytes sizing.
-struct FilterInfo {
-  double capacity;
-  double bucketCount;
-  int fingerprintBits;
-  int bucketSize;
-  int maxKicks;
-  uint32_t seedLow;
-  uint32_t seedHigh;
-  double serializedSize;
-};
+using emscripten::val;
 
 CuckooFilter* FromHandle(uintptr_t handle) { return reinterpret_cast<CuckooFilter*>(handle); }
 
-OpenResult Adopt(Status s, std::unique_ptr<CuckooFilter> filter) {
-  OpenResult r;
-  r.status = static_cast<int>(s);
-  if (s == Status::kOk) r.handle = reinterpret_cast<uintptr_t>(filter.release());
+// Result of create / deserialize, as a JS object { status, handle }: the
+// cuckoo::Status, and the filter's handle when status is kOk (0), else 0.
+val OpenResult(Status s, std::unique_ptr<CuckooFilter> filter) {
+  const uintptr_t handle = s == Status::kOk ? reinterpret_cast<uintptr_t>(filter.release()) : 0;
+  val r = val::object();
+  r.set("status", static_cast<int>(s));
+  r.set("handle", handle);
   return r;
 }
 
@@ -63,12 +71,12 @@ CuckooParams MakeParams(double capacity, int fingerprint_bits, int bucket_size, 
   return p;
 }
 
-OpenResult Create(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
-                  uint32_t seed_low, uint32_t seed_high) {
+val Create(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
+           uint32_t seed_low, uint32_t seed_high) {
   std::unique_ptr<CuckooFilter> filter;
   const Status s = CuckooFilter::Create(
       MakeParams(capacity, fingerprint_bits, bucket_size, max_kicks, seed_low, seed_high), &filter);
-  return Adopt(s, std::move(filter));
+  return OpenResult(s, std::move(filter));
 }
 
 // Bytes toBytes() would produce for these parameters (0 if Create would refuse
@@ -78,26 +86,28 @@ double SerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size)
       MakeParams(capacity, fingerprint_bits, bucket_size, 0, 0, 0)));
 }
 
-OpenResult Deserialize(uintptr_t data, double length) {
+val Deserialize(uintptr_t data, double length) {
   std::unique_ptr<CuckooFilter> filter;
   const Status s = CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
                                              static_cast<size_t>(length), &filter);
-  return Adopt(s, std::move(filter));
+  return OpenResult(s, std::move(filter));
 }
 
 void Destroy(uintptr_t handle) { delete FromHandle(handle); }
 
-FilterInfo Info(uintptr_t handle) {
+// Parameters and statistics of one filter, as a JS object, for the JS getters
+// and toBytes sizing.
+val Info(uintptr_t handle) {
   const CuckooFilter& f = *FromHandle(handle);
-  FilterInfo info;
-  info.capacity = static_cast<double>(f.capacity());
-  info.bucketCount = static_cast<double>(f.bucket_count());
-  info.fingerprintBits = static_cast<int>(f.fingerprint_bits());
-  info.bucketSize = static_cast<int>(f.bucket_size());
-  info.maxKicks = static_cast<int>(f.max_kicks());
-  info.seedLow = static_cast<uint32_t>(f.seed());
-  info.seedHigh = static_cast<uint32_t>(f.seed() >> 32);
-  info.serializedSize = static_cast<double>(f.SerializedSize());
+  val info = val::object();
+  info.set("capacity", static_cast<double>(f.capacity()));
+  info.set("bucketCount", static_cast<double>(f.bucket_count()));
+  info.set("fingerprintBits", static_cast<int>(f.fingerprint_bits()));
+  info.set("bucketSize", static_cast<int>(f.bucket_size()));
+  info.set("maxKicks", static_cast<int>(f.max_kicks()));
+  info.set("seedLow", static_cast<uint32_t>(f.seed()));
+  info.set("seedHigh", static_cast<uint32_t>(f.seed() >> 32));
+  info.set("serializedSize", static_cast<double>(f.SerializedSize()));
   return info;
 }
 
@@ -108,7 +118,8 @@ void Serialize(uintptr_t handle, uintptr_t out) {
 // Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
 double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
 
-std::string Message(int status) { return cuckoo::StatusMessage(static_cast<Status>(status)); }
+// The JS string is read from StatusMessage's static ASCII text.
+val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
 
 }  // namespace
 
@@ -147,19 +158,6 @@ EMSCRIPTEN_KEEPALIVE double cf_load_factor(const CuckooFilter* f) { return f->lo
 
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
-  using emscripten::value_object;
-  value_object<OpenResult>("OpenResult")
-      .field("status", &OpenResult::status)
-      .field("handle", &OpenResult::handle);
-  value_object<FilterInfo>("FilterInfo")
-      .field("capacity", &FilterInfo::capacity)
-      .field("bucketCount", &FilterInfo::bucketCount)
-      .field("fingerprintBits", &FilterInfo::fingerprintBits)
-      .field("bucketSize", &FilterInfo::bucketSize)
-      .field("maxKicks", &FilterInfo::maxKicks)
-      .field("seedLow", &FilterInfo::seedLow)
-      .field("seedHigh", &FilterInfo::seedHigh)
-      .field("serializedSize", &FilterInfo::serializedSize);
   function("create", &Create);
   function("serializedSizeFor", &SerializedSizeFor);
   function("deserialize", &Deserialize);
