@@ -6,6 +6,7 @@
 // in the DOM); tests only read them with `evaluate`, because Playwright's
 // `evaluate` is exempt from the page's CSP and would hide exactly the failures
 // these tests look for.
+import { spawnSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
@@ -139,6 +140,51 @@ export async function readResult<T>(page: Page, name: string, timeoutMs = 30000)
     timeout: timeoutMs,
   });
   return page.evaluate((n) => (window as unknown as Record<string, unknown>)[n], name) as Promise<T>;
+}
+
+/**
+ * Runs `node SCRIPT ARGS...` from the repository root (a build script such as
+ * examples/browser/build.mjs) and returns its standard output. Throws, with the
+ * script's output, when it fails or runs past `timeoutMs`.
+ */
+export function runNodeScript(script: string, args: string[], timeoutMs = 60000): string {
+  const r = spawnSync(process.execPath, [join(root, script), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  if (r.status !== 0) {
+    const why = r.error ? r.error.message : `exit status ${r.status}, signal ${r.signal}`;
+    throw new Error(`node ${script} ${args.join(' ')} failed (${why}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+/**
+ * Records every `securitypolicyviolation` of the pages `page` opens from now on,
+ * in the page's `window.__cspViolations`, read with `readCspViolations`.
+ *
+ * `watch` is not enough: Chromium logs blocked inline scripts, styles and loads
+ * as console errors, but an `eval` or a WebAssembly compile that the CSP refuses
+ * and the page catches leaves only this event. The listener is installed by an
+ * init script (which the CSP does not apply to) and only listens.
+ */
+export async function recordCspViolations(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`),
+    );
+  });
+}
+
+/** The violations `recordCspViolations` has seen in the page's current document. */
+export function readCspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const seen = (window as unknown as { __cspViolations?: string[] }).__cspViolations;
+    return seen ? [...seen] : ['(not recording: call recordCspViolations before opening the page)'];
+  });
 }
 
 /** Real domain names for the pages: the first `n` of the full list when ../shared is there, else of the in-repo sample. */
