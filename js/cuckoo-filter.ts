@@ -5,6 +5,7 @@ import {
   FilterFormatError,
   FilterFormatReason,
   FilterFullError,
+  OutOfMemoryError,
 } from './errors.js';
 import {
   Chunk,
@@ -235,8 +236,10 @@ export class CuckooFilter {
    *   or both `falsePositiveRate` and `fingerprintBits` are given.
    * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1),
    *   fingerprintBits is not 4..32, bucketSize is not 2, 4 or 8, maxKicks is not 0..1,000,000,
-   *   or the filter would need more than 1 GiB (half the 2 GiB WebAssembly memory limit; browsers
-   *   may allow less, and then creation fails with the same error).
+   *   or the filter would need more than 1 GiB (half the 2 GiB WebAssembly memory limit).
+   * @throws OutOfMemoryError if WebAssembly memory cannot hold the table now (other filters use it,
+   *   or the browser allows less); filters made before keep working.
+   * @throws WasmLoadError if the WebAssembly module cannot be loaded (e.g. a CSP without 'wasm-unsafe-eval').
    * @example
    * ```ts
    * const f = await CuckooFilter.create({ capacity: 50_000, falsePositiveRate: 0.01 });
@@ -284,8 +287,10 @@ export class CuckooFilter {
     }
     const r = core.m.create(capacity, fingerprintBits, bucketSize, maxKicks, Number(seed & 0xffffffffn), Number(seed >> 32n));
     if (r.status === Status.OutOfMemory) {
-      throw new ArgumentRangeError(
-        `not enough WebAssembly memory for a ${bytes}-byte filter (limit ${MAX_WASM_MEMORY} bytes for all filters together); dispose filters you no longer need`,
+      throw new OutOfMemoryError(
+        `not enough WebAssembly memory for a ${bytes}-byte filter (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
+          'dispose filters you no longer need, or create a smaller one',
+        bytes,
       );
     }
     if (r.status !== Status.Ok) throw new ArgumentRangeError(`cannot create filter: ${core.m.statusMessage(r.status)}`);
@@ -298,7 +303,10 @@ export class CuckooFilter {
    *
    * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
    * @throws FilterFormatError if the bytes are not a filter this version wrote (its `reason` says which check failed).
-   * @throws ArgumentRangeError if there is not enough WebAssembly memory to load it.
+   * @throws ArgumentTypeError if the buffer is detached.
+   * @throws ArgumentRangeError if the bytes are longer than any filter this build can hold (1 GiB).
+   * @throws OutOfMemoryError if WebAssembly memory cannot hold the table now; filters made before keep working.
+   * @throws WasmLoadError if the WebAssembly module cannot be loaded.
    * @example
    * ```ts
    * const bytes = new Uint8Array(await (await fetch('/blocklist.cuckoo')).arrayBuffer());
@@ -335,7 +343,11 @@ export class CuckooFilter {
     }
     if (r.status === Status.Ok) return new CuckooFilter(core, r.handle);
     if (r.status === Status.OutOfMemory) {
-      throw new ArgumentRangeError(`not enough WebAssembly memory to load a ${length}-byte filter`);
+      throw new OutOfMemoryError(
+        `not enough WebAssembly memory to load a ${length}-byte filter (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
+          'dispose filters you no longer need',
+        length,
+      );
     }
     const reason = FORMAT_REASONS[r.status] ?? 'bad-parameter';
     throw new FilterFormatError(`not a valid cuckoo-wasm filter: ${core.m.statusMessage(r.status)}`, reason);

@@ -118,3 +118,23 @@ export class WasmLoadError extends Error {
     this.cause = cause;
   }
 }
+
+/**
+ * Thrown when WebAssembly memory cannot hold what was asked for: a filter's
+ * table (`create`, `fromBytes`) or a buffer the library needs for a call. The
+ * module keeps working: filters made before still answer, and smaller ones can
+ * be made. Dispose filters you no longer need, or make a smaller one; all
+ * filters of a realm share one memory of at most 2 GiB (browsers may allow less).
+ */
+export class OutOfMemoryError extends Error {
+  /** Stable error code: `'ERR_OUT_OF_MEMORY'`. */
+  readonly code = 'ERR_OUT_OF_MEMORY' as const;
+  /** Bytes that could not be allocated. */
+  readonly requestedBytes: number;
+
+  constructor(message: string, requestedBytes: number) {
+    super(message);
+    this.name = 'OutOfMemoryError';
+    this.requestedBytes = requestedBytes;
+  }
+}

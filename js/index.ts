@@ -14,6 +14,7 @@ export {
   FilterDisposedError,
   FilterFormatError,
   FilterFullError,
+  OutOfMemoryError,
   WasmLoadError,
 } from './errors.js';
 export type { FilterFormatReason, WasmLoadReason } from './errors.js';

@@ -18,7 +18,7 @@
  */
 import createCuckooCore from 'cuckoo-core-glue';
 import wasmBinary from 'cuckoo-core-wasm';
-import { ArgumentRangeError, ArgumentTypeError, WasmLoadError } from './errors.js';
+import { ArgumentTypeError, OutOfMemoryError, WasmLoadError } from './errors.js';
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
@@ -269,12 +269,14 @@ export class Core {
     this.scratchView = this.view(this.scratchPtr, this.scratchCap);
   }
 
-  /** malloc that throws instead of returning 0. */
+  /** malloc that throws OutOfMemoryError instead of returning 0. */
   alloc(bytes: number): number {
     const ptr = this.m._malloc(Math.max(1, bytes));
     if (ptr === 0) {
-      throw new ArgumentRangeError(
-        `could not allocate ${bytes} bytes of WebAssembly memory (the module may grow to ${MAX_WASM_MEMORY} bytes); dispose filters you no longer need`,
+      throw new OutOfMemoryError(
+        `could not allocate ${bytes} bytes of WebAssembly memory (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
+          'dispose filters you no longer need',
+        bytes,
       );
     }
     return ptr;

@@ -321,6 +321,51 @@ describe('batches agree with loops of single calls whatever the getters do (prop
   });
 });
 
+describe('out of memory', () => {
+  test('filters until wasm memory runs out, and fromBytes whose table does not fit: OutOfMemoryError, and the module keeps working', () => {
+    // A child process: it takes the module's memory to its 2 GiB limit.
+    const script = `
+const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'index.cjs'))});
+(async () => {
+  const keys = Array.from({ length: 1000 }, (_, i) => 'kept-' + i);
+  const small = await CuckooFilter.create({ capacity: 1000 });
+  small.addAll(keys);
+  // Bytes of a ~300 MB filter, made while memory is free.
+  const mid = await CuckooFilter.create({ capacity: 175e6, fingerprintBits: 13 });
+  mid.addAll(['mid-key']);
+  const midBytes = mid.toBytes();
+  mid.dispose();
+  const big = [];
+  let createError;
+  for (let i = 0; i < 8 && !createError; i++) {
+    try { big.push(await CuckooFilter.create({ capacity: 290e6, fingerprintBits: 13 })); } // ~500 MB each
+    catch (e) { createError = e; }
+  }
+  // Free one 500 MB filter: the 300 MB of bytes fit, but not the 300 MB table beside them.
+  big.pop().dispose();
+  let loadError;
+  try { (await CuckooFilter.fromBytes(midBytes)).dispose(); } catch (e) { loadError = e; }
+  const describe = (e) => e && ({ name: e.name, code: e.code, oom: e instanceof OutOfMemoryError, requestedBytes: e.requestedBytes, message: e.message });
+  const out = { bigFilters: big.length + 1, create: describe(createError), load: describe(loadError) };
+  out.smallStillAnswers = small.hasAll(keys).every(Boolean) && small.has('kept-999');
+  const fresh = await CuckooFilter.create({ capacity: 100 });
+  out.newSmallFilter = fresh.add('x').has('x');
+  for (const f of big) f.dispose();
+  out.loadAfterFree = (await CuckooFilter.fromBytes(midBytes)).has('mid-key');
+  console.log(JSON.stringify(out));
+})().catch((e) => { console.log(JSON.stringify({ crashed: String(e) })); });`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120000 });
+    expect(r.error).toBeUndefined();
+    const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}');
+    console.log(`out of memory: ${out.bigFilters} filters of ~500 MB before create failed; ${out.create?.message}`);
+    expect(out.create).toMatchObject({ name: 'OutOfMemoryError', code: 'ERR_OUT_OF_MEMORY', oom: true });
+    expect(out.create.requestedBytes).toBeGreaterThan(400e6);
+    expect(out.create.message).toMatch(/dispose filters you no longer need/);
+    expect(out.load).toMatchObject({ name: 'OutOfMemoryError', code: 'ERR_OUT_OF_MEMORY', oom: true });
+    expect(out).toMatchObject({ smallStillAnswers: true, newSmallFilter: true, loadAfterFree: true });
+  });
+});
+
 describe('bytes from anywhere', () => {
   const context = vm.createContext({});
   const foreign = (code: string) => vm.runInContext(code, context);
