@@ -63,16 +63,18 @@ for (const file of [library, cli]) {
 // The filter, built by the CLI from one list file: the lists as they are, then the added hostnames.
 mkdirSync(join(outDir, 'lib'), { recursive: true });
 const tmp = mkdtempSync(join(tmpdir(), 'cuckoo-extension-'));
+let buildError;
 try {
   const combined = join(tmp, 'list.txt');
   writeFileSync(combined, [...lists, ...added].join('\n') + '\n');
   const args = [cli, 'build', combined, '-o', join(outDir, 'blocklist.cuckoo'), '--fpr', values.fpr];
   process.stdout.write(execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 } catch (e) {
-  fail(`building the filter failed: ${e.stderr?.trim() || e.message}`);
+  buildError = e;
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true }); // before fail(): process.exit skips pending finally blocks
 }
+if (buildError) fail(`building the filter failed: ${buildError.stderr?.trim() || buildError.message}`);
 
 for (const file of SOURCE_FILES) copyFileSync(join(here, file), join(outDir, file));
 copyFileSync(library, join(outDir, 'lib/cuckoo-wasm.mjs'));
