@@ -119,8 +119,10 @@ const registry = new FinalizationRegistry<{ core: Core; handle: number }>(({ cor
 interface Batch {
   /** Keys read from the caller and not yet written to wasm memory. */
   readonly chunk: Chunk;
-  /** hasAll: the answers so far, in key order. Undefined for addAll. */
-  readonly out: boolean[] | undefined;
+  /** hasAll: the answers, in key order. Undefined for addAll. */
+  out: boolean[] | undefined;
+  /** hasAll: how many of {@link out} are answered. */
+  answered: number;
   /** addAll: keys added so far. */
   added: number;
   /** addAll: a key did not fit; no further key is read. */
@@ -402,6 +404,7 @@ export class CuckooFilter {
     try {
       if (source.iterator === undefined) {
         const { list, length } = source;
+        if (batch.out !== undefined) batch.out = new Array<boolean>(length);
         for (let i = 0; i < length; ++i) {
           const key = list[i];
           if (this.handle >= 0) this.resume(batch);
@@ -432,6 +435,7 @@ export class CuckooFilter {
     } finally {
       this.pending = null;
       if (this.handle < 0) this.handle = -this.handle;
+      batch.chunk.release();
       if (iterator !== undefined) closeIterator(iterator);
     }
   }
@@ -440,18 +444,20 @@ export class CuckooFilter {
   private take(batch: Batch, key: unknown, index: number): boolean {
     if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
     const chunk = batch.chunk;
-    if (chunk.wouldOverflow(key)) {
+    let state = chunk.push(key);
+    if (state === 2) {
       this.flush(batch);
       if (batch.full) return true;
+      state = chunk.push(key);
     }
-    if (chunk.push(key)) this.flush(batch);
+    if (state === 1) this.flush(batch);
     return batch.full;
   }
 
   /** Writes the batch's chunk into wasm memory and crosses once: cf_add_batch or cf_contain_batch. Runs no user code. */
   private flush(batch: Batch): void {
     const chunk = batch.chunk;
-    const n = chunk.keys.length;
+    const n = chunk.count;
     if (n === 0 || batch.full) {
       chunk.clear();
       return;
@@ -459,7 +465,7 @@ export class CuckooFilter {
     const h = Math.abs(this.handle);
     const core = this.core;
     core.writeChunk(chunk);
-    chunk.clear(); // hold no caller keys longer than needed
+    chunk.clear();
     if (batch.out === undefined) {
       const done = core.hot.cf_add_batch(h, core.batchKeys, core.batchOffsets, n, core.batchResults);
       batch.added += done;
@@ -469,7 +475,9 @@ export class CuckooFilter {
       const heap = core.m.HEAPU8;
       const results = core.batchResults;
       const out = batch.out;
-      for (let i = 0; i < n; ++i) out.push(heap[results + i] !== 0);
+      let at = batch.answered;
+      for (let i = 0; i < n; ++i) out[at++] = heap[results + i] !== 0;
+      batch.answered = at;
     }
   }
 
@@ -587,7 +595,7 @@ export class CuckooFilter {
    * ```
    */
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, added: 0, full: false, failure: undefined };
+    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined };
     this.runBatch(keys, batch);
     if (batch.full) throw this.fullError(batch.added);
     return batch.added;
@@ -607,9 +615,11 @@ export class CuckooFilter {
    * ```
    */
   hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    const batch: Batch = { chunk: new Chunk(), out: [], added: 0, full: false, failure: undefined };
+    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined };
     this.runBatch(keys, batch);
-    return batch.out!;
+    const out = batch.out!;
+    out.length = batch.answered; // an array-like's answers were allocated up front
+    return out;
   }
 
   /**

@@ -170,56 +170,57 @@ export function keyTypeError(key: unknown, where: string): ArgumentTypeError {
 
 /**
  * The keys of one chunk of a batch, read from the caller and not yet written
- * to wasm memory. While every key is a string, `joined` holds them concatenated
- * so that one `encodeInto` writes the chunk.
+ * to wasm memory. A chunk of strings is joined when written, so that one
+ * `encodeInto` writes it.
  */
 export class Chunk {
+  /** The keys, in `keys[0 .. count)`; the array is reused from chunk to chunk. */
   readonly keys: Key[] = [];
-  /** The keys concatenated, while {@link allStrings}. */
-  joined = '';
+  count = 0;
   /** UTF-16 code units of the string keys plus bytes of the Uint8Array keys. */
   units = 0;
-  /** Most bytes the keys can take as UTF-8: 3 per code unit, 1 per byte. */
-  maxBytes = 0;
+  /** Bytes of the Uint8Array keys. */
+  bytes = 0;
+  /** True while every key is a string. */
   allStrings = true;
 
-  /**
-   * True if `key` would take this non-empty chunk past its unit budget: the
-   * chunk is written first, so that a long key makes a chunk of its own and the
-   * batch region never needs more than 3 bytes per unit of the longest key.
-   */
-  wouldOverflow(key: Key): boolean {
-    return (
-      this.keys.length > 0 && this.units + (typeof key === 'string' ? key.length : byteLengthOf(key)) > BATCH_MAX_UNITS
-    );
+  /** Most bytes the keys can take as UTF-8: 3 per code unit, 1 per byte. */
+  get maxBytes(): number {
+    return 3 * (this.units - this.bytes) + this.bytes;
   }
 
   /**
-   * Adds a key that was checked to be a string or a live Uint8Array; returns
-   * true when the chunk is full and should be written before the next key.
+   * Adds a key that was checked to be a string or a live Uint8Array. Returns
+   * 0 when it was added and there is room for more, 1 when it was added and the
+   * chunk is now full, or 2 when the chunk must be written first: the key
+   * would take this non-empty chunk past its unit budget (so a long key makes a
+   * chunk of its own, and the batch region never needs more than 3 bytes per
+   * unit of the longest key).
    */
-  push(key: Key): boolean {
-    if (typeof key === 'string') {
-      if (this.allStrings) this.joined += key;
-      this.units += key.length;
-      this.maxBytes += 3 * key.length;
-    } else {
-      const n = byteLengthOf(key);
+  push(key: Key): 0 | 1 | 2 {
+    const n = typeof key === 'string' ? key.length : byteLengthOf(key);
+    if (this.count > 0 && this.units + n > BATCH_MAX_UNITS) return 2;
+    if (typeof key !== 'string') {
+      this.bytes += n;
       this.allStrings = false;
-      this.joined = '';
-      this.units += n;
-      this.maxBytes += n;
     }
-    this.keys.push(key);
-    return this.keys.length === BATCH_MAX_KEYS || this.units >= BATCH_MAX_UNITS;
+    this.units += n;
+    this.keys[this.count++] = key;
+    return this.count === BATCH_MAX_KEYS || this.units >= BATCH_MAX_UNITS ? 1 : 0;
   }
 
+  /** Empties the chunk for the next keys. */
   clear(): void {
-    this.keys.length = 0;
-    this.joined = '';
+    this.count = 0;
     this.units = 0;
-    this.maxBytes = 0;
+    this.bytes = 0;
     this.allStrings = true;
+  }
+
+  /** Lets go of the caller's keys (when the batch ends). */
+  release(): void {
+    this.clear();
+    this.keys.length = 0;
   }
 }
 
@@ -385,7 +386,7 @@ export class Core {
    */
   writeChunk(chunk: Chunk): void {
     const keys = chunk.keys;
-    const n = keys.length;
+    const n = chunk.count;
     this.ensureBatch(chunk.maxBytes);
     const heap = this.m.HEAPU8; // taken now: memory may have grown while keys were read
     const offsets = this.m.HEAPU32;
@@ -394,7 +395,9 @@ export class Core {
     if (chunk.allStrings) {
       // One encodeInto for the whole chunk. When every unit was ASCII it wrote
       // one byte per unit, and the offsets are the running sum of the lengths.
-      const written = encoder.encodeInto(chunk.joined, heap.subarray(base, base + this.batchCap)).written;
+      if (keys.length !== n) keys.length = n; // a last, shorter chunk: join only its keys
+      const joined = (keys as string[]).join('');
+      const written = encoder.encodeInto(joined, heap.subarray(base, base + this.batchCap)).written;
       if (written === chunk.units) {
         let at = 0;
         for (let i = 0; i < n; ++i) {
@@ -404,7 +407,7 @@ export class Core {
         offsets[o + n] = at;
         return;
       }
-      this.rewriteFromFirstNonAscii(keys as string[], chunk.joined, heap, offsets, base, o);
+      this.rewriteFromFirstNonAscii(keys as string[], n, joined, heap, offsets, base, o);
       return;
     }
     let at = 0;
@@ -430,13 +433,13 @@ export class Core {
    */
   private rewriteFromFirstNonAscii(
     keys: string[],
+    n: number,
     joined: string,
     heap: Uint8Array,
     offsets: Uint32Array,
     base: number,
     o: number,
   ): void {
-    const n = keys.length;
     NON_ASCII.lastIndex = 0;
     let next = NON_ASCII.exec(joined)?.index ?? Infinity; // unit index of the next non-ASCII unit
     let unit = 0; // units of `joined` written so far
