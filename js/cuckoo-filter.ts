@@ -579,16 +579,18 @@ export class CuckooFilter {
   }
 
   /**
-   * Adds many keys, crossing into WebAssembly once per batch of up to 8192 keys.
+   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
+   * iterator do meanwhile (calls on this filter see the keys read before them).
    *
-   * @param keys - any iterable of strings and Uint8Arrays. An array is packed as it is; any other
-   *   iterable is read 8192 keys at a time, and not read further once the filter is full.
+   * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
+   *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
    * @returns how many keys were added (all of them).
    * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
    *   before (those stay added), the rest were not added.
-   * @throws ArgumentTypeError at the first key that is neither a string nor a Uint8Array
-   *   (keys in the batch before it may have been added).
-   * @throws FilterDisposedError after dispose().
+   * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
+   *   live Uint8Array (every key before it was added).
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
    * @example
    * ```ts
    * f.addAll(text.split('\n').filter(Boolean));
@@ -602,13 +604,15 @@ export class CuckooFilter {
   }
 
   /**
-   * Tests many keys, crossing into WebAssembly once per batch of up to 8192 keys.
+   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
+   * meanwhile.
    *
-   * @param keys - an array-like of strings and Uint8Arrays (`length` a non-negative integer).
+   * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
+   *   and Uint8Arrays (any realm).
    * @returns `result[i] === has(keys[i])`, one boolean per key.
-   * @throws ArgumentTypeError if `keys` is not such an array-like, or any key is neither a string
-   *   nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
+   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array.
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
    * @example
    * ```ts
    * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
