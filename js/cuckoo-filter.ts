@@ -317,24 +317,22 @@ export class CuckooFilter {
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
     // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
-    let view: Uint8Array;
-    if (isArrayBuffer(bytes)) view = new Uint8Array(isDetached(bytes) ? new ArrayBuffer(0) : bytes);
-    else if (isUint8Array(bytes)) view = bytes;
-    else throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
-    if (byteLengthOf(view) === 0 && isDetached(isArrayBuffer(bytes) ? bytes : view)) {
+    if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
+      throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
+    }
+    const core = await loadCore();
+    // Measured after the await: the caller's code runs meanwhile and may transfer the buffer.
+    if (isDetached(bytes)) {
       throw new ArgumentTypeError(
         'fromBytes got a detached buffer (transferred to a worker, or resized away): it has no bytes to read; pass the bytes before transferring them',
       );
     }
+    const view = isArrayBuffer(bytes) ? new Uint8Array(bytes) : bytes;
     const length = byteLengthOf(view);
-    const core = await loadCore();
     if (length > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
       );
-    }
-    if (length === 0 && isDetached(view)) {
-      throw new ArgumentTypeError('fromBytes got a buffer that was detached while the module loaded');
     }
     const ptr = core.copyIn(view);
     let r;

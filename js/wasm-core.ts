@@ -135,9 +135,8 @@ export function isArrayBuffer(value: unknown): value is ArrayBuffer {
 }
 
 /**
- * True if the buffer behind `view` (or `buffer` itself) was detached, e.g.
- * transferred to a worker: its views then read as empty. Only an empty view can
- * be detached, so callers check this for length 0 alone.
+ * True if the buffer behind `bytes` (or `bytes` itself) was detached, e.g.
+ * transferred to a worker: its views then read as empty.
  */
 export function isDetached(bytes: Uint8Array | ArrayBuffer): boolean {
   const buffer = isUint8Array(bytes) ? typedArrayBuffer.call(bytes) : bytes;

@@ -409,6 +409,15 @@ describe('bytes from anywhere', () => {
     const buffer = bytes.slice().buffer;
     detach(buffer);
     await expect(CuckooFilter.fromBytes(buffer)).rejects.toThrow(/detached/);
+    // Detached by the caller after fromBytes was called, while it awaits the module: measured after the await.
+    const late = bytes.slice();
+    const pending = CuckooFilter.fromBytes(late);
+    detach(late.buffer);
+    await expect(pending).rejects.toThrow(/detached/);
+    const lateBuffer = bytes.slice().buffer;
+    const pendingBuffer = CuckooFilter.fromBytes(lateBuffer);
+    detach(lateBuffer);
+    await expect(pendingBuffer).rejects.toThrow(ArgumentTypeError);
     // An empty key that is not detached is still a key.
     expect(f.add(new Uint8Array(0)).has(new Uint8Array(0))).toBe(true);
     f.dispose();
