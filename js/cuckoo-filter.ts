@@ -403,9 +403,11 @@ export class CuckooFilter {
       if (source.iterator === undefined) {
         const { list, length } = source;
         if (batch.out !== undefined) batch.out = new Array<boolean>(length);
+        const chunk = batch.chunk;
         for (let i = 0; i < length; ++i) {
           const key = list[i];
           if (this.handle >= 0) this.resume(batch);
+          if (typeof key === 'string' && chunk.pushString(key)) continue;
           if (this.take(batch, key, i)) return;
         }
       } else {

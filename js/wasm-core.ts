@@ -169,8 +169,9 @@ export function keyTypeError(key: unknown, where: string): ArgumentTypeError {
 
 /**
  * The keys of one chunk of a batch, read from the caller and not yet written
- * to wasm memory. A chunk of strings is joined when written, so that one
- * `encodeInto` writes it.
+ * to wasm memory. A chunk of strings is also concatenated as it is read (V8
+ * builds a rope, flattened once by the `encodeInto` that writes the chunk:
+ * cheaper per key than `Array.prototype.join`).
  */
 export class Chunk {
   /** The keys, in `keys[0 .. count)`; the array is reused from chunk to chunk. */
@@ -182,6 +183,8 @@ export class Chunk {
   bytes = 0;
   /** True while every key is a string. */
   allStrings = true;
+  /** While every key is a string: the keys concatenated, as they are read. */
+  joined = '';
 
   /** Most bytes the keys can take as UTF-8: 3 per code unit, 1 per byte. */
   get maxBytes(): number {
@@ -202,10 +205,24 @@ export class Chunk {
     if (typeof key !== 'string') {
       this.bytes += n;
       this.allStrings = false;
-    }
+      this.joined = '';
+    } else if (this.allStrings) this.joined += key;
     this.units += n;
     this.keys[this.count++] = key;
     return this.count === BATCH_MAX_KEYS || this.units >= BATCH_MAX_UNITS ? 1 : 0;
+  }
+
+  /**
+   * Adds a string key if the chunk has room for it and stays below its limits
+   * afterwards; false (nothing added) otherwise, and {@link push} decides.
+   */
+  pushString(key: string): boolean {
+    const units = this.units + key.length;
+    if (units >= BATCH_MAX_UNITS || this.count >= BATCH_MAX_KEYS - 1 || !this.allStrings) return false;
+    this.units = units;
+    this.keys[this.count++] = key;
+    this.joined += key;
+    return true;
   }
 
   /** Empties the chunk for the next keys. */
@@ -214,6 +231,7 @@ export class Chunk {
     this.units = 0;
     this.bytes = 0;
     this.allStrings = true;
+    this.joined = '';
   }
 
   /** Lets go of the caller's keys (when the batch ends). */
@@ -394,8 +412,7 @@ export class Core {
     if (chunk.allStrings) {
       // One encodeInto for the whole chunk. When every unit was ASCII it wrote
       // one byte per unit, and the offsets are the running sum of the lengths.
-      if (keys.length !== n) keys.length = n; // a last, shorter chunk: join only its keys
-      const joined = (keys as string[]).join('');
+      const joined = chunk.joined;
       const written = encoder.encodeInto(joined, heap.subarray(base, base + this.batchCap)).written;
       if (written === chunk.units) {
         let at = 0;
