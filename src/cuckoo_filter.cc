@@ -250,20 +250,8 @@ size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size
 
 void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                 uint8_t* results) const {
-  // Keys go in groups: first every key's fingerprint and buckets (hashing
-  // touches only the key), then the group's probes, whose table loads are then
-  // independent of each other and overlap when the table is out of cache.
-  constexpr size_t kGroup = 8;
-  uint32_t fp[kGroup], i1[kGroup], i2[kGroup];
-  for (size_t k = 0; k < n; k += kGroup) {
-    const size_t g = n - k < kGroup ? n - k : kGroup;
-    for (size_t j = 0; j < g; ++j) {
-      Derive(keys + offsets[k + j], offsets[k + j + 1] - offsets[k + j], &fp[j], &i1[j]);
-      i2[j] = AltIndex(i1[j], fp[j]);
-    }
-    for (size_t j = 0; j < g; ++j) {
-      results[k + j] = table_.ContainsEither(i1[j], i2[j], fp[j]) || VictimMatches(fp[j], i1[j], i2[j]);
-    }
+  for (size_t k = 0; k < n; ++k) {
+    results[k] = Contain(keys + offsets[k], offsets[k + 1] - offsets[k]) ? 1 : 0;
   }
 }
 
