@@ -1,5 +1,5 @@
 // Key sets for the benchmarks: members (keys added) and non-members (keys never
-// added), from real domain lists. Shared by bench/worker.mjs and bench/floor.mjs;
+// added), from real lists: domains (the default) or URLs (`keys: 'urls'`). Shared by bench/worker.mjs and bench/floor.mjs;
 // bench/native/core_bench.cc implements the same rule in C++ (and both print the
 // same key-set digest, so a mismatch is visible).
 //
@@ -11,6 +11,11 @@
 // Non-members: every line of benign_domains.txt that is not a member (exact
 // match), in file order; if more are asked for than exist, derived the same way
 // (skipping members and keys already taken).
+//
+// URL keys: members are the first N distinct lines of phishing_urls.txt (49,256
+// real phishing links, as published; N may not exceed that), non-members are
+// `https://<domain>/` for each benign domain, the shape of a link a page or an
+// extension checks. There is no in-repo sample of URLs: they need ../shared/data.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,11 +40,15 @@ export function locateData(dir) {
   const full = dir ? resolve(dir) : resolve(ROOT, '..', 'shared', 'data');
   const blocklist = join(full, 'blocklist_domains.txt');
   const benign = join(full, 'benign_domains.txt');
-  if (existsSync(blocklist) && existsSync(benign)) return { blocklist, benign, sample: false };
+  const urls = join(full, 'phishing_urls.txt');
+  if (existsSync(blocklist) && existsSync(benign)) {
+    return { blocklist, benign, urls: existsSync(urls) ? urls : null, sample: false };
+  }
   if (dir) throw new Error(`no blocklist_domains.txt and benign_domains.txt in ${full}`);
   return {
     blocklist: join(ROOT, 'examples', 'data', 'blocklist-sample.txt'),
     benign: join(ROOT, 'examples', 'data', 'benign-opendns.txt'),
+    urls: null,
     sample: true,
   };
 }
@@ -78,17 +87,29 @@ function fill(target, want, real, taken) {
   return derived;
 }
 
+/** The kinds of key a benchmark can use. */
+export const KEY_KINDS = ['domains', 'urls'];
+
+/** How many URL keys there are (distinct lines of phishing_urls.txt), or 0 without the file. */
+export function urlCount(dir) {
+  const { urls } = locateData(dir);
+  return urls ? new Set(readLines(urls)).size : 0;
+}
+
 /**
  * Loads the key sets.
  *
  * @param {number} n - members wanted.
- * @param {{ dir?: string, nonMembers?: number }} [options] - data folder; non-members wanted
- *   (default: every benign line that is not a member).
+ * @param {{ dir?: string, nonMembers?: number, keys?: 'domains' | 'urls' }} [options] - data
+ *   folder; non-members wanted (default: every benign line that is not a member); the kind of key.
  * @returns {{ members: string[], nonMembers: string[], derivedMembers: number,
  *   derivedNonMembers: number, excludedNonMembers: number, files: object, digest: string }}
  */
 export function loadKeys(n, options = {}) {
   const files = locateData(options.dir);
+  const kind = options.keys ?? 'domains';
+  if (!KEY_KINDS.includes(kind)) throw new Error(`keys: ${kind} is not one of ${KEY_KINDS.join(', ')}`);
+  if (kind === 'urls') return loadUrlKeys(n, files, options);
   const block = readLines(files.blocklist);
   const benign = readLines(files.benign);
   const members = [];
@@ -110,6 +131,31 @@ export function loadKeys(n, options = {}) {
     nonMembers: JSON.parse(JSON.stringify(nonMembers)),
     derivedMembers,
     derivedNonMembers,
+    excludedNonMembers,
+    files,
+    digest: `${digest(members)}/${digest(nonMembers)}`,
+  };
+}
+
+function loadUrlKeys(n, files, options) {
+  if (!files.urls) throw new Error('URL keys need phishing_urls.txt (../shared/data or --data DIR)');
+  const urls = [...new Set(readLines(files.urls))];
+  if (n > urls.length) throw new Error(`URL keys: ${n} asked for, phishing_urls.txt has ${urls.length} distinct URLs`);
+  const members = urls.slice(0, n);
+  const taken = new Set(members);
+  const nonMembers = [];
+  let excludedNonMembers = 0;
+  for (const d of readLines(files.benign)) {
+    if (options.nonMembers !== undefined && nonMembers.length >= options.nonMembers) break;
+    const url = `https://${d}/`;
+    if (taken.has(url)) ++excludedNonMembers;
+    else nonMembers.push(url);
+  }
+  return {
+    members: JSON.parse(JSON.stringify(members)),
+    nonMembers: JSON.parse(JSON.stringify(nonMembers)),
+    derivedMembers: 0,
+    derivedNonMembers: 0,
     excludedNonMembers,
     files,
     digest: `${digest(members)}/${digest(nonMembers)}`,

@@ -1,14 +1,17 @@
 // Where the time of one has() goes: microbenchmarks of each layer a lookup of a
 // string key crosses, per key, on the real member keys (bench/data.mjs):
 //
-//   node --expose-gc bench/floor.mjs [--n 1000000] [--passes 7] [--out bench/results/floor-n1000000.md]
+//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--out FILE.md]
 //
 // Each row is the median ns per key over --passes passes (min–max), and the
 // lookups/s that cost alone would allow. The rows build up: the JS loop alone;
 // the charCodeAt copy into a view over wasm memory that has() uses for short
-// ASCII keys; TextEncoder.encodeInto (its path for other strings); the one-pass
-// chunk packing of hasAll()/addAll() (offsets + concatenation + one encodeInto
-// per 8192 keys); a 32-bit FNV-1a in JS over the UTF-16 code units (what
+// ASCII keys; TextEncoder.encodeInto (its path for other strings); the chunk
+// packing of hasAll()/addAll() (offsets + rope concatenation + one encodeInto
+// per chunk of ≤ 8192 keys and ≤ 64K code units), and the same with
+// Array.prototype.join; hasAll()'s answer array (a fresh Array of N booleans:
+// above 16K elements V8 puts it in fresh pages, whose first touch costs page
+// faults); a 32-bit FNV-1a in JS over the UTF-16 code units (what
 // hashing without any copy would cost); an empty WebAssembly call with has()'s
 // arguments (a hand-assembled module: (i32, i32, i32) -> i32 returning 0); the
 // copy + that empty call (the boundary floor of one key per call); the core's
@@ -38,6 +41,7 @@ const { values: opt } = parseArgs({
     n: { type: 'string', default: '1000000' },
     passes: { type: 'string', default: '7' },
     eps: { type: 'string', default: '0.001' },
+    keys: { type: 'string', default: 'domains' }, // or urls (bench/data.mjs); --n is then at most 49,256
     out: { type: 'string' }, // also write the table to this Markdown file
   },
 });
@@ -69,7 +73,7 @@ function measure(name, keysPerPass, pass) {
 }
 
 async function main() {
-  const { members } = loadKeys(N);
+  const { members } = loadKeys(N, { keys: opt.keys });
   const n = members.length;
   const { CuckooFilter } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
   const { BloomFilter } = await import('bloomfilter');
@@ -104,7 +108,7 @@ async function main() {
     const offsets = new Uint32Array(chunk.length + 1);
     for (let j = 0, at = 0; j < chunk.length; ++j) {
       offsets[j] = at;
-      at += chunk[j].length;
+      at += encoder.encode(chunk[j]).length; // UTF-8 bytes: a few URLs are not ASCII
       offsets[j + 1] = at;
     }
     core.m.HEAPU32.set(offsets, offsetsPtr >>> 2);
@@ -144,22 +148,47 @@ async function main() {
       for (let i = 0; i < n; ++i) s += encoder.encodeInto(members[i], scratch).written;
       return s;
     }),
-    measure('one pass per 8192-key chunk: offsets + concatenation + one encodeInto (hasAll() path)', n, () => {
+    measure('chunk packing as hasAll() does it: chunks of ≤ 8192 keys and ≤ 64K units, offsets + rope concatenation + one encodeInto', n, () => {
       let s = 0;
-      for (let a = 0; a < n; a += 8192) {
-        const b = Math.min(n, a + 8192);
+      for (let a = 0; a < n; ) {
         let joined = '';
         let used = 0;
-        for (let q = a; q < b; ++q) {
+        let q = a;
+        for (; q < n && q - a < 8192 && used < 65536; ++q) {
           const k = members[q];
           packOffsets[q - a] = used;
           used += k.length;
           joined += k;
         }
-        packOffsets[b - a] = used;
+        packOffsets[q - a] = used;
         s += encoder.encodeInto(joined, packBuffer).written;
+        a = q;
       }
       return s;
+    }),
+    measure('the same chunks with Array.prototype.join instead of the rope', n, () => {
+      let s = 0;
+      const chunk = [];
+      for (let a = 0; a < n; ) {
+        let used = 0;
+        let q = a;
+        for (; q < n && q - a < 8192 && used < 65536; ++q) {
+          const k = members[q];
+          packOffsets[q - a] = used;
+          used += k.length;
+          chunk[q - a] = k;
+        }
+        chunk.length = q - a;
+        packOffsets[q - a] = used;
+        s += encoder.encodeInto(chunk.join(''), packBuffer).written;
+        a = q;
+      }
+      return s;
+    }),
+    measure(`hasAll()'s answer array: new Array(${fmtInt(n)}) and one boolean per key`, n, () => {
+      const out = new Array(n);
+      for (let i = 0; i < n; ++i) out[i] = packBuffer[i & 0xffff] !== 0;
+      return out.length;
     }),
     measure('FNV-1a 32 in JS over charCodeAt (a hash with no copy)', n, () => {
       let s = 0;
@@ -223,7 +252,7 @@ async function main() {
   tiny.dispose();
 
   const avgLen = members.reduce((a, k) => a + k.length, 0) / n;
-  const head = `floor: ${fmtInt(n)} member keys (average ${fmtNum(avgLen, 1)} bytes), ε = ${EPS}, median of ${PASSES} passes, node ${process.version}, ${os.cpus()[0]?.model?.trim()}, load average ${os.loadavg()[0].toFixed(2)}`;
+  const head = `floor: ${fmtInt(n)} member ${opt.keys === 'urls' ? 'URLs' : 'domains'} (average ${fmtNum(avgLen, 1)} bytes), ε = ${EPS}, median of ${PASSES} passes, node ${process.version}, ${os.cpus()[0]?.model?.trim()}, load average ${os.loadavg()[0].toFixed(2)}`;
   const table =
     markdownTable(
       ['what, per key', 'ns (min–max)', 'lookups/s at that cost alone'],
@@ -234,19 +263,20 @@ async function main() {
       ]),
     );
   const ns = (prefix) => rows.find((r) => r.name.startsWith(prefix)).ns.median;
-  const copy = ns('charCodeAt copy into');
-  const pack = ns('one pass per 8192-key chunk');
+    const pack = ns('chunk packing as hasAll()');
+  const answers = ns("hasAll()'s answer array");
   const perCall = ns('cf_contain per key');
   const perBatch = ns('cf_contain_batch');
   const bloom = ns('bloomfilter test()');
   const f1 = (x) => fmtNum(x, 1);
-  const fnv = ns('FNV-1a 32 in JS');
+  const hasFull = ns(`cuckoo-wasm has(), ${fmtInt(n)}`);
   const floors = [
-    `- has(): reading the key's characters into wasm memory costs ${f1(copy)} ns (a JS hash that copies nothing, ${f1(fnv)} ns), ` +
-      `the wasm side (call + XXH3 + probes) ${f1(perCall)} ns; has() measures ${f1(ns(`cuckoo-wasm has(), ${fmtInt(n)}`))} ns. ` +
-      `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns, which leaves ${f1(bloom / 2 - copy)} ns beside the character read.`,
-    `- hasAll(): packing costs ${f1(pack)} ns per key, the wasm side ${f1(perBatch)} ns; hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
-      `3× bloomfilter test() needs ≤ ${f1(bloom / 3)} ns, which leaves ${f1(bloom / 3 - pack)} ns beside the packing.`,
+    `- has(): the wasm side (call + XXH3 + probes) costs ${f1(perCall)} ns and has() measures ${f1(hasFull)} ns, so writing the key ` +
+      `(charCodeAt up to 64 code units, encodeInto above: the rows above give both for every key) costs about ${f1(hasFull - perCall)} ns. ` +
+      `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns.`,
+    `- hasAll(): packing costs ${f1(pack)} ns per key, the answer array ${f1(answers)} ns, the wasm side ${f1(perBatch)} ns ` +
+      `(sum ${f1(pack + answers + perBatch)} ns); hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
+      `3× bloomfilter test() needs ≤ ${f1(bloom / 3)} ns, which leaves ${f1(bloom / 3 - pack - answers - perBatch)} ns beside those three.`,
   ].join('\n');
   console.log(`${head}\n\n${table}\n${floors}`);
   if (opt.out) writeFileSync(opt.out, `# Per-key cost floor (bench/floor.mjs)\n\n${head}\n\n${table}\n${floors}\n`);

@@ -1,11 +1,14 @@
 // Side-by-side benchmark of cuckoo-wasm and the approximate-membership filters
-// on npm, on real domain lists (issue 3).
+// on npm, on real domain lists and real phishing URLs.
 //
-//   npm run bench                          # all configs: N = 100,000 and 1,000,000 × ε = 1% and 0.1%
+//   npm run bench                          # all configs: domains at N = 100,000 and 1,000,000, and
+//                                          # the 49,256 phishing URLs, each × ε = 1% and 0.1%
 //   npm run bench -- --n 100000 --runs 7   # one N, 7 runs
 //   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native
 //
-// Options: --n N[,N] (default 100000,1000000), --eps E[,E] (default 0.01,0.001),
+// Options: --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
+// --keys domains,urls (default both; URL configs use every URL in phishing_urls.txt, and are
+// skipped with a note when it is missing),
 // --runs R (default 5), --impl a,b (default all: see bench/adapters/index.mjs),
 // --budget S (seconds of timed runs per implementation and config; an
 // implementation whose next run would overrun it stops early, after at least one
@@ -36,7 +39,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync, constants as zc } from 'node:zlib';
 import { ADAPTERS } from './adapters/index.mjs';
-import { ROOT, locateData } from './data.mjs';
+import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart } from './chart.mjs';
 import { fmtOpsRange, fmtNum, fmtPct, fmtInt, stats, markdownTable } from './format.mjs';
 
@@ -44,6 +47,7 @@ const { values: opt } = parseArgs({
   options: {
     n: { type: 'string', default: '100000,1000000' },
     eps: { type: 'string', default: '0.01,0.001' },
+    keys: { type: 'string', default: KEY_KINDS.join(',') },
     runs: { type: 'string', default: '5' },
     impl: { type: 'string', default: Object.keys(ADAPTERS).join(',') },
     budget: { type: 'string', default: '15' },
@@ -66,6 +70,8 @@ if (opt.help) {
 
 const NS = opt.n.split(',').map((s) => Number(s.replace(/_/g, '')));
 const EPSS = opt.eps.split(',').map(Number);
+const KINDS = opt.keys.split(',').map((s) => s.trim()).filter(Boolean);
+for (const k of KINDS) if (!KEY_KINDS.includes(k)) throw new Error(`--keys: unknown '${k}'; known: ${KEY_KINDS.join(', ')}`);
 const RUNS = Number(opt.runs);
 const IMPLS = opt.impl.split(',').map((s) => s.trim()).filter(Boolean);
 const BUDGET_S = Number(opt.budget);
@@ -80,7 +86,8 @@ if (!existsSync(join(ROOT, 'dist', 'index.mjs')) && IMPLS.includes('cuckoo-wasm'
 
 const WORKER = join(ROOT, 'bench', 'worker.mjs');
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-const configName = (n, eps) => `n${n}-eps${eps}`;
+const configName = (cfg) => `${cfg.keys === 'urls' ? 'urls-' : ''}n${cfg.n}-eps${cfg.eps}`;
+const keysLabel = (keys) => (keys === 'urls' ? ' URLs' : '');
 const epsLabel = (eps) => `${+(eps * 100).toPrecision(3)}%`;
 
 function machine() {
@@ -108,10 +115,10 @@ async function cpuBusy(ms) {
 
 /** A forked worker with a promise-based request/response over IPC. */
 class Worker {
-  constructor(impl, n, eps) {
+  constructor(impl, n, eps, keys) {
     this.impl = impl;
     this.stderr = '';
-    const args = ['--impl', impl, '--n', String(n), '--eps', String(eps)];
+    const args = ['--impl', impl, '--n', String(n), '--eps', String(eps), '--keys', keys];
     if (opt.data) args.push('--data', opt.data);
     args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
     this.child = fork(WORKER, args, {
@@ -166,11 +173,11 @@ class Worker {
 }
 
 /** Runs every implementation at one (n, ε): warm-ups in parallel, then timed rounds. */
-async function runConfig(n, eps) {
-  const label = `N = ${fmtInt(n)}, ε = ${epsLabel(eps)}`;
+async function runConfig(n, eps, keys) {
+  const label = `N = ${fmtInt(n)}${keysLabel(keys)}, ε = ${epsLabel(eps)}`;
   process.stderr.write(`\n${label}: starting ${IMPLS.length} workers (load keys, warm up)\n`);
   const t0 = nowMs();
-  const workers = IMPLS.map((impl) => new Worker(impl, n, eps));
+  const workers = IMPLS.map((impl) => new Worker(impl, n, eps, keys));
   const results = {};
   await Promise.all(
     workers.map(async (w) => {
@@ -230,7 +237,7 @@ async function runConfig(n, eps) {
   for (const w of workers) w.close();
   const elapsed = (nowMs() - t0) / 1e3;
   process.stderr.write(`${label}: ${elapsed.toFixed(1)} s\n`);
-  return { n, eps, label, elapsedS: +elapsed.toFixed(1), results };
+  return { n, eps, keys, label, elapsedS: +elapsed.toFixed(1), results };
 }
 
 /** Per-implementation summary of a config's runs: median, min, max of each metric. */
@@ -414,7 +421,7 @@ function targets(configs, summaries) {
     const cw = cfg.results['cuckoo-wasm'];
     const bf = cfg.results.bloomfilter;
     if (!cw?.runs.length || !bf?.runs.length) continue;
-    const tag = `N=${fmtInt(cfg.n)} ε=${epsLabel(cfg.eps)}`;
+    const tag = `N=${fmtInt(cfg.n)}${keysLabel(cfg.keys)} ε=${epsLabel(cfg.eps)}`;
     const rows = [
       ['cuckoo-wasm has / bloomfilter has (members)', pairedRatio(cw.runs, bf.runs, 'hasOps', 'hasOps'), 2],
       ['cuckoo-wasm has / bloomfilter has (non-members)', pairedRatio(cw.runs, bf.runs, 'hasNonOps', 'hasNonOps'), 2],
@@ -435,7 +442,7 @@ function targets(configs, summaries) {
     }
   }
   for (const cfg of configs) {
-    if (cfg.eps !== 0.001) continue;
+    if (cfg.eps !== 0.001 || cfg.keys !== 'domains') continue;
     const sum = summaries.get(cfg);
     const cw = sum.find((r) => r.impl === 'cuckoo-wasm');
     const bf = sum.find((r) => r.impl === 'bloomfilter');
@@ -454,7 +461,7 @@ function targets(configs, summaries) {
     }
   }
   for (const cfg of configs) {
-    if (cfg.n !== 1_000_000) continue;
+    if (cfg.n !== 1_000_000 || cfg.keys !== 'domains') continue;
     const cw = summaries.get(cfg).find((r) => r.impl === 'cuckoo-wasm');
     if (cw?.loadMs.median != null) {
       out.push({
@@ -515,7 +522,7 @@ async function main() {
   const mach = machine();
   const data = locateData(opt.data);
   process.stderr.write(
-    `bench: ${IMPLS.join(', ')}; N = ${NS.map(fmtInt).join(', ')}; ε = ${EPSS.map(epsLabel).join(', ')}; ${RUNS} runs; ` +
+    `bench: ${IMPLS.join(', ')}; keys: ${KINDS.join(', ')}; N (domains) = ${NS.map(fmtInt).join(', ')}; ε = ${EPSS.map(epsLabel).join(', ')}; ${RUNS} runs; ` +
       `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
       `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
       `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n`,
@@ -534,9 +541,16 @@ async function main() {
     nativeBinary = execFileSync('bash', [join(ROOT, 'bench', 'native', 'build.sh')], { encoding: 'utf8' }).trim().split('\n').at(-1);
   }
   const configs = [];
-  for (const n of NS) for (const eps of EPSS) configs.push(await runConfig(n, eps));
+  for (const keys of KINDS) {
+    if (keys === 'domains') for (const n of NS) for (const eps of EPSS) configs.push(await runConfig(n, eps, keys));
+    if (keys !== 'urls') continue;
+    const urls = urlCount(opt.data);
+    if (urls === 0) process.stderr.write('\nURL keys skipped: no phishing_urls.txt beside the domain lists\n');
+    else for (const eps of EPSS) configs.push(await runConfig(urls, eps, keys));
+  }
   const summaries = new Map(configs.map((c) => [c, summarize(c)]));
-  if (opt.native) for (const c of configs) c.native = runNative(c.n, c.eps, nativeBinary);
+  // core_bench implements the domain key rule only.
+  if (opt.native) for (const c of configs) if (c.keys === 'domains') c.native = runNative(c.n, c.eps, nativeBinary);
   const tg = targets(configs, summaries);
   const totalS = (nowMs() - wall) / 1e3;
   mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
@@ -558,7 +572,7 @@ async function main() {
   md.push(
     `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
       `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included). ` +
-      `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members), see ../shared/data/SOURCES.md'}. ` +
+      `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members); for the URL configs phishing_urls.txt (members) and `https://<benign domain>/` (non-members); see ../shared/data/SOURCES.md'}. ` +
       'Cells: median of the runs (min–max); ops/s per single call unless the column says addAll/hasAll; memory cells with ~ are measured heap growth, not a structure size. See bench/README.md for what each column means.',
     '',
   );
@@ -611,12 +625,12 @@ async function main() {
   if (!opt['no-write']) {
     mkdirSync(opt.out, { recursive: true });
     for (const cfg of configs) {
-      const file = join(opt.out, `${configName(cfg.n, cfg.eps)}.json`);
+      const file = join(opt.out, `${configName(cfg)}.json`);
       writeFileSync(
         file,
         JSON.stringify(
           {
-            config: { n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS },
+            config: { keys: cfg.keys, n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS },
             machine: mach,
             elapsedS: cfg.elapsedS,
             summary: summaries.get(cfg),
@@ -629,9 +643,9 @@ async function main() {
       );
     }
     writeFileSync(join(opt.out, 'results.md'), mdText);
-    writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
+    writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}${keysLabel(c.keys)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
     writeFileSync(join(opt.out, 'targets.json'), JSON.stringify({ machine: mach, totalS: +totalS.toFixed(1), targets: tg }, null, 1) + '\n');
-    process.stderr.write(`wrote ${relative(ROOT, opt.out)}/{${configs.map((c) => configName(c.n, c.eps) + '.json').join(',')},results.md,chart.svg,targets.json}\n`);
+    process.stderr.write(`wrote ${relative(ROOT, opt.out)}/{${configs.map((c) => configName(c) + '.json').join(',')},results.md,chart.svg,targets.json}\n`);
   }
 }
 

@@ -6,7 +6,7 @@
 // checking correctness as it goes (members reported absent are counted, never
 // asserted away). Under run.mjs it waits for a 'run' message per timed run and
 // answers over IPC; by hand it does --runs runs and prints JSON:
-//   node --expose-gc bench/worker.mjs --impl cuckoo-wasm --n 100000 --eps 0.001 --runs 5
+//   node --expose-gc bench/worker.mjs --impl cuckoo-wasm --n 100000 --eps 0.001 --runs 5 [--keys urls]
 import { parseArgs } from 'node:util';
 import { loadAdapter } from './adapters/index.mjs';
 import { loadKeys } from './data.mjs';
@@ -16,6 +16,7 @@ const { values: opt } = parseArgs({
     impl: { type: 'string' },
     n: { type: 'string', default: '100000' },
     eps: { type: 'string', default: '0.001' },
+    keys: { type: 'string', default: 'domains' }, // or urls (bench/data.mjs)
     runs: { type: 'string', default: '5' },
     budget: { type: 'string', default: '0' }, // seconds for the timed runs; 0: no limit
     data: { type: 'string' },
@@ -249,7 +250,7 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
 async function prepare() {
   const adapter = await loadAdapter(opt.impl);
   const h0 = heapBytes();
-  const keys = loadKeys(N, { dir: opt.data });
+  const keys = loadKeys(N, { dir: opt.data, keys: opt.keys });
   const keyHeap = heapBytes() - h0;
   const info = {
     impl: opt.impl,
@@ -259,6 +260,7 @@ async function prepare() {
     n: N,
     eps: EPS,
     keys: {
+      kind: opt.keys,
       members: keys.members.length,
       nonMembers: keys.nonMembers.length,
       derivedMembers: keys.derivedMembers,
