@@ -2,11 +2,7 @@
 // grouped bars, one group per config, one bar per implementation, log scales:
 //   top:    member lookups per second (has, one key per call)
 //   bottom: serialized bits per item (dashed line: the optimum log2(1/ε))
-// bench/run.mjs writes it to bench/results/chart.svg; to redraw from saved results:
-//   node bench/chart.mjs [bench/results]
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// bench/run.mjs writes it to bench/results/chart.svg.
 import { fmtInt, fmtOpsRange } from './format.mjs';
 
 const COLORS = {
@@ -137,16 +133,4 @@ export function renderChart(groups) {
   });
   out.push('</svg>', '');
   return out.join('\n');
-}
-
-// Redraw from saved results: node bench/chart.mjs [dir]
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = process.argv[2] ?? join(fileURLToPath(new URL('.', import.meta.url)), 'results');
-  const files = readdirSync(dir).filter((f) => /^n\d+-eps[\d.e-]+\.json$/.test(f));
-  const groups = files
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
-    .sort((a, b) => a.config.n - b.config.n || b.config.eps - a.config.eps)
-    .map((j) => ({ label: `N=${fmtInt(j.config.n)}, ε=${+(j.config.eps * 100).toPrecision(3)}%`, eps: j.config.eps, rows: j.summary }));
-  writeFileSync(join(dir, 'chart.svg'), renderChart(groups));
-  console.log(`wrote ${join(dir, 'chart.svg')} (${groups.length} configs)`);
 }

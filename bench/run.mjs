@@ -16,7 +16,7 @@
 // bench/native/core_bench, the C++ core compiled natively), --data DIR (folder
 // with blocklist_domains.txt and benign_domains.txt; default ../shared/data,
 // else the in-repo sample in examples/data), --out DIR (default bench/results),
-// --no-write (print only), --sample-slow K (implementations under 500k ops/s in the
+// --no-write (print only), --no-floor (skip floor.mjs), --sample-slow K (implementations under 500k ops/s in the
 // warm-up look up and delete K evenly spaced keys per run instead of all; default
 // 100000; 0 = all), --capacity-factor X (create filters for X·N items; X < 1
 // overfills them, to see how each reports a full filter; default 1).
@@ -30,8 +30,9 @@
 // the batch calls, serialization, loading from bytes and delete, and counts
 // false negatives and false positives as it goes.
 //
-// Writes bench/results/<config>.json (raw per-run numbers, machine), results.md
-// (a table per config, the targets) and chart.svg; prints the tables and the ratios.
+// Writes bench/results/results.md (a table per config, the ratios against bloomfilter, floor.mjs's per-layer
+// costs for each key set) and chart.svg; raw per-run numbers go to
+// bench/results/tmp/*.json (not committed). Prints the tables and the ratios.
 import { fork, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -55,6 +56,8 @@ const { values: opt } = parseArgs({
     data: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results') },
     'no-write': { type: 'boolean', default: false },
+    'no-floor': { type: 'boolean', default: false },
+
     'sample-slow': { type: 'string', default: '100000' },
     'capacity-factor': { type: 'string', default: '1' },
     timeout: { type: 'string', default: '900' }, // seconds per worker message before it is killed
@@ -414,76 +417,36 @@ function gzipSizes() {
   };
 }
 
-function targets(configs, summaries) {
+/**
+ * cuckoo-wasm against bloomfilter, the fastest peer: medians (min–max) of the
+ * per-round ratios of each config (run i of one against run i of the other).
+ */
+function ratios(configs) {
   const out = [];
-  const verdict = (ok) => (ok == null ? 'n/a' : ok ? 'PASS' : 'MISS');
   for (const cfg of configs) {
     const cw = cfg.results['cuckoo-wasm'];
     const bf = cfg.results.bloomfilter;
     if (!cw?.runs.length || !bf?.runs.length) continue;
-    const tag = `N=${fmtInt(cfg.n)}${keysLabel(cfg.keys)} ε=${epsLabel(cfg.eps)}`;
     const rows = [
-      ['cuckoo-wasm has / bloomfilter has (members)', pairedRatio(cw.runs, bf.runs, 'hasOps', 'hasOps'), 2],
-      ['cuckoo-wasm has / bloomfilter has (non-members)', pairedRatio(cw.runs, bf.runs, 'hasNonOps', 'hasNonOps'), 2],
-      ['cuckoo-wasm hasAll / bloomfilter has', pairedRatio(cw.runs, bf.runs, 'hasAllOps', 'hasOps'), 3],
-      ['cuckoo-wasm addAll / bloomfilter has', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'hasOps'), 3],
-      ['cuckoo-wasm addAll / bloomfilter add', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'addOps'), 3],
-      ['cuckoo-wasm add / bloomfilter add', pairedRatio(cw.runs, bf.runs, 'addOps', 'addOps'), 1.5],
+      ['has / has (members)', pairedRatio(cw.runs, bf.runs, 'hasOps', 'hasOps')],
+      ['has / has (non-members)', pairedRatio(cw.runs, bf.runs, 'hasNonOps', 'hasNonOps')],
+      ['hasAll / has', pairedRatio(cw.runs, bf.runs, 'hasAllOps', 'hasOps')],
+      ['add / add', pairedRatio(cw.runs, bf.runs, 'addOps', 'addOps')],
+      ['addAll / add', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'addOps')],
     ];
-    for (const [what, s, t] of rows) {
-      if (s.median == null) continue;
-      out.push({
-        what: `${what}, ${tag}`,
-        target: `≥ ${t}`,
-        value: s.median,
-        shown: `${fmtNum(s.median, 2)}× (${fmtNum(s.min, 2)}–${fmtNum(s.max, 2)})`,
-        verdict: verdict(s.median >= t),
-      });
-    }
+    const cells = rows.map(([, r]) => (r.median == null ? '—' : `${fmtNum(r.median, 2)}× (${fmtNum(r.min, 2)}–${fmtNum(r.max, 2)})`));
+    out.push({ config: `N = ${fmtInt(cfg.n)}${keysLabel(cfg.keys)}, ε = ${epsLabel(cfg.eps)}`, cells, heads: rows.map(([h]) => h) });
   }
-  for (const cfg of configs) {
-    if (cfg.eps !== 0.001 || cfg.keys !== 'domains') continue;
-    const sum = summaries.get(cfg);
-    const cw = sum.find((r) => r.impl === 'cuckoo-wasm');
-    const bf = sum.find((r) => r.impl === 'bloomfilter');
-    if (cw?.serBits.median != null) {
-      out.push({ what: `cuckoo-wasm serialized bits per item, N=${fmtInt(cfg.n)} ε=0.1%`, target: '≤ 13.7', value: cw.serBits.median, shown: fmtNum(cw.serBits.median, 2), verdict: verdict(cw.serBits.median <= 13.7) });
-    }
-    if (cw?.serializedBytes.median != null && bf?.rawBits.median != null) {
-      const frac = (cw.serializedBytes.median * 8) / bf.rawBits.median;
-      out.push({
-        what: `cuckoo-wasm serialized / bloomfilter raw bit array, N=${fmtInt(cfg.n)} ε=0.1%`,
-        target: '≤ 95%',
-        value: frac,
-        shown: `${fmtNum(frac * 100, 1)}% (${fmtInt(cw.serializedBytes.median)} B vs ${fmtInt(bf.rawBits.median / 8)} B)`,
-        verdict: verdict(frac <= 0.95),
-      });
-    }
-  }
-  for (const cfg of configs) {
-    if (cfg.n !== 1_000_000 || cfg.keys !== 'domains') continue;
-    const cw = summaries.get(cfg).find((r) => r.impl === 'cuckoo-wasm');
-    if (cw?.loadMs.median != null) {
-      out.push({
-        what: `cuckoo-wasm fromBytes of a 1M-item filter (ε=${epsLabel(cfg.eps)}, ${fmtInt(cw.serializedBytes.median)} B), ms`,
-        target: '≤ 2',
-        value: cw.loadMs.median,
-        shown: `${fmtNum(cw.loadMs.median, 2)} (${fmtNum(cw.loadMs.min, 2)}–${fmtNum(cw.loadMs.max, 2)})`,
-        verdict: verdict(cw.loadMs.median <= 2),
-      });
-    }
-  }
-  const gz = gzipSizes();
-  if (gz) {
-    out.push({
-      what: `gzip of wasm + JS glue (dist/index.mjs, ${fmtInt(gz.bytes)} B; zlib default level, level 9: ${fmtNum(gz.gzip9 / 1024, 1)} KiB)`,
-      target: '≤ 40 KB',
-      value: gz.gzipDefault,
-      shown: `${fmtNum(gz.gzipDefault / 1024, 1)} KiB (${fmtInt(gz.gzipDefault)} B)`,
-      verdict: verdict(gz.gzipDefault <= 40 * 1024),
-    });
-  }
-  return { rows: out, gzip: gz };
+  return out;
+}
+
+/** Runs bench/floor.mjs for one key set in its own process and returns its Markdown (or an error line). */
+function runFloor(n, keys) {
+  const args = ['--expose-gc', join(ROOT, 'bench', 'floor.mjs'), '--n', String(n), '--keys', keys];
+  process.stderr.write(`floor: node ${args.slice(1).map((a) => relative(ROOT, a) || a).join(' ')}\n`);
+  const p = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (p.status !== 0) return `floor.mjs failed (exit ${p.status}): ${(p.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
+  return p.stdout.trim();
 }
 
 /** Builds (bench/native/build.sh) and runs the native core benchmark for one config. */
@@ -551,11 +514,16 @@ async function main() {
   const summaries = new Map(configs.map((c) => [c, summarize(c)]));
   // core_bench implements the domain key rule only.
   if (opt.native) for (const c of configs) if (c.keys === 'domains') c.native = runNative(c.n, c.eps, nativeBinary);
-  const tg = targets(configs, summaries);
+  const ratioRows = ratios(configs);
+  const floors = [];
+  if (!opt['no-floor']) {
+    const sets = [...new Map(configs.map((c) => [`${c.keys}:${c.n}`, c])).values()];
+    for (const c of sets) floors.push(runFloor(c.n, c.keys));
+  }
   const totalS = (nowMs() - wall) / 1e3;
   mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 
-  // Markdown: tables, notes, native ratios, targets.
+  // Markdown: tables, notes, native ratios, ratios against bloomfilter, floors.
   const md = [];
   md.push('# Benchmark results', '');
   // Only the start counts: during the run the benchmark itself keeps one core busy.
@@ -607,25 +575,32 @@ async function main() {
     text.push(`\n${head}\n${sub}\n\n${table}\n\n${notesFor(rows)}${nativeLine}`);
   }
   md.push('* stopped early by the time budget (`--budget`); `--budget 0` runs every implementation `--runs` times.', '');
-  md.push('## Targets (issue 3)', '');
-  md.push('Speed ratios are medians of per-round ratios (cuckoo-wasm run i against bloomfilter run i, same round), min–max over rounds.', '');
-  const targetTable = markdownTable(
-    ['measure', 'target', 'reached', ''],
-    tg.rows.map((t) => [t.what, t.target, t.shown, t.verdict === 'PASS' ? 'PASS' : `**${t.verdict}**`]),
-  );
-  md.push(targetTable, '');
+  md.push('## cuckoo-wasm against bloomfilter', '');
+  md.push('Medians of per-round ratios (cuckoo-wasm run i against bloomfilter run i, same round), min–max over the rounds.', '');
+  const ratioTable = ratioRows.length
+    ? markdownTable(['config', ...ratioRows[0].heads], ratioRows.map((r) => [r.config, ...r.cells]))
+    : '(needs both cuckoo-wasm and bloomfilter)';
+  md.push(ratioTable, '');
+  const gz = gzipSizes();
+  if (gz) md.push(`Package size: ${gz.file} (the JS and the embedded wasm) is ${fmtInt(gz.bytes)} bytes, ${fmtInt(gz.gzipDefault)} gzipped (zlib default level).`, '');
+  if (floors.length) {
+    md.push('## Where the time of a lookup goes (floor.mjs)', '');
+    for (const f of floors) md.push(f.replace(/^floor: /, '### '), '');
+  }
   md.push('![member lookups per second and serialized bits per item](chart.svg)', '');
   const mdText = md.join('\n');
 
   console.log(text.join('\n'));
-  console.log('\n## Targets (issue 3)\n');
-  console.log(targetTable);
+  console.log('\n## cuckoo-wasm against bloomfilter\n');
+  console.log(ratioTable);
+  for (const f of floors) console.log(`\n${f}`);
   console.log(`\ntotal wall time: ${fmtNum(totalS, 1)} s (${fmtNum(totalS / 60, 1)} min)`);
 
   if (!opt['no-write']) {
-    mkdirSync(opt.out, { recursive: true });
+    const raw = join(opt.out, 'tmp');
+    mkdirSync(raw, { recursive: true });
     for (const cfg of configs) {
-      const file = join(opt.out, `${configName(cfg)}.json`);
+      const file = join(raw, `${configName(cfg)}.json`);
       writeFileSync(
         file,
         JSON.stringify(
@@ -644,8 +619,7 @@ async function main() {
     }
     writeFileSync(join(opt.out, 'results.md'), mdText);
     writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}${keysLabel(c.keys)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
-    writeFileSync(join(opt.out, 'targets.json'), JSON.stringify({ machine: mach, totalS: +totalS.toFixed(1), targets: tg }, null, 1) + '\n');
-    process.stderr.write(`wrote ${relative(ROOT, opt.out)}/{${configs.map((c) => configName(c) + '.json').join(',')},results.md,chart.svg,targets.json}\n`);
+    process.stderr.write(`wrote ${relative(ROOT, opt.out)}/results.md and chart.svg; raw numbers: ${relative(ROOT, raw)}/*.json (not committed)\n`);
   }
 }
 
