@@ -1,13 +1,19 @@
 // The JS/WASM boundary for cuckoo-wasm: the only file that includes Emscripten
 // headers. A filter crosses as a handle (its CuckooFilter* as a wasm32 address);
-// keys cross as (pointer, length) into memory the JS side owns (js/wasm-core.ts).
+// keys cross as (pointer, length) into memory the JS side owns. On the JS side,
+// js/wasm-core.ts is the one file that calls these.
 //
 // Two kinds of entry point:
-//  - embind functions (EMSCRIPTEN_BINDINGS below) for everything off the hot
-//    path: create, deserialize, serialize, destroy, statistics, messages;
-//  - plain exports (cf_*) for the per-key and per-batch calls, so a lookup is
-//    one direct wasm call with no embind marshalling.
-// Statuses cross as the integer values of cuckoo::Status.
+//  - embind functions (EMSCRIPTEN_BINDINGS below) for the calls made once per
+//    filter or per error: create, deserialize, serialize, destroy, info,
+//    statusMessage, allocatedBytes. Some return a structured value (an
+//    { status, handle } or info object, a message string), which embind builds
+//    on the JS side; their marshalling costs nothing that matters at that rate;
+//  - plain exports (cf_*) for the per-key and per-batch calls, which take and
+//    return numbers only: JS calls them as the wasm instance's own exports, so
+//    a lookup is one direct wasm call, with no embind invoker in between.
+// Statuses cross as the integer values of cuckoo::Status; js/status.ts maps each
+// to its JS error.
 //
 // Out of memory is a status here, never an abort. In this Emscripten (3.1.6)
 // libc++ is built without exceptions, so operator new, nothrow new included,

@@ -1,32 +1,18 @@
-import {
-  ArgumentRangeError,
-  ArgumentTypeError,
-  FilterDisposedError,
-  FilterFormatError,
-  FilterFormatReason,
-  FilterFullError,
-  OutOfMemoryError,
-} from './errors.js';
+import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
+import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import {
   Chunk,
   Core,
+  CuckooHandle,
   Key,
-  MAX_WASM_MEMORY,
-  Status,
   byteLengthOf,
   describe,
   isArrayBuffer,
   isDetached,
-  isKey,
   isUint8Array,
-  keyTypeError,
   loadCore,
 } from './wasm-core.js';
-
-// Symbol.dispose is native in Node >= 20.4 and current browsers; elsewhere use
-// the well-known registry symbol TypeScript's `using` also falls back to.
-const symbolCtor = Symbol as unknown as { dispose?: symbol };
-symbolCtor.dispose ??= Symbol.for('Symbol.dispose');
+import { Release, WasmFilter } from './wasm-filter.js';
 
 /** Options of {@link CuckooFilter.create}. */
 export interface CuckooFilterOptions {
@@ -68,18 +54,6 @@ const MAX_MAX_KICKS = 1_000_000;
 const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
 
-const FORMAT_REASONS: Record<number, FilterFormatReason> = {
-  10: 'truncated',
-  11: 'bad-magic',
-  12: 'unsupported-version',
-  13: 'bad-parameter',
-  14: 'trailing-bytes',
-  15: 'checksum-mismatch',
-  16: 'count-mismatch',
-  17: 'bad-victim',
-  18: 'bad-padding',
-};
-
 function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number') {
     throw new ArgumentTypeError(`${name} must be a number, got ${describe(value)}`);
@@ -110,60 +84,8 @@ function toSeed(value: unknown): bigint {
   return BigInt(checkInteger('seed', value, 0, Number.MAX_SAFE_INTEGER));
 }
 
-/** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
-const registry = new FinalizationRegistry<{ core: Core; handle: number }>(({ core, handle }) => {
-  core.m.destroy(handle);
-});
-
-/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
-interface Batch {
-  /** Keys read from the caller and not yet written to wasm memory. */
-  readonly chunk: Chunk;
-  /** hasAll: the answers, in key order. Undefined for addAll. */
-  out: boolean[] | undefined;
-  /** hasAll: how many of {@link out} are answered. */
-  answered: number;
-  /** addAll: keys added so far. */
-  added: number;
-  /** addAll: a key did not fit; no further key is read. */
-  full: boolean;
-  /** An error met while a call of user code on this filter made the batch write its chunk early. */
-  failure: unknown;
-}
-
-/** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
-type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefined } | { iterator: Iterator<unknown> };
-
-/**
- * Checks that `keys` is an array, an iterable or an array-like (a non-negative
- * integer `length`), and how to read it. An array-like's length is read once, so
- * one that shrinks while it is read yields `undefined` keys, which are refused.
- */
-function keySource(keys: unknown): KeySource {
-  if ((typeof keys === 'object' && keys !== null) || typeof keys === 'string') {
-    if (Array.isArray(keys)) return { list: keys, length: keys.length };
-    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator]; // a string iterates its characters, as for a Set
-    if (typeof iterate === 'function') {
-      const iterator = iterate.call(keys) as Iterator<unknown>;
-      if (typeof iterator === 'object' && iterator !== null && typeof iterator.next === 'function') return { iterator };
-    } else {
-      const length = (keys as ArrayLike<unknown>).length;
-      if (Number.isSafeInteger(length) && length >= 0) return { list: keys as ArrayLike<unknown>, length };
-    }
-  }
-  throw new ArgumentTypeError(
-    `keys must be an iterable or array-like of strings and Uint8Arrays, got ${describe(keys)}`,
-  );
-}
-
-/** Closes an iterator a batch stops reading early (as `for...of` does on `break`); its errors are not ours to report. */
-function closeIterator(iterator: Iterator<unknown>): void {
-  try {
-    iterator.return?.();
-  } catch {
-    // The batch's own outcome (its error or result) is what the caller gets.
-  }
-}
+/** Frees a cuckoo filter's core object (when disposed, or collected undisposed). */
+const releaseCuckoo: Release<CuckooHandle> = (core, handle) => core.destroy(handle);
 
 /**
  * A cuckoo filter: a compact set of keys that answers "possibly present" or
@@ -191,16 +113,7 @@ function closeIterator(iterator: Iterator<unknown>): void {
  * f.dispose(); g.dispose();
  * ```
  */
-export class CuckooFilter {
-  private readonly core: Core;
-  /**
-   * The core filter's address; 0 once disposed. Negative while an addAll or
-   * hasAll of this filter reads the caller's keys: any call that user code
-   * makes on this filter meanwhile then goes through {@link settle} first.
-   */
-  private handle: number;
-  /** The batch reading keys while {@link handle} is negative. */
-  private pending: Batch | null = null;
+export class CuckooFilter extends WasmFilter<CuckooHandle> {
   /** Fingerprint size f, in bits (4..32). */
   readonly fingerprintBits: number;
   /** Slots per bucket b (2, 4 or 8). */
@@ -216,10 +129,9 @@ export class CuckooFilter {
   /** Size of `toBytes()` output, in bytes: a 72-byte header, the packed table, an 8-byte checksum. */
   readonly byteLength: number;
 
-  private constructor(core: Core, handle: number) {
-    this.core = core;
-    this.handle = handle;
-    const info = core.m.info(handle);
+  private constructor(core: Core, handle: CuckooHandle) {
+    super(core, handle, releaseCuckoo);
+    const info = core.info(handle);
     this.fingerprintBits = info.fingerprintBits;
     this.bucketSize = info.bucketSize;
     this.capacity = info.capacity;
@@ -227,7 +139,6 @@ export class CuckooFilter {
     this.maxKicks = info.maxKicks;
     this.seed = (BigInt(info.seedHigh >>> 0) << 32n) | BigInt(info.seedLow >>> 0);
     this.byteLength = info.serializedSize;
-    registry.register(this, { core, handle }, this);
   }
 
   /**
@@ -280,22 +191,15 @@ export class CuckooFilter {
     const seed = toSeed(options.seed);
 
     const core = await loadCore();
-    const bytes = core.m.serializedSizeFor(capacity, fingerprintBits, bucketSize);
+    const bytes = core.serializedSizeFor(capacity, fingerprintBits, bucketSize);
     if (bytes === 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes || 'more than 2^32 buckets of'} bytes; ` +
           `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit)`,
       );
     }
-    const r = core.m.create(capacity, fingerprintBits, bucketSize, maxKicks, Number(seed & 0xffffffffn), Number(seed >> 32n));
-    if (r.status === Status.OutOfMemory) {
-      throw new OutOfMemoryError(
-        `not enough WebAssembly memory for a ${bytes}-byte filter (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
-          'dispose filters you no longer need, or create a smaller one',
-        bytes,
-      );
-    }
-    if (r.status !== Status.Ok) throw new ArgumentRangeError(`cannot create filter: ${core.m.statusMessage(r.status)}`);
+    const r = core.create(capacity, fingerprintBits, bucketSize, maxKicks, seed);
+    if (r.status !== Status.Ok) throw statusError(r.status, { bytes, detail: core.statusMessage(r.status) });
     return new CuckooFilter(core, r.handle);
   }
 
@@ -305,7 +209,7 @@ export class CuckooFilter {
    *
    * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
    * @throws FilterFormatError if the bytes are not a filter this version wrote (its `reason` says which check failed).
-   * @throws ArgumentTypeError if the buffer is detached.
+   * @throws ArgumentTypeError if `bytes` is neither a Uint8Array nor an ArrayBuffer (of any realm), or its buffer is detached.
    * @throws ArgumentRangeError if the bytes are longer than any filter this build can hold (1 GiB).
    * @throws OutOfMemoryError if WebAssembly memory cannot hold the table now; filters made before keep working.
    * @throws WasmLoadError if the WebAssembly module cannot be loaded.
@@ -318,7 +222,7 @@ export class CuckooFilter {
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
     // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
     if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
-      throw new FilterFormatError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'not-bytes');
+      throw new ArgumentTypeError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
     }
     const core = await loadCore();
     // Measured after the await: the caller's code runs meanwhile and may transfer the buffer.
@@ -334,166 +238,9 @@ export class CuckooFilter {
         `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
       );
     }
-    const ptr = core.copyIn(view);
-    let r;
-    try {
-      r = core.m.deserialize(ptr, length);
-    } finally {
-      core.m._free(ptr);
-    }
-    if (r.status === Status.Ok) return new CuckooFilter(core, r.handle);
-    if (r.status === Status.OutOfMemory) {
-      throw new OutOfMemoryError(
-        `not enough WebAssembly memory to load a ${length}-byte filter (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
-          'dispose filters you no longer need',
-        length,
-      );
-    }
-    const reason = FORMAT_REASONS[r.status] ?? 'bad-parameter';
-    throw new FilterFormatError(`not a valid cuckoo-wasm filter: ${core.m.statusMessage(r.status)}`, reason);
-  }
-
-  /** The handle, for a call that crosses into wasm; see {@link settle} for when it is not positive. */
-  private live(): number {
-    const h = this.handle;
-    return h > 0 ? h : this.settle();
-  }
-
-  /**
-   * For {@link live}: throws after dispose. While a batch of this filter reads
-   * keys and user code calls this filter, first writes the keys the batch has
-   * read, so this call sees them, exactly as after a loop of single calls; the
-   * batch takes up reading again when the user code returns ({@link resume}).
-   */
-  private settle(): number {
-    if (this.handle === 0) throw new FilterDisposedError();
-    const batch = this.pending!;
-    this.pending = null;
-    this.handle = -this.handle;
-    try {
-      this.flush(batch);
-    } catch (e) {
-      batch.failure ??= e; // the batch reports it when it resumes; this call goes on
-      batch.chunk.clear();
-    }
-    return this.handle;
-  }
-
-  /** After user code called this filter during a batch's read ({@link settle} ran): carry on, or stop. */
-  private resume(batch: Batch): void {
-    if (this.handle === 0) throw new FilterDisposedError();
-    if (batch.failure !== undefined) throw batch.failure;
-    this.handle = -this.handle;
-    this.pending = batch;
-  }
-
-  /**
-   * Reads the caller's keys into `batch`, writing each full chunk into wasm
-   * memory and crossing once per chunk. User code may run at every read
-   * (getters, Proxy traps, a generator): nothing of the batch is in wasm memory
-   * then, calls it makes on this filter settle the batch first, and the handle
-   * is checked again before each crossing. Stops early once a key did not fit.
-   */
-  private runBatch(keys: unknown, batch: Batch): void {
-    const source = keySource(keys);
-    this.handle = -this.live();
-    this.pending = batch;
-    let iterator = source.iterator;
-    try {
-      if (source.iterator === undefined) {
-        const { list, length } = source;
-        if (batch.out !== undefined) batch.out = new Array<boolean>(length);
-        const chunk = batch.chunk;
-        for (let i = 0; i < length; ++i) {
-          const key = list[i];
-          if (this.handle >= 0) this.resume(batch);
-          if (typeof key === 'string' && chunk.pushString(key)) continue;
-          if (this.take(batch, key, i)) return;
-        }
-      } else {
-        for (let i = 0; ; ++i) {
-          let key: unknown;
-          try {
-            const r = source.iterator.next();
-            if (r.done) {
-              iterator = undefined; // exhausted: nothing to close
-              if (this.handle >= 0) this.resume(batch);
-              break;
-            }
-            key = r.value;
-          } catch (e) {
-            iterator = undefined; // an iterator that threw is not closed (as in for...of)
-            throw e;
-          }
-          if (this.handle >= 0) this.resume(batch);
-          if (this.take(batch, key, i)) return;
-        }
-      }
-      this.flush(batch);
-    } catch (e) {
-      throw this.batchError(batch, e);
-    } finally {
-      this.pending = null;
-      if (this.handle < 0) this.handle = -this.handle;
-      batch.chunk.release();
-      if (iterator !== undefined) closeIterator(iterator);
-    }
-  }
-
-  /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
-  private take(batch: Batch, key: unknown, index: number): boolean {
-    if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
-    const chunk = batch.chunk;
-    let state = chunk.push(key);
-    if (state === 2) {
-      this.flush(batch);
-      if (batch.full) return true;
-      state = chunk.push(key);
-    }
-    if (state === 1) this.flush(batch);
-    return batch.full;
-  }
-
-  /** Writes the batch's chunk into wasm memory and crosses once: cf_add_batch or cf_contain_batch. Runs no user code. */
-  private flush(batch: Batch): void {
-    const chunk = batch.chunk;
-    const n = chunk.count;
-    if (n === 0 || batch.full) {
-      chunk.clear();
-      return;
-    }
-    const h = Math.abs(this.handle);
-    const core = this.core;
-    core.writeChunk(chunk);
-    chunk.clear();
-    if (batch.out === undefined) {
-      const done = core.hot.cf_add_batch(h, core.batchKeys, core.batchOffsets, n, core.batchResults);
-      batch.added += done;
-      if (done < n) batch.full = true;
-    } else {
-      core.hot.cf_contain_batch(h, core.batchKeys, core.batchOffsets, n, core.batchResults);
-      const heap = core.m.HEAPU8;
-      const results = core.batchResults;
-      const out = batch.out;
-      let at = batch.answered;
-      for (let i = 0; i < n; ++i) out[at++] = heap[results + i] !== 0;
-      batch.answered = at;
-    }
-  }
-
-  /**
-   * The error an interrupted batch throws. For addAll, the keys read before the
-   * error are added first, as a loop of add() calls would have added them; if
-   * one of them does not fit, that FilterFullError comes first, as in the loop.
-   */
-  private batchError(batch: Batch, error: unknown): unknown {
-    if (batch.out !== undefined || this.handle === 0 || batch.failure !== undefined) return error;
-    try {
-      this.flush(batch);
-    } catch (e) {
-      return e;
-    }
-    return batch.full ? this.fullError(batch.added) : error;
+    const r = core.deserialize(view);
+    if (r.status !== Status.Ok) throw statusError(r.status, { bytes: length, detail: core.statusMessage(r.status) });
+    return new CuckooFilter(core, r.handle);
   }
 
   /**
@@ -510,10 +257,7 @@ export class CuckooFilter {
    * ```
    */
   add(key: Key): this {
-    const h = this.live();
-    const core = this.core;
-    const len = core.writeKey(key);
-    const status = core.hot.cf_add(h, core.scratch, len);
+    const status = this.core.add(this.live(), key);
     if (status !== Status.Ok) throw this.fullError(0);
     return this;
   }
@@ -531,10 +275,7 @@ export class CuckooFilter {
    * ```
    */
   has(key: Key): boolean {
-    const h = this.live();
-    const core = this.core;
-    const len = core.writeKey(key);
-    return core.hot.cf_contain(h, core.scratch, len) !== 0;
+    return this.core.contain(this.live(), key);
   }
 
   /**
@@ -553,10 +294,7 @@ export class CuckooFilter {
    * ```
    */
   delete(key: Key): boolean {
-    const h = this.live();
-    const core = this.core;
-    const len = core.writeKey(key);
-    return core.hot.cf_delete(h, core.scratch, len) === Status.Ok;
+    return this.core.remove(this.live(), key) === Status.Ok;
   }
 
   /**
@@ -572,10 +310,7 @@ export class CuckooFilter {
    * ```
    */
   count(key: Key): number {
-    const h = this.live();
-    const core = this.core;
-    const len = core.writeKey(key);
-    return core.hot.cf_count(h, core.scratch, len);
+    return this.core.count(this.live(), key);
   }
 
   /**
@@ -597,10 +332,9 @@ export class CuckooFilter {
    * ```
    */
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined };
-    this.runBatch(keys, batch);
-    if (batch.full) throw this.fullError(batch.added);
-    return batch.added;
+    const { added, full } = this.addKeys(keys);
+    if (full) throw this.fullError(added);
+    return added;
   }
 
   /**
@@ -619,11 +353,7 @@ export class CuckooFilter {
    * ```
    */
   hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined };
-    this.runBatch(keys, batch);
-    const out = batch.out!;
-    out.length = batch.answered; // an array-like's answers were allocated up front
-    return out;
+    return this.containKeys(keys);
   }
 
   /**
@@ -638,25 +368,17 @@ export class CuckooFilter {
    * ```
    */
   toBytes(): Uint8Array {
-    const h = this.live();
-    const core = this.core;
-    const ptr = core.alloc(this.byteLength);
-    try {
-      core.m.serialize(h, ptr);
-      return core.copyOut(ptr, this.byteLength);
-    } finally {
-      core.m._free(ptr);
-    }
+    return this.core.serialize(this.live(), this.byteLength);
   }
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
   get size(): number {
-    return this.core.hot.cf_size(this.live());
+    return this.core.size(this.live());
   }
 
   /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
   get loadFactor(): number {
-    return this.core.hot.cf_load_factor(this.live());
+    return this.core.loadFactor(this.live());
   }
 
   /**
@@ -688,35 +410,27 @@ export class CuckooFilter {
     return (this.byteLength * 8) / this.capacity;
   }
 
-  /** True once {@link dispose} has been called. */
-  get disposed(): boolean {
-    return this.handle === 0;
+  /** @internal */
+  protected addChunk(handle: CuckooHandle, chunk: Chunk): number {
+    return this.core.addBatch(handle, chunk);
   }
 
-  /**
-   * Frees the filter's WebAssembly memory. A second call does nothing; any other
-   * method or getter afterwards throws {@link FilterDisposedError}.
-   */
-  dispose(): void {
-    if (this.handle === 0) return;
-    if (this.handle < 0) this.settle(); // called from user code during a batch of this filter
-    registry.unregister(this);
-    this.core.m.destroy(this.handle);
-    this.handle = 0;
+  /** @internal */
+  protected containChunk(handle: CuckooHandle, chunk: Chunk, out: boolean[], at: number): number {
+    return this.core.containBatch(handle, chunk, out, at);
   }
 
-  /** Same as {@link dispose}, for `using f = await CuckooFilter.create(...)`. */
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
-  private fullError(added: number): FilterFullError {
-    return new FilterFullError(
-      `the filter is full (${this.size} fingerprints in ${this.bucketCount * this.bucketSize} slots, capacity ${this.capacity}): ` +
-        `no slot found after ${this.maxKicks} kicks; the key was not added and nothing stored was lost. ` +
-        'Create a filter with a larger capacity.',
-      added,
-    );
+  /** @internal */
+  protected fullError(added: number): Error {
+    return statusError(Status.NotEnoughSpace, {
+      full: {
+        size: this.size,
+        slots: this.bucketCount * this.bucketSize,
+        capacity: this.capacity,
+        maxKicks: this.maxKicks,
+        added,
+      },
+    });
   }
 }
 
@@ -742,6 +456,5 @@ export interface WasmMemoryUsage {
  * ```
  */
 export async function wasmMemoryUsage(): Promise<WasmMemoryUsage> {
-  const core = await loadCore();
-  return { heapBytes: core.m.HEAPU8.length, allocatedBytes: core.m.allocatedBytes() };
+  return (await loadCore()).memoryUsage();
 }

@@ -1,22 +1,46 @@
 /**
  * Error classes thrown by cuckoo-wasm. Each has a stable `code` string that is
- * safe to branch on; messages are for people and may change.
+ * safe to branch on; messages are for people and may change. Which status of
+ * the core becomes which of these classes is decided in one table
+ * (js/status.ts).
  *
  * @packageDocumentation
  */
+import type { FilterFormatReason } from './status.js';
 
-/** Why {@link FilterFormatError} refused some bytes (see docs/FORMAT.md). */
-export type FilterFormatReason =
-  | 'not-bytes'
-  | 'truncated'
-  | 'bad-magic'
-  | 'unsupported-version'
-  | 'bad-parameter'
-  | 'trailing-bytes'
-  | 'checksum-mismatch'
-  | 'count-mismatch'
-  | 'bad-victim'
-  | 'bad-padding';
+export type { FilterFormatReason } from './status.js';
+
+/** A constructor of a built-in error class (Error, TypeError, RangeError). */
+type ErrorClass = new (message?: string) => Error;
+
+/** What every error class of this package adds to the built-in class it extends. */
+export interface CodedError<Code extends string> {
+  /** Stable error code, safe to branch on (messages are for people and may change). */
+  readonly code: Code;
+}
+
+/**
+ * The one definition every error class of this package is built from: the
+ * built-in class it extends (so `instanceof TypeError` holds for a type error),
+ * its `name`, and its stable `code`, both set on each instance.
+ */
+function codedError<Code extends string, Base extends ErrorClass>(
+  name: string,
+  code: Code,
+  Base: Base,
+): new (message: string) => InstanceType<Base> & CodedError<Code> {
+  // A mixin's constructor must take `...args: any[]`; each exported class below declares its own.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  class Coded extends (Base as new (...args: any[]) => Error) {
+    readonly code: Code = code;
+
+    constructor(message: string) {
+      super(message);
+      this.name = name;
+    }
+  }
+  return Coded as unknown as new (message: string) => InstanceType<Base> & CodedError<Code>;
+}
 
 /**
  * Thrown by `add` / `addAll` when no slot can be found for a key after the
@@ -24,67 +48,55 @@ export type FilterFormatReason =
  * slot is taken. The key was not added and every key stored before is still
  * present. Create a filter with a larger `capacity` and add the keys again.
  */
-export class FilterFullError extends Error {
-  /** Stable error code: `'ERR_FILTER_FULL'`. */
-  readonly code = 'ERR_FILTER_FULL' as const;
+export class FilterFullError extends codedError('FilterFullError', 'ERR_FILTER_FULL', Error) {
   /** For `addAll`: how many keys of the batch were added before the filter filled up (0 for `add`). */
   readonly added: number;
 
   constructor(message: string, added = 0) {
     super(message);
-    this.name = 'FilterFullError';
     this.added = added;
   }
 }
 
 /**
- * Thrown by `CuckooFilter.fromBytes` for bytes that `toBytes` did not produce:
- * truncated, corrupted (checksum), from another format version, or with a
- * header that disagrees with its table. No filter is created.
+ * Thrown by `fromBytes` for bytes that `toBytes` did not produce: truncated,
+ * corrupted (checksum), from another format version, or with a header that
+ * disagrees with its table. No filter is created.
  */
-export class FilterFormatError extends Error {
-  /** Stable error code: `'ERR_FILTER_FORMAT'`. */
-  readonly code = 'ERR_FILTER_FORMAT' as const;
-  /** Which check failed. */
+export class FilterFormatError extends codedError('FilterFormatError', 'ERR_FILTER_FORMAT', Error) {
+  /** Which check of docs/FORMAT.md §7 failed. */
   readonly reason: FilterFormatReason;
 
   constructor(message: string, reason: FilterFormatReason) {
     super(message);
-    this.name = 'FilterFormatError';
     this.reason = reason;
   }
 }
 
 /** Thrown by any method of a filter after `dispose()` (a second `dispose()` is a no-op). */
-export class FilterDisposedError extends Error {
-  /** Stable error code: `'ERR_FILTER_DISPOSED'`. */
-  readonly code = 'ERR_FILTER_DISPOSED' as const;
-
+export class FilterDisposedError extends codedError('FilterDisposedError', 'ERR_FILTER_DISPOSED', Error) {
   constructor(message = 'this filter was disposed: its memory is freed and it can no longer be used') {
     super(message);
-    this.name = 'FilterDisposedError';
   }
 }
 
-/** An argument of the wrong type (e.g. a key that is neither a string nor a Uint8Array). */
-export class ArgumentTypeError extends TypeError {
-  /** Stable error code: `'ERR_INVALID_ARG_TYPE'` (as Node.js uses it). */
-  readonly code = 'ERR_INVALID_ARG_TYPE' as const;
-
+/**
+ * An argument of the wrong type (e.g. a key that is neither a string nor a
+ * Uint8Array). A `TypeError`; its code is `'ERR_INVALID_ARG_TYPE'`, as Node.js uses it.
+ */
+export class ArgumentTypeError extends codedError('ArgumentTypeError', 'ERR_INVALID_ARG_TYPE', TypeError) {
   constructor(message: string) {
     super(message);
-    this.name = 'ArgumentTypeError';
   }
 }
 
-/** A numeric argument outside its allowed range, or a filter larger than wasm memory allows. */
-export class ArgumentRangeError extends RangeError {
-  /** Stable error code: `'ERR_OUT_OF_RANGE'` (as Node.js uses it). */
-  readonly code = 'ERR_OUT_OF_RANGE' as const;
-
+/**
+ * A numeric argument outside its allowed range, or a filter larger than wasm
+ * memory allows. A `RangeError`; its code is `'ERR_OUT_OF_RANGE'`, as Node.js uses it.
+ */
+export class ArgumentRangeError extends codedError('ArgumentRangeError', 'ERR_OUT_OF_RANGE', RangeError) {
   constructor(message: string) {
     super(message);
-    this.name = 'ArgumentRangeError';
   }
 }
 
@@ -98,14 +110,12 @@ export type WasmLoadReason =
   | 'instantiate-failed';
 
 /**
- * Thrown (as a rejection of `CuckooFilter.create` / `fromBytes`) when the
- * WebAssembly module cannot be loaded. Nothing is cached on failure: a later
- * call tries again, so a page whose policy is fixed need not reload the library.
- * The engine's own error is kept as `cause`.
+ * Thrown (as a rejection of `create` / `fromBytes`) when the WebAssembly module
+ * cannot be loaded. Nothing is cached on failure: a later call tries again, so
+ * a page whose policy is fixed need not reload the library. The engine's own
+ * error is kept as `cause`.
  */
-export class WasmLoadError extends Error {
-  /** Stable error code: `'ERR_WASM_LOAD'`. */
-  readonly code = 'ERR_WASM_LOAD' as const;
+export class WasmLoadError extends codedError('WasmLoadError', 'ERR_WASM_LOAD', Error) {
   /** What stopped the module from loading. */
   readonly reason: WasmLoadReason;
   /** The engine's error (e.g. a `WebAssembly.CompileError`), if there was one. */
@@ -113,7 +123,6 @@ export class WasmLoadError extends Error {
 
   constructor(message: string, reason: WasmLoadReason, cause?: unknown) {
     super(message);
-    this.name = 'WasmLoadError';
     this.reason = reason;
     this.cause = cause;
   }
@@ -126,15 +135,12 @@ export class WasmLoadError extends Error {
  * be made. Dispose filters you no longer need, or make a smaller one; all
  * filters of a realm share one memory of at most 2 GiB (browsers may allow less).
  */
-export class OutOfMemoryError extends Error {
-  /** Stable error code: `'ERR_OUT_OF_MEMORY'`. */
-  readonly code = 'ERR_OUT_OF_MEMORY' as const;
+export class OutOfMemoryError extends codedError('OutOfMemoryError', 'ERR_OUT_OF_MEMORY', Error) {
   /** Bytes that could not be allocated. */
   readonly requestedBytes: number;
 
   constructor(message: string, requestedBytes: number) {
     super(message);
-    this.name = 'OutOfMemoryError';
     this.requestedBytes = requestedBytes;
   }
 }

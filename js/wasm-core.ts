@@ -1,12 +1,22 @@
 /**
- * The one place that touches the WebAssembly module's memory (house style:
- * "every raw wasm access in one file"). It instantiates the module once,
- * owns a scratch region in wasm memory for single keys and a batch region for
- * `addAll` / `hasAll`, and writes keys there as bytes: strings as UTF-8 (short
- * ASCII strings code unit by code unit, a batch's strings concatenated and
- * encoded at once, everything else through `TextEncoder.encodeInto`, so a lone
- * surrogate becomes U+FFFD), Uint8Arrays by copy. It calls the wasm instance's
- * cf_* exports directly. Nothing returned from here aliases wasm memory.
+ * The boundary: the one file that touches the WebAssembly module (house style:
+ * "every raw wasm access in one file"). It instantiates the module once and
+ * offers filter-level operations on handles (create, deserialize, add /
+ * contain / delete / count of one key, the batches, serialize, info, size,
+ * destroy); every other file checks arguments, calls these, and turns the
+ * statuses they return into errors (js/status.ts).
+ *
+ * The module has two kinds of entry point (bindings/cuckoo_bindings.cc says
+ * why): embind functions for everything off the hot path, and plain `cf_*`
+ * exports for the per-key and per-batch calls, which are called here as the
+ * wasm instance's own exports.
+ *
+ * Keys cross as bytes written into memory the boundary owns: a scratch region
+ * for one key and a batch region for a chunk of keys. Strings are written as
+ * UTF-8 (short ASCII strings code unit by code unit, a batch's strings
+ * concatenated and encoded at once, everything else through
+ * `TextEncoder.encodeInto`, so a lone surrogate becomes U+FFFD), Uint8Arrays by
+ * copy. Nothing returned from here aliases wasm memory.
  *
  * No user code runs between writing into wasm memory and the call that reads
  * it: a batch's keys are first read from the caller into a {@link Chunk} (a
@@ -14,19 +24,31 @@
  * whatever user code does while keys are read (dispose, nested batches, memory
  * growth), no half-written region is left for it to disturb.
  *
+ * A second filter family adds its own operations here next to the cuckoo
+ * ones, with its own handle type; the key writing, the regions and the
+ * chunk packing are shared.
+ *
  * @internal
  */
 import createCuckooCore from 'cuckoo-core-glue';
 import wasmBinary from 'cuckoo-core-wasm';
-import { ArgumentTypeError, OutOfMemoryError, WasmLoadError } from './errors.js';
+import { ArgumentTypeError, WasmLoadError } from './errors.js';
+import { Status, statusError } from './status.js';
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
 
-/** Result of the core's create / deserialize: a cuckoo::Status and a filter handle. */
-interface OpenResult {
+/**
+ * A cuckoo filter of the core, as the boundary names it: its address in wasm
+ * memory (never 0). Branded, so that a plain number, or a handle of another
+ * filter family, is not taken for one.
+ */
+export type CuckooHandle = number & { readonly family: 'cuckoo' };
+
+/** Result of create / deserialize: a cuckoo::Status, and the handle when it is Ok (else 0). */
+export interface OpenResult {
   status: number;
-  handle: number;
+  handle: CuckooHandle;
 }
 
 /** Fixed parameters of one filter, as the core reports them. */
@@ -42,7 +64,7 @@ export interface CoreInfo {
 }
 
 /** The per-key and per-batch exports of bindings/cuckoo_bindings.cc (plain wasm functions). */
-export interface HotExports {
+interface HotExports {
   cf_add(handle: number, key: number, len: number): number;
   cf_contain(handle: number, key: number, len: number): number;
   cf_delete(handle: number, key: number, len: number): number;
@@ -72,18 +94,6 @@ type CoreModule = {
   statusMessage(status: number): string;
   allocatedBytes(): number;
 } & { [K in keyof HotExports as `_${K}`]: HotExports[K] };
-
-/** cuckoo::Status values (src/status.h). */
-export const enum Status {
-  Ok = 0,
-  NotFound = 1,
-  NotEnoughSpace = 2,
-  InvalidArgument = 3,
-  OutOfMemory = 4,
-}
-
-/** Largest wasm memory the module may grow to (-sMAXIMUM_MEMORY in CMakeLists.txt), bytes. */
-export const MAX_WASM_MEMORY = 2 ** 31;
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
@@ -247,15 +257,15 @@ export function isKey(key: unknown): key is Key {
   return isUint8Array(key) && (byteLengthOf(key) > 0 || !isDetached(key));
 }
 
-/** One instantiated module with its scratch and batch regions. */
+/** One instantiated module with its scratch and batch regions, and the operations on its filters. */
 export class Core {
-  readonly m: CoreModule;
+  private readonly m: CoreModule;
   /**
    * The cf_* functions, taken from the wasm instance's exports: the module
-   * object is a dictionary-mode object whose property loads cost about 6 ns,
-   * and its `_cf_*` entries start as wrappers that replace themselves.
+   * object is a dictionary-mode object whose property loads are slow, and its
+   * `_cf_*` entries start as wrappers that replace themselves.
    */
-  readonly hot: HotExports;
+  private readonly hot: HotExports;
   /** True when every cf_* function is the instance's own export (no wrapper). */
   readonly direct: boolean;
   private scratchPtr: number;
@@ -287,16 +297,154 @@ export class Core {
     this.scratchView = this.view(this.scratchPtr, this.scratchCap);
   }
 
-  /** malloc that throws OutOfMemoryError instead of returning 0. */
-  alloc(bytes: number): number {
-    const ptr = this.m._malloc(Math.max(1, bytes));
-    if (ptr === 0) {
-      throw new OutOfMemoryError(
-        `could not allocate ${bytes} bytes of WebAssembly memory (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
-          'dispose filters you no longer need',
-        bytes,
-      );
+  // -------------------------------------------------------------------------
+  // Cuckoo filters: opening, reading out, closing.
+
+  /**
+   * Bytes a cuckoo filter with these parameters serializes to, or 0 if the
+   * core would refuse them; lets a caller refuse a filter too large for wasm
+   * memory before anything is allocated.
+   */
+  serializedSizeFor(capacity: number, fingerprintBits: number, bucketSize: number): number {
+    return this.m.serializedSizeFor(capacity, fingerprintBits, bucketSize);
+  }
+
+  /** Makes an empty cuckoo filter: status Ok and its handle, or InvalidArgument / OutOfMemory. */
+  create(capacity: number, fingerprintBits: number, bucketSize: number, maxKicks: number, seed: bigint): OpenResult {
+    return this.m.create(capacity, fingerprintBits, bucketSize, maxKicks, Number(seed & 0xffffffffn), Number(seed >> 32n));
+  }
+
+  /**
+   * Loads a cuckoo filter from its serialized bytes (docs/FORMAT.md), which are
+   * copied into wasm memory for the call and freed after it: status Ok and its
+   * handle, OutOfMemory, or the Format* status of the first check that failed.
+   * @throws OutOfMemoryError if wasm memory cannot hold the copy.
+   */
+  deserialize(bytes: Uint8Array): OpenResult {
+    const length = byteLengthOf(bytes);
+    const ptr = this.alloc(length);
+    try {
+      this.m.HEAPU8.set(bytes, ptr);
+      return this.m.deserialize(ptr, length);
+    } finally {
+      this.m._free(ptr);
     }
+  }
+
+  /** The fixed parameters of a filter. */
+  info(handle: CuckooHandle): CoreInfo {
+    return this.m.info(handle);
+  }
+
+  /**
+   * The filter's serialized bytes (docs/FORMAT.md), `byteLength` of them (its
+   * `serializedSize`), in a new array the caller owns.
+   * @throws OutOfMemoryError if wasm memory cannot hold them.
+   */
+  serialize(handle: CuckooHandle, byteLength: number): Uint8Array {
+    const ptr = this.alloc(byteLength);
+    try {
+      this.m.serialize(handle, ptr);
+      return this.m.HEAPU8.slice(ptr, ptr + byteLength);
+    } finally {
+      this.m._free(ptr);
+    }
+  }
+
+  /** Frees the filter; its handle must not be used again. */
+  destroy(handle: CuckooHandle): void {
+    this.m.destroy(handle);
+  }
+
+  /** The core's description of a status (what was wrong and what to do), for an error message. */
+  statusMessage(status: number): string {
+    return this.m.statusMessage(status);
+  }
+
+  /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
+  memoryUsage(): { heapBytes: number; allocatedBytes: number } {
+    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.m.allocatedBytes() };
+  }
+
+  // -------------------------------------------------------------------------
+  // Cuckoo filters: one key, one call. Each writes the key into the scratch
+  // region and crosses once.
+
+  /**
+   * Adds a key: Ok, or NotEnoughSpace (nothing changed).
+   * @throws ArgumentTypeError if `key` is neither a string nor a live Uint8Array.
+   */
+  add(handle: CuckooHandle, key: Key): number {
+    const len = this.writeKey(key);
+    return this.hot.cf_add(handle, this.scratchPtr, len);
+  }
+
+  /**
+   * True if the key's fingerprint is in one of its buckets or the victim slot.
+   * @throws ArgumentTypeError if `key` is neither a string nor a live Uint8Array.
+   */
+  contain(handle: CuckooHandle, key: Key): boolean {
+    const len = this.writeKey(key);
+    return this.hot.cf_contain(handle, this.scratchPtr, len) !== 0;
+  }
+
+  /**
+   * Removes one matching fingerprint: Ok, or NotFound.
+   * @throws ArgumentTypeError if `key` is neither a string nor a live Uint8Array.
+   */
+  remove(handle: CuckooHandle, key: Key): number {
+    const len = this.writeKey(key);
+    return this.hot.cf_delete(handle, this.scratchPtr, len);
+  }
+
+  /**
+   * Stored fingerprints matching the key.
+   * @throws ArgumentTypeError if `key` is neither a string nor a live Uint8Array.
+   */
+  count(handle: CuckooHandle, key: Key): number {
+    const len = this.writeKey(key);
+    return this.hot.cf_count(handle, this.scratchPtr, len);
+  }
+
+  /** Stored fingerprints, victim included. */
+  size(handle: CuckooHandle): number {
+    return this.hot.cf_size(handle);
+  }
+
+  /** Fraction of the table's slots in use, victim excluded. */
+  loadFactor(handle: CuckooHandle): number {
+    return this.hot.cf_load_factor(handle);
+  }
+
+  // -------------------------------------------------------------------------
+  // Cuckoo filters: one chunk of a batch, one call. Each writes the chunk's
+  // keys into the batch region and crosses once; runs no user code.
+
+  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
+  addBatch(handle: CuckooHandle, chunk: Chunk): number {
+    const n = chunk.count;
+    this.writeChunk(chunk);
+    return this.hot.cf_add_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
+  }
+
+  /** Looks up the chunk's keys: their answers go to `out[at ..]`; returns the index after the last. */
+  containBatch(handle: CuckooHandle, chunk: Chunk, out: boolean[], at: number): number {
+    const n = chunk.count;
+    this.writeChunk(chunk);
+    const results = this.batchResults;
+    this.hot.cf_contain_batch(handle, this.batchPtr, this.batchOffsets, n, results);
+    const heap = this.m.HEAPU8;
+    for (let i = 0; i < n; ++i) out[at++] = heap[results + i] !== 0;
+    return at;
+  }
+
+  // -------------------------------------------------------------------------
+  // Memory, and writing keys into it.
+
+  /** malloc that throws OutOfMemoryError instead of returning 0. */
+  private alloc(bytes: number): number {
+    const ptr = this.m._malloc(Math.max(1, bytes));
+    if (ptr === 0) throw statusError(Status.OutOfMemory, { bytes });
     return ptr;
   }
 
@@ -309,21 +457,22 @@ export class Core {
    * Allocates nothing unless the key is longer than any seen before.
    * @throws ArgumentTypeError if `key` is neither a string nor a Uint8Array.
    */
-  writeKey(key: unknown): number {
-    // Kept small so the JIT inlines it into has() / add(): short ASCII strings
-    // (domain names) are copied here, everything else goes to writeOtherKey.
+  private writeKey(key: unknown): number {
+    // Kept small so the JIT inlines it into contain() / add(): short ASCII
+    // strings (domain names) are copied here, everything else goes to
+    // writeOtherKey.
     const view = this.scratchView; // >= 3 * ASCII_LOOP_MAX bytes
     // If wasm memory grew since the view was made, the view is detached and
     // reads give undefined: then writeOtherKey makes it again. This read is
-    // free where view.byteLength costs 13 ns, and it keeps the loop below from
-    // ever storing into a detached view, which would turn its element stores
-    // generic (measured: 890 ns per key for the rest of the process).
+    // cheaper than view.byteLength, and it keeps the loop below from ever
+    // storing into a detached view, which would turn its element stores
+    // generic (and slow) for the rest of the process.
     if (typeof key === 'string' && key.length <= ASCII_LOOP_MAX && view[0] !== undefined) {
       const n = key.length;
       // Copy the code units, which are the key's UTF-8 bytes if it is ASCII:
       // faster than encodeInto for short keys, and allocates nothing. The
       // units are OR-ed together and checked once at the end rather than each
-      // tested in the loop (37 against 47 ns per 23-unit key).
+      // tested in the loop, which is faster.
       let units = 0;
       for (let i = 0; i < n; ++i) {
         const c = key.charCodeAt(i);
@@ -354,10 +503,6 @@ export class Core {
     throw keyTypeError(key, 'key');
   }
 
-  get scratch(): number {
-    return this.scratchPtr;
-  }
-
   private growScratch(bytes: number): void {
     const cap = Math.max(bytes, this.scratchCap * 2);
     const ptr = this.alloc(cap);
@@ -382,26 +527,22 @@ export class Core {
     this.batchCap = cap;
   }
 
-  /** Address of the packed keys of the chunk {@link writeChunk} wrote last. */
-  get batchKeys(): number {
-    return this.batchPtr;
-  }
-
-  /** Address of its n + 1 u32 offsets: key i is at batchKeys + [offsets[i], offsets[i + 1]). */
-  get batchOffsets(): number {
+  /** Address of the n + 1 u32 offsets of the chunk written last: key i is at batchPtr + [offsets[i], offsets[i + 1]). */
+  private get batchOffsets(): number {
     return this.batchPtr + this.batchCap;
   }
 
   /** Address of n bytes (or one i32 status) for the results of the call on that chunk. */
-  get batchResults(): number {
+  private get batchResults(): number {
     return this.batchPtr + this.batchCap + (BATCH_MAX_KEYS + 1) * 4;
   }
 
   /**
    * Writes a chunk's keys into the batch region as UTF-8 / raw bytes packed back
-   * to back, with their offsets (see {@link batchOffsets}). Runs no user code.
+   * to back, with their offsets (see {@link batchOffsets}), and empties the
+   * chunk. Runs no user code.
    */
-  writeChunk(chunk: Chunk): void {
+  private writeChunk(chunk: Chunk): void {
     const keys = chunk.keys;
     const n = chunk.count;
     this.ensureBatch(chunk.maxBytes);
@@ -421,23 +562,24 @@ export class Core {
           at += (keys[i] as string).length;
         }
         offsets[o + n] = at;
-        return;
-      }
-      this.rewriteFromFirstNonAscii(keys as string[], n, joined, heap, offsets, base, o);
-      return;
-    }
-    let at = 0;
-    for (let i = 0; i < n; ++i) {
-      const k = keys[i];
-      offsets[o + i] = at;
-      if (typeof k === 'string') {
-        at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
       } else {
-        heap.set(k, base + at);
-        at += byteLengthOf(k);
+        this.rewriteFromFirstNonAscii(keys as string[], n, joined, heap, offsets, base, o);
       }
+    } else {
+      let at = 0;
+      for (let i = 0; i < n; ++i) {
+        const k = keys[i];
+        offsets[o + i] = at;
+        if (typeof k === 'string') {
+          at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
+        } else {
+          heap.set(k, base + at);
+          at += byteLengthOf(k);
+        }
+      }
+      offsets[o + n] = at;
     }
-    offsets[o + n] = at;
+    chunk.clear();
   }
 
   /**
@@ -485,18 +627,6 @@ export class Core {
       i = j;
     }
     offsets[o + n] = at;
-  }
-
-  /** Copies `len` bytes at `ptr` out of wasm memory. */
-  copyOut(ptr: number, len: number): Uint8Array {
-    return this.m.HEAPU8.slice(ptr, ptr + len);
-  }
-
-  /** Copies `bytes` into freshly allocated wasm memory; the caller frees the pointer. */
-  copyIn(bytes: Uint8Array): number {
-    const ptr = this.alloc(byteLengthOf(bytes));
-    this.m.HEAPU8.set(bytes, ptr);
-    return ptr;
   }
 }
 

@@ -1,11 +1,16 @@
 // Bad arguments: every public function gets a typed error or a correct answer,
 // and the filter still works afterwards.
-import { ArgumentRangeError, ArgumentTypeError, CuckooFilter, FilterFormatError } from 'cuckoo-wasm';
+import * as vm from 'node:vm';
+import { ArgumentRangeError, ArgumentTypeError, CuckooFilter } from 'cuckoo-wasm';
 
 const enc = new TextEncoder();
+/** Values that are not keys, Uint8Array look-alikes among them (a key is a string or a Uint8Array of any realm). */
 const junk: unknown[] = [
   undefined, null, NaN, Infinity, -Infinity, -1, 0.5, 0, 42, 2n, true, {}, [], ['a'], () => 1, Symbol('s'),
-  new ArrayBuffer(4), new Uint16Array(4), new Int8Array(4), new DataView(new ArrayBuffer(4)), new Date(0), /re/,
+  new ArrayBuffer(4), new Uint16Array(4), new Int8Array(4), new Uint8ClampedArray([104, 105]), new DataView(new ArrayBuffer(4)),
+  new Date(0), /re/,
+  { length: 2, 0: 104, 1: 105, byteLength: 2, buffer: new ArrayBuffer(2) },
+  Object.defineProperty(Object.create(Uint8Array.prototype), Symbol.toStringTag, { value: 'Uint8Array' }),
 ];
 
 let f: CuckooFilter;
@@ -35,10 +40,13 @@ test('add / has / delete / count with keys of every wrong type: ArgumentTypeErro
         error = e;
       }
       expect(error).toBeInstanceOf(ArgumentTypeError);
-      expect((error as Error).message).toMatch(/key must be a string or a Uint8Array, got /);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toHaveProperty('code', 'ERR_INVALID_ARG_TYPE');
+      expect((error as Error).message).toMatch(/^key must be a string or a Uint8Array, got /);
     }
   }
   expect(f.size).toBe(2);
+  expect(f.has('kept.example')).toBe(true);
   stillWorks();
 });
 
@@ -50,6 +58,7 @@ test('addAll / hasAll with wrong containers or wrong keys', () => {
   for (const [i, key] of junk.entries()) {
     // A distinct first key each time: it is added before the bad key is refused, as by a loop of add().
     expect(() => f.addAll([`fine-${i}`, key] as never)).toThrow(ArgumentTypeError);
+    expect(() => f.addAll([`fine2-${i}`, key] as never)).toThrow(/^keys\[1\] must be a string or a Uint8Array, got /);
     expect(() => f.hasAll([`fine-${i}`, key] as never)).toThrow(ArgumentTypeError);
   }
   stillWorks();
@@ -92,24 +101,50 @@ test('SharedArrayBuffer-backed and offset Uint8Array views hash their visible by
   stillWorks();
 });
 
-test('create with NaN, Infinity, negative, fractional, huge, wrong-typed options', async () => {
-  const bad: [object, new (...a: never[]) => Error][] = [];
-  for (const v of [NaN, Infinity, -Infinity, -1, 0.5, 2 ** 53, 1e300]) bad.push([{ capacity: v }, ArgumentRangeError]);
-  for (const v of [null, '10', 10n, {}, true]) bad.push([{ capacity: v }, ArgumentTypeError]);
-  for (const v of [NaN, Infinity, -Infinity, 0, 1, 2, -0.5]) bad.push([{ capacity: 10, falsePositiveRate: v }, ArgumentRangeError]);
-  for (const v of [NaN, Infinity, 3.5, 0, 64]) bad.push([{ capacity: 10, fingerprintBits: v }, ArgumentRangeError]);
-  for (const v of [NaN, Infinity, 0, 1, 4.5]) bad.push([{ capacity: 10, bucketSize: v }, ArgumentRangeError]);
-  for (const v of ['4', null]) bad.push([{ capacity: 10, bucketSize: v }, ArgumentTypeError]);
-  for (const v of [NaN, Infinity, -1, 0.5, 1_000_001]) bad.push([{ capacity: 10, maxKicks: v }, ArgumentRangeError]);
-  for (const v of [NaN, -1, 0.5, 2 ** 53, -1n, 2n ** 64n]) bad.push([{ capacity: 10, seed: v }, ArgumentRangeError]);
-  for (const v of ['1', null]) bad.push([{ capacity: 10, seed: v }, ArgumentTypeError]);
-  for (const [options, type] of bad) {
-    await expect(CuckooFilter.create(options as never)).rejects.toBeInstanceOf(type);
-  }
+/** Each bad option value, the error class it gets, and what its message names. */
+type BadOption = readonly [object, typeof ArgumentTypeError | typeof ArgumentRangeError, RegExp];
+const badOptions: BadOption[] = [
+  [{}, ArgumentTypeError, /^capacity must be a number/],
+  ...[0, NaN, Infinity, -Infinity, -1, -5, 0.5, 1.5].map(
+    (v) => [{ capacity: v }, ArgumentRangeError, /^capacity must be an integer from 1/] as const,
+  ),
+  ...[2 ** 53, 1e300].map((v) => [{ capacity: v }, ArgumentRangeError, /capacity/] as const),
+  ...[null, '10', 10n, {}, true].map((v) => [{ capacity: v }, ArgumentTypeError, /^capacity must be a number/] as const),
+  ...[NaN, Infinity, -Infinity, 0, 1, 2, -0.1].map(
+    (v) => [{ capacity: 10, falsePositiveRate: v }, ArgumentRangeError, /^falsePositiveRate must be a probability in \(0, 1\)/] as const,
+  ),
+  [{ capacity: 10, falsePositiveRate: 1e-12 }, ArgumentRangeError, /below what 32-bit fingerprints give/],
+  ...[NaN, Infinity, 3, 3.5, 0, 33, 64].map(
+    (v) => [{ capacity: 10, fingerprintBits: v }, ArgumentRangeError, /^fingerprintBits must be an integer from 4 to 32/] as const,
+  ),
+  [{ capacity: 10, fingerprintBits: 8, falsePositiveRate: 0.01 }, ArgumentTypeError, /not both/],
+  ...[NaN, Infinity, 0, 1, 3, 4.5, 16].map(
+    (v) => [{ capacity: 10, bucketSize: v }, ArgumentRangeError, /^bucketSize must be 2, 4 or 8/] as const,
+  ),
+  ...['4', null].map((v) => [{ capacity: 10, bucketSize: v }, ArgumentTypeError, /^bucketSize must be 2, 4 or 8/] as const),
+  ...[NaN, Infinity, -1, 0.5, 1_000_001].map(
+    (v) => [{ capacity: 10, maxKicks: v }, ArgumentRangeError, /^maxKicks must be an integer from 0 to 1000000/] as const,
+  ),
+  ...[NaN, -1, 0.5, 2 ** 53].map((v) => [{ capacity: 10, seed: v }, ArgumentRangeError, /^seed must be an integer from 0/] as const),
+  ...[-1n, 2n ** 64n].map((v) => [{ capacity: 10, seed: v }, ArgumentRangeError, /^seed must be from 0 to 2\^64-1/] as const),
+  ...['1', null].map((v) => [{ capacity: 10, seed: v }, ArgumentTypeError, /^seed must be a number/] as const),
+];
+
+test.each(badOptions)('create(%p): %p, with a message naming the option', async (options, type, message) => {
+  const p = CuckooFilter.create(options as never);
+  await expect(p).rejects.toBeInstanceOf(type);
+  await expect(p).rejects.toBeInstanceOf(type === ArgumentTypeError ? TypeError : RangeError);
+  await expect(p).rejects.toThrow(message);
+  await expect(p).rejects.toHaveProperty('code', type === ArgumentTypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE');
+  stillWorks();
+});
+
+test('create with options that are not an object: ArgumentTypeError; valid edge values work', async () => {
   for (const options of [null, undefined, 5, 'capacity']) {
-    await expect(CuckooFilter.create(options as never)).rejects.toBeInstanceOf(ArgumentTypeError);
+    const p = CuckooFilter.create(options as never);
+    await expect(p).rejects.toBeInstanceOf(ArgumentTypeError);
+    await expect(p).rejects.toThrow(/^options must be an object with at least \{ capacity \}/);
   }
-  // Valid edge values work.
   for (const options of [{ capacity: 1 }, { capacity: 10, maxKicks: 0 }, { capacity: 10, seed: 0 }, { capacity: 10, seed: 2n ** 64n - 1n }]) {
     const g = await CuckooFilter.create(options);
     g.add('x');
@@ -119,11 +154,19 @@ test('create with NaN, Infinity, negative, fractional, huge, wrong-typed options
   stillWorks();
 });
 
-test('fromBytes with non-bytes: FilterFormatError (not-bytes)', async () => {
-  for (const v of [undefined, null, 5, 'CKOO', {}, [1, 2], new Uint16Array(40), new DataView(new ArrayBuffer(80))]) {
+test('fromBytes with anything but a Uint8Array or ArrayBuffer (look-alikes, other views): ArgumentTypeError', async () => {
+  const lookAlike = { length: 4, 0: 67, 1: 75, 2: 79, 3: 79, byteLength: 4, buffer: new ArrayBuffer(4) };
+  const tagged = Object.defineProperty(Object.create(Uint8Array.prototype), Symbol.toStringTag, { value: 'Uint8Array' });
+  const foreignView = vm.runInNewContext('new Uint16Array(40)');
+  const notBytes = [
+    undefined, null, 5, 'CKOO', {}, [67, 75, 79, 79], lookAlike, tagged, foreignView,
+    new Uint16Array(40), new Uint8ClampedArray(80), new Int8Array(80), new DataView(new ArrayBuffer(80)), new SharedArrayBuffer(80),
+  ];
+  for (const v of notBytes) {
     const p = CuckooFilter.fromBytes(v as never);
-    await expect(p).rejects.toBeInstanceOf(FilterFormatError);
-    await expect(p).rejects.toHaveProperty('reason', 'not-bytes');
+    await expect(p).rejects.toBeInstanceOf(ArgumentTypeError);
+    await expect(p).rejects.toHaveProperty('code', 'ERR_INVALID_ARG_TYPE');
+    await expect(p).rejects.toThrow(/^fromBytes needs a Uint8Array or ArrayBuffer, got /);
   }
   stillWorks();
 });
@@ -144,8 +187,8 @@ test('deleting a key that was never added can remove another key (documented, pa
 });
 
 test('a key array whose getter answers differently each read cannot write past the batch region', async () => {
-  // Each key is read once per chunk: what is sized is what is written. (Reading a key twice let a
-  // getter return a 3M-unit string after a 1-unit one was sized, overrunning wasm memory.)
+  // Each key is read once per chunk, so what is sized is what is written: a getter that answers a
+  // 3M-unit string on a later read cannot make a chunk sized for a 1-unit key overrun its region.
   const g = await CuckooFilter.create({ capacity: 100_000 });
   for (let i = 0; i < 50_000; i++) g.add(`v${i}`);
   for (const first of ['\u00e9', 'a', new Uint8Array([1])]) {

@@ -1,0 +1,112 @@
+/**
+ * The statuses the core reports (`cuckoo::Status`, src/status.h), by name and
+ * value, and what each becomes on the TS side: the error class (and with it
+ * the `code`), the `reason` of a {@link FilterFormatError}, and the message.
+ * Every status an operation of the core returns is turned into an error here
+ * and nowhere else. tests/js/status.test.ts checks this table against
+ * src/status.h, both ways.
+ *
+ * A status added to src/status.h (for example one a second filter family's
+ * deserializer reports) gets one row here; a format status brings its own
+ * `reason`, which {@link FilterFormatReason} then includes.
+ *
+ * @internal
+ */
+import {
+  ArgumentRangeError,
+  FilterFormatError,
+  FilterFullError,
+  OutOfMemoryError,
+} from './errors.js';
+
+/** Largest wasm memory the module may grow to (-sMAXIMUM_MEMORY in CMakeLists.txt), bytes. */
+export const MAX_WASM_MEMORY = 2 ** 31;
+
+/** What a call that returned a status tells the error about itself. */
+export interface StatusContext {
+  /** The core's own description of the status (cuckoo::StatusMessage). */
+  readonly detail?: string;
+  /** OutOfMemory: bytes that could not be allocated. */
+  readonly bytes?: number;
+  /** NotEnoughSpace: the full filter's state, and how many keys of a batch went in first. */
+  readonly full?: { size: number; slots: number; capacity: number; maxKicks: number; added: number };
+}
+
+/** How a status that is an error becomes one: each kind is one error class and its message. */
+const KINDS = {
+  full: (c: StatusContext) => {
+    const s = c.full!;
+    return new FilterFullError(
+      `the filter is full (${s.size} fingerprints in ${s.slots} slots, capacity ${s.capacity}): ` +
+        `no slot found after ${s.maxKicks} kicks; the key was not added and nothing stored was lost. ` +
+        'Create a filter with a larger capacity.',
+      s.added,
+    );
+  },
+  range: (c: StatusContext) => new ArgumentRangeError(`cannot create filter: ${c.detail}`),
+  memory: (c: StatusContext) =>
+    new OutOfMemoryError(
+      `not enough WebAssembly memory for ${c.bytes} bytes (all filters of this realm share at most ${MAX_WASM_MEMORY} bytes); ` +
+        'dispose filters you no longer need, or use a smaller filter',
+      c.bytes!,
+    ),
+  format: (c: StatusContext, reason: FilterFormatReason) =>
+    new FilterFormatError(`not a valid cuckoo-wasm filter: ${c.detail}`, reason),
+} as const;
+
+/**
+ * One row per `cuckoo::Status` enumerator: its name without the `k`, its value,
+ * and, for a status that is an error, its kind (see KINDS) and, for a format
+ * error, the `reason` (the names of docs/FORMAT.md §7).
+ */
+export const STATUSES = {
+  Ok: { value: 0 },
+  NotFound: { value: 1 },
+  NotEnoughSpace: { value: 2, kind: 'full' },
+  InvalidArgument: { value: 3, kind: 'range' },
+  OutOfMemory: { value: 4, kind: 'memory' },
+  FormatTruncated: { value: 10, kind: 'format', reason: 'truncated' },
+  FormatBadMagic: { value: 11, kind: 'format', reason: 'bad-magic' },
+  FormatUnsupportedVersion: { value: 12, kind: 'format', reason: 'unsupported-version' },
+  FormatBadParameter: { value: 13, kind: 'format', reason: 'bad-parameter' },
+  FormatTrailingBytes: { value: 14, kind: 'format', reason: 'trailing-bytes' },
+  FormatChecksumMismatch: { value: 15, kind: 'format', reason: 'checksum-mismatch' },
+  FormatCountMismatch: { value: 16, kind: 'format', reason: 'count-mismatch' },
+  FormatBadVictim: { value: 17, kind: 'format', reason: 'bad-victim' },
+  FormatBadPadding: { value: 18, kind: 'format', reason: 'bad-padding' },
+} as const;
+
+type Rows = typeof STATUSES;
+type Row = Rows[keyof Rows];
+
+/** A `cuckoo::Status` name, without the `k`. */
+export type StatusName = keyof Rows;
+
+/** Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed. */
+export type FilterFormatReason = Extract<Row, { reason: string }>['reason'];
+
+/** The status values by name, for comparing what a call returned: `Status.Ok` is 0. */
+export const Status = Object.freeze(
+  Object.fromEntries(Object.entries(STATUSES).map(([name, row]) => [name, row.value])),
+) as { readonly [N in StatusName]: Rows[N]['value'] };
+
+/** The rows indexed by value (a sparse array: values 5..9 are unused). */
+const BY_VALUE: readonly (Row | undefined)[] = (() => {
+  const rows: (Row | undefined)[] = [];
+  for (const row of Object.values(STATUSES) as Row[]) rows[row.value] = row;
+  return rows;
+})();
+
+/**
+ * The error a call that returned `status` throws. Ok and NotFound are not
+ * errors, and a value missing from the table means the core and this table
+ * disagree: both give a plain Error naming the value (a bug, never a user's mistake).
+ */
+export function statusError(status: number, context: StatusContext): Error {
+  const row = BY_VALUE[status];
+  if (row === undefined || !('kind' in row)) {
+    return new Error(`cuckoo-wasm: the core reported status ${status}, which is not an error this call can report`);
+  }
+  if (row.kind === 'format') return KINDS.format(context, row.reason);
+  return KINDS[row.kind](context);
+}

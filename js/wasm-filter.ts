@@ -1,0 +1,324 @@
+/**
+ * What every filter of this package does the same way, whatever its family:
+ * owning one core filter through its handle (dispose, `[Symbol.dispose]`, the
+ * FinalizationRegistry safety net, FilterDisposedError afterwards), and
+ * reading the keys of `addAll` / `hasAll` from the caller a chunk at a time
+ * while user code may run at every read. A family supplies how one chunk
+ * crosses ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk}),
+ * how its handle is freed, and the error of a full filter.
+ */
+import { ArgumentTypeError, FilterDisposedError } from './errors.js';
+import { Chunk, Core, describe, isKey, keyTypeError } from './wasm-core.js';
+
+/** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
+const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+/** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
+const registry = new FinalizationRegistry<{ core: Core; handle: number; release: Release<number> }>(
+  ({ core, handle, release }) => release(core, handle),
+);
+
+/**
+ * Frees a core filter of handle type `H`: a function of the family's module,
+ * not a closure, so the registry's entry holds nothing of the filter itself.
+ */
+export type Release<H extends number> = (core: Core, handle: H) => void;
+
+/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
+interface Batch {
+  /** Keys read from the caller and not yet written to wasm memory. */
+  readonly chunk: Chunk;
+  /** hasAll: the answers, in key order. Undefined for addAll. */
+  out: boolean[] | undefined;
+  /** hasAll: how many of {@link out} are answered. */
+  answered: number;
+  /** addAll: keys added so far. */
+  added: number;
+  /** addAll: a key did not fit; no further key is read. */
+  full: boolean;
+  /** An error met while a call of user code on this filter made the batch write its chunk early. */
+  failure: unknown;
+}
+
+/** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
+type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefined } | { iterator: Iterator<unknown> };
+
+/**
+ * Checks that `keys` is an array, an iterable or an array-like (a non-negative
+ * integer `length`), and how to read it. An array-like's length is read once, so
+ * one that shrinks while it is read yields `undefined` keys, which are refused.
+ */
+function keySource(keys: unknown): KeySource {
+  if ((typeof keys === 'object' && keys !== null) || typeof keys === 'string') {
+    if (Array.isArray(keys)) return { list: keys, length: keys.length };
+    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator]; // a string iterates its characters, as for a Set
+    if (typeof iterate === 'function') {
+      const iterator = iterate.call(keys) as Iterator<unknown>;
+      if (typeof iterator === 'object' && iterator !== null && typeof iterator.next === 'function') return { iterator };
+    } else {
+      const length = (keys as ArrayLike<unknown>).length;
+      if (Number.isSafeInteger(length) && length >= 0) return { list: keys as ArrayLike<unknown>, length };
+    }
+  }
+  throw new ArgumentTypeError(
+    `keys must be an iterable or array-like of strings and Uint8Arrays, got ${describe(keys)}`,
+  );
+}
+
+/** Closes an iterator a batch stops reading early (as `for...of` does on `break`); its errors are not ours to report. */
+function closeIterator(iterator: Iterator<unknown>): void {
+  try {
+    iterator.return?.();
+  } catch {
+    // The batch's own outcome (its error or result) is what the caller gets.
+  }
+}
+
+/**
+ * The base of every filter class: one core filter of family handle type `H`,
+ * its lifetime, and the batch machinery. Not exported from the package.
+ */
+export abstract class WasmFilter<H extends number> {
+  /** @internal */
+  protected readonly core: Core;
+  /**
+   * The core filter's handle; 0 once disposed. Negative while an addAll or
+   * hasAll of this filter reads the caller's keys: any call that user code
+   * makes on this filter meanwhile then goes through {@link settle} first.
+   */
+  private handle: number;
+  /** The batch reading keys while {@link handle} is negative. */
+  private pending: Batch | null = null;
+  private readonly release: Release<H>;
+
+  /** @internal */
+  protected constructor(core: Core, handle: H, release: Release<H>) {
+    this.core = core;
+    this.handle = handle;
+    this.release = release;
+    registry.register(this, { core, handle, release: release as Release<number> }, this);
+  }
+
+  /**
+   * Crosses once with a chunk of keys to add, in order, stopping at the first
+   * that does not fit: returns how many went in.
+   * @internal
+   */
+  protected abstract addChunk(handle: H, chunk: Chunk): number;
+
+  /**
+   * Crosses once with a chunk of keys to look up: their answers go to
+   * `out[at ..]`; returns the index after the last.
+   * @internal
+   */
+  protected abstract containChunk(handle: H, chunk: Chunk, out: boolean[], at: number): number;
+
+  /**
+   * The error of an add that found no room, after `added` keys of its batch went in.
+   * @internal
+   */
+  protected abstract fullError(added: number): Error;
+
+  /**
+   * The handle, for a call that crosses into wasm.
+   * @throws FilterDisposedError after dispose().
+   * @internal
+   */
+  protected live(): H {
+    const h = this.handle;
+    return h > 0 ? (h as H) : this.settle();
+  }
+
+  /**
+   * For {@link live}: throws after dispose. While a batch of this filter reads
+   * keys and user code calls this filter, first writes the keys the batch has
+   * read, so this call sees them, exactly as after a loop of single calls; the
+   * batch takes up reading again when the user code returns ({@link resume}).
+   */
+  private settle(): H {
+    if (this.handle === 0) throw new FilterDisposedError();
+    const batch = this.pending!;
+    this.pending = null;
+    this.handle = -this.handle;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      batch.failure ??= e; // the batch reports it when it resumes; this call goes on
+      batch.chunk.clear();
+    }
+    return this.handle as H;
+  }
+
+  /** After user code called this filter during a batch's read ({@link settle} ran): carry on, or stop. */
+  private resume(batch: Batch): void {
+    if (this.handle === 0) throw new FilterDisposedError();
+    if (batch.failure !== undefined) throw batch.failure;
+    this.handle = -this.handle;
+    this.pending = batch;
+  }
+
+  /**
+   * addAll: adds the keys in order, as a loop of single adds would, a chunk
+   * per crossing. Returns how many went in; `full` is true when a key did not
+   * fit (no further key was read).
+   * @internal
+   */
+  protected addKeys(keys: unknown): { added: number; full: boolean } {
+    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined };
+    this.runBatch(keys, batch);
+    return batch;
+  }
+
+  /**
+   * hasAll: one answer per key, as a loop of single lookups would give, a
+   * chunk per crossing.
+   * @internal
+   */
+  protected containKeys(keys: unknown): boolean[] {
+    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined };
+    this.runBatch(keys, batch);
+    const out = batch.out!;
+    out.length = batch.answered; // an array-like's answers were allocated up front
+    return out;
+  }
+
+  /**
+   * Reads the caller's keys into `batch`, writing each full chunk into wasm
+   * memory and crossing once per chunk. User code may run at every read
+   * (getters, Proxy traps, a generator): nothing of the batch is in wasm memory
+   * then, calls it makes on this filter settle the batch first, and the handle
+   * is checked again before each crossing. Stops early once a key did not fit.
+   */
+  private runBatch(keys: unknown, batch: Batch): void {
+    const source = keySource(keys);
+    this.handle = -this.live();
+    this.pending = batch;
+    let iterator = source.iterator;
+    try {
+      if (source.iterator === undefined) {
+        const { list, length } = source;
+        if (batch.out !== undefined) batch.out = new Array<boolean>(length);
+        const chunk = batch.chunk;
+        for (let i = 0; i < length; ++i) {
+          const key = list[i];
+          if (this.handle >= 0) this.resume(batch);
+          if (typeof key === 'string' && chunk.pushString(key)) continue;
+          if (this.take(batch, key, i)) return;
+        }
+      } else {
+        for (let i = 0; ; ++i) {
+          let key: unknown;
+          try {
+            const r = source.iterator.next();
+            if (r.done) {
+              iterator = undefined; // exhausted: nothing to close
+              if (this.handle >= 0) this.resume(batch);
+              break;
+            }
+            key = r.value;
+          } catch (e) {
+            iterator = undefined; // an iterator that threw is not closed (as in for...of)
+            throw e;
+          }
+          if (this.handle >= 0) this.resume(batch);
+          if (this.take(batch, key, i)) return;
+        }
+      }
+      this.flush(batch);
+    } catch (e) {
+      throw this.batchError(batch, e);
+    } finally {
+      this.pending = null;
+      if (this.handle < 0) this.handle = -this.handle;
+      batch.chunk.release();
+      if (iterator !== undefined) closeIterator(iterator);
+    }
+  }
+
+  /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
+  private take(batch: Batch, key: unknown, index: number): boolean {
+    if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
+    const chunk = batch.chunk;
+    let state = chunk.push(key);
+    if (state === 2) {
+      this.flush(batch);
+      if (batch.full) return true;
+      state = chunk.push(key);
+    }
+    if (state === 1) this.flush(batch);
+    return batch.full;
+  }
+
+  /** Crosses once with the batch's chunk (addChunk or containChunk), leaving it empty. Runs no user code. */
+  private flush(batch: Batch): void {
+    const chunk = batch.chunk;
+    const n = chunk.count;
+    if (n === 0 || batch.full) {
+      chunk.clear();
+      return;
+    }
+    const h = Math.abs(this.handle) as H;
+    if (batch.out === undefined) {
+      const done = this.addChunk(h, chunk);
+      batch.added += done;
+      if (done < n) batch.full = true;
+    } else {
+      batch.answered = this.containChunk(h, chunk, batch.out, batch.answered);
+    }
+  }
+
+  /**
+   * The error an interrupted batch throws. For addAll, the keys read before the
+   * error are added first, as a loop of add() calls would have added them; if
+   * one of them does not fit, that full error comes first, as in the loop.
+   */
+  private batchError(batch: Batch, error: unknown): unknown {
+    if (batch.out !== undefined || this.handle === 0 || batch.failure !== undefined) return error;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      return e;
+    }
+    return batch.full ? this.fullError(batch.added) : error;
+  }
+
+  /** True once {@link dispose} has been called. */
+  get disposed(): boolean {
+    return this.handle === 0;
+  }
+
+  /**
+   * Frees the filter's WebAssembly memory. A second call does nothing; any other
+   * method or getter afterwards throws {@link FilterDisposedError}.
+   *
+   * @example
+   * ```ts
+   * const f = await CuckooFilter.create({ capacity: 1000 });
+   * try { f.add('x'); } finally { f.dispose(); }
+   * ```
+   */
+  dispose(): void {
+    if (this.handle === 0) return;
+    if (this.handle < 0) this.settle(); // called from user code during a batch of this filter
+    registry.unregister(this);
+    this.release(this.core, this.handle as H);
+    this.handle = 0;
+  }
+
+  /**
+   * Same as {@link dispose}, for `using f = await CuckooFilter.create(...)`.
+   * Defined under `Symbol.dispose` where the engine has it, else under
+   * `Symbol.for('Symbol.dispose')`; the global `Symbol` is left as it is.
+   */
+  declare [Symbol.dispose]: () => void;
+
+  static {
+    Object.defineProperty(this.prototype, disposeKey, {
+      value: function dispose(this: WasmFilter<number>): void {
+        this.dispose();
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+}

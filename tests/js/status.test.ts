@@ -1,0 +1,123 @@
+// The status table of the TS side (js/status.ts) against cuckoo::Status (src/status.h):
+// every enumerator's name and value in the table and every row in the header, and for
+// each status the error it becomes (class, code, reason, message).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ts from 'typescript';
+
+const root = join(__dirname, '..', '..');
+
+/** Loads js/<name>.ts as CommonJS, transpiled by TypeScript; its relative imports are loaded the same way, once. */
+const loaded = new Map<string, Record<string, unknown>>();
+function load(name: string): Record<string, unknown> {
+  const cached = loaded.get(name);
+  if (cached) return cached;
+  const source = readFileSync(join(root, 'js', `${name}.ts`), 'utf8');
+  const js = ts.transpileModule(source, {
+    compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS },
+  }).outputText;
+  const module = { exports: {} as Record<string, unknown> };
+  loaded.set(name, module.exports);
+  const requireLocal = (path: string) => {
+    if (!path.startsWith('./')) throw new Error(`js/${name}.ts imports ${path}: not expected of the status table`);
+    return load(path.slice(2).replace(/\.js$/, ''));
+  };
+  new Function('require', 'module', 'exports', js)(requireLocal, module, module.exports);
+  return module.exports;
+}
+
+/** The enumerators of `enum class Status` in src/status.h, as [name without the k, value]. */
+function headerStatuses(): [string, number][] {
+  const header = readFileSync(join(root, 'src', 'status.h'), 'utf8');
+  const body = /enum class Status\b[^{]*\{([^}]*)\}/.exec(header)?.[1];
+  if (body === undefined) throw new Error('src/status.h: no enum class Status');
+  const code = body.replace(/\/\/.*$/gm, '');
+  const entries = code
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  return entries.map((e) => {
+    const m = /^k(\w+)\s*=\s*(\d+)$/.exec(e);
+    if (!m) throw new Error(`src/status.h: enumerator without an explicit value: ${e}`);
+    return [m[1], Number(m[2])];
+  });
+}
+
+type Row = { value: number; kind?: string; reason?: string };
+const status = load('status') as {
+  STATUSES: Record<string, Row>;
+  Status: Record<string, number>;
+  statusError: (status: number, context: object) => Error & { code?: string; reason?: string };
+};
+const errors = load('errors') as Record<string, new (...args: never[]) => Error>;
+
+test('src/status.h has the enumerators this test reads (the parser finds them)', () => {
+  const names = headerStatuses().map(([name]) => name);
+  expect(names).toContain('Ok');
+  expect(names).toContain('FormatBadPadding');
+  expect(names.length).toBeGreaterThanOrEqual(14);
+});
+
+test('every cuckoo::Status enumerator is a row of the table, with its value', () => {
+  for (const [name, value] of headerStatuses()) {
+    expect([name, status.STATUSES[name]?.value]).toEqual([name, value]);
+    expect([name, status.Status[name]]).toEqual([name, value]);
+  }
+});
+
+test('every row of the table is a cuckoo::Status enumerator, and no two share a value', () => {
+  const header = new Map(headerStatuses());
+  for (const [name, row] of Object.entries(status.STATUSES)) {
+    expect([name, header.get(name)]).toEqual([name, row.value]);
+  }
+  const values = Object.values(status.STATUSES).map((r) => r.value);
+  expect(new Set(values).size).toBe(values.length);
+  expect(Object.keys(status.Status)).toEqual(Object.keys(status.STATUSES));
+});
+
+test('each error status becomes its class, code and reason; format reasons are distinct', () => {
+  const context = { detail: 'DETAIL', bytes: 1234, full: { size: 9, slots: 8, capacity: 7, maxKicks: 6, added: 5 } };
+  const reasons: string[] = [];
+  for (const [name, row] of Object.entries(status.STATUSES)) {
+    const e = status.statusError(row.value, context);
+    if (row.kind === undefined) {
+      // Ok and NotFound are answers, not errors.
+      expect([name, e.constructor]).toEqual([name, Error]);
+      expect(e.message).toMatch(/not an error/);
+      continue;
+    }
+    const expected = {
+      full: ['FilterFullError', 'ERR_FILTER_FULL'],
+      range: ['ArgumentRangeError', 'ERR_OUT_OF_RANGE'],
+      memory: ['OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
+      format: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
+    }[row.kind];
+    expect([name, expected]).not.toEqual([name, undefined]);
+    const [className, code] = expected!;
+    expect([name, e]).toEqual([name, expect.any(errors[className])]);
+    expect([name, e.name, e.code]).toEqual([name, className, code]);
+    if (row.kind === 'format') {
+      expect([name, e.reason]).toEqual([name, row.reason]);
+      expect(e.message).toBe('not a valid cuckoo-wasm filter: DETAIL');
+      reasons.push(row.reason!);
+    } else {
+      expect(row.reason).toBeUndefined();
+    }
+    if (row.kind === 'range') expect(e.message).toContain('DETAIL');
+    if (row.kind === 'memory') expect(e).toMatchObject({ requestedBytes: 1234, message: expect.stringContaining('1234 bytes') });
+    if (row.kind === 'full') {
+      expect(e).toMatchObject({ added: 5 });
+      expect(e.message).toMatch(/9 fingerprints in 8 slots, capacity 7\): no slot found after 6 kicks/);
+    }
+  }
+  expect(new Set(reasons).size).toBe(reasons.length);
+  expect(reasons.length).toBe(9);
+});
+
+test('a value the table does not have is reported as a plain Error naming it', () => {
+  for (const value of [5, 9, 19, 255, -1]) {
+    const e = status.statusError(value, { detail: 'x' });
+    expect(e.constructor).toBe(Error);
+    expect(e.message).toContain(`status ${value}`);
+  }
+});
