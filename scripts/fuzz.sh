@@ -44,18 +44,10 @@ if [ -z "$cxx" ]; then
     exit 1
   fi
 fi
-if [ ! -f /usr/include/xxhash.h ]; then
-  echo "fuzz: /usr/include/xxhash.h not found: apt-get install libxxhash-dev" >&2
-  exit 1
-fi
-
-# Only xxhash.h, not all of /usr/include, goes on the include path (as in CMakeLists.txt).
-mkdir -p "$out/xxhash-include" "$out/artifacts"
-cmp -s /usr/include/xxhash.h "$out/xxhash-include/xxhash.h" ||
-  cp /usr/include/xxhash.h "$out/xxhash-include/xxhash.h"
+mkdir -p "$out/artifacts"
 
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
-       -fno-sanitize-recover=all -I src -I "$out/xxhash-include")
+       -fno-sanitize-recover=all -I src -I third_party)
 
 # stale TARGET SOURCE...: true if TARGET is missing or older than a source.
 stale() {
@@ -65,7 +57,7 @@ stale() {
   for s in "$@"; do [ "$s" -nt "$target" ] && return 0; done
   return 1
 }
-deps=(src/*.cc src/*.h "$out/xxhash-include/xxhash.h" scripts/fuzz.sh)
+deps=(src/*.cc src/*.h third_party/xxhash/xxhash.h scripts/fuzz.sh)
 
 if stale "$gen" "${deps[@]}" tests/fuzz/make_corpus.cc; then
   echo "fuzz: building $gen"
