@@ -62,7 +62,7 @@ deps=(src/*.cc src/*.h third_party/xxhash/xxhash.h scripts/fuzz.sh)
 if stale "$gen" "${deps[@]}" tests/fuzz/make_corpus.cc; then
   echo "fuzz: building $gen"
   "$cxx" "${flags[@]}" -fsanitize=address,undefined \
-    src/cuckoo_filter.cc tests/fuzz/make_corpus.cc -o "$gen"
+    src/cuckoo_filter.cc src/format.cc src/status.cc tests/fuzz/make_corpus.cc -o "$gen"
 fi
 
 if [ "$mode" = corpus ]; then
@@ -76,7 +76,7 @@ fi
 if stale "$bin" "${deps[@]}" tests/fuzz/deserialize_fuzz.cc; then
   echo "fuzz: building $bin ($("$cxx" --version | head -n 1))"
   "$cxx" "${flags[@]}" -fsanitize=fuzzer,address,undefined \
-    src/cuckoo_filter.cc tests/fuzz/deserialize_fuzz.cc -o "$bin"
+    src/cuckoo_filter.cc src/format.cc src/status.cc tests/fuzz/deserialize_fuzz.cc -o "$bin"
 fi
 
 # Scratch corpus: the committed seeds, plus freshly generated ones if the format

@@ -13,9 +13,6 @@
 
 namespace cuckoo {
 
-// Identifies the key hash in the serialized format (docs/FORMAT.md, "hash id").
-constexpr uint8_t kHashIdXxh3_64 = 1;
-
 // XXH3-64 of `len` bytes at `key` with `seed`: the one 64-bit hash a key gets.
 inline uint64_t HashKey(const uint8_t* key, size_t len, uint64_t seed) {
   return XXH3_64bits_withSeed(key, len, seed);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds bench/native/core_bench.cc against the core (src/cuckoo_filter.cc) with
+# Builds bench/native/core_bench.cc against the core (src/*.cc) with
 # g++ -O3 directly (no CMake), linked with Google Benchmark (Debian: libbenchmark-dev),
 # with the vendored xxHash (third_party/). No -march: the same scalar code the wasm build gets
 # (override with CXXFLAGS="-O3 -march=native" to see what the CPU could do).
@@ -17,6 +17,7 @@ mkdir -p "$out"
 g++ -std=c++17 ${CXXFLAGS:--O3} -DNDEBUG -Wall -Wextra \
   -I"$root/src" -I"$root/third_party" \
   -DCUCKOO_BENCH_ROOT="\"$root\"" \
-  "$root/src/cuckoo_filter.cc" "$root/bench/native/core_bench.cc" \
+  "$root/src/cuckoo_filter.cc" "$root/src/format.cc" "$root/src/status.cc" \
+  "$root/bench/native/core_bench.cc" \
   -o "$out/core_bench" -lbenchmark -lpthread
 echo "$out/core_bench"
