@@ -1,6 +1,6 @@
 // libFuzzer target for CuckooFilter::Deserialize, the core's one parser of
 // untrusted bytes (docs/FORMAT.md, src/format.h). Built with ASan + UBSan by
-// scripts/fuzz.sh:
+// the CMake preset "fuzz" (CMakePresets.json), which scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh            # 10,000,000 executions
 //   bash scripts/fuzz.sh 50000      # the short CI run
