@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything from source: the WebAssembly module (em++ via CMake), the
-# native library and tests (g++ via CMake), and the npm package's dist/ (esbuild, tsc).
+# Builds everything from source: the WebAssembly module (em++, CMake preset
+# wasm), the native library and tests (g++, preset native), and the npm
+# package's dist/ (esbuild, tsc).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -11,10 +12,11 @@ export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
 # A non-root user cannot write Debian's emscripten cache; give it one of its own.
 [ -w /usr/share/emscripten/cache ] || export EM_CACHE="$root/build/em-cache"
 
-emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release 2>&1 >/dev/null | { grep -v "^configure:" >&2 || true; }
-cmake --build build/wasm -j "$jobs" >/dev/null
+# emcmake supplies Emscripten's toolchain file to the wasm preset.
+emcmake cmake --preset wasm 2>&1 >/dev/null | { grep -v "^configure:" >&2 || true; }
+cmake --build --preset wasm -j "$jobs" >/dev/null
 
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/native -j "$jobs" >/dev/null
+cmake --preset native >/dev/null
+cmake --build --preset native -j "$jobs" >/dev/null
 
 node scripts/build.mjs

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Fuzzes CuckooFilter::Deserialize (tests/fuzz/deserialize_fuzz.cc) with libFuzzer,
-# AddressSanitizer and UndefinedBehaviorSanitizer, built by Debian's clang-14.
+# AddressSanitizer and UndefinedBehaviorSanitizer, built by Debian's clang-14 as
+# the CMake preset "fuzz" (CMakePresets.json, build/fuzz/).
 #
 #   bash scripts/fuzz.sh [RUNS]     run RUNS executions (default 10,000,000; CI: 50000)
 #   bash scripts/fuzz.sh --corpus   regenerate the seed corpus tests/fuzz/corpus/
 #   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file)
 #
-# Builds build/fuzz/deserialize_fuzz if it is missing or older than its sources,
-# copies the seed corpus into a scratch corpus build/fuzz/corpus/ (recreated on
-# every run; tests/fuzz/corpus/ is never written while fuzzing) and runs libFuzzer
-# there. Crash, timeout and out-of-memory inputs go to build/fuzz/artifacts/; the
-# full log is build/fuzz/fuzz.log. Prints libFuzzer's final stats line and ends
-# with "fuzz: N executions, K crashes"; exits non-zero if K > 0.
+# Builds build/fuzz/deserialize_fuzz and build/fuzz/make_corpus (cmake --build
+# --preset fuzz: only what changed), copies the seed corpus into a scratch corpus
+# build/fuzz/corpus/ (recreated on every run; tests/fuzz/corpus/ is never written
+# while fuzzing) and runs libFuzzer there. Crash, timeout and out-of-memory inputs
+# go to build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log. Prints
+# libFuzzer's final stats line and ends with "fuzz: N executions, K crashes";
+# exits non-zero if K > 0.
 #
 # Environment: FUZZ_CXX (default clang++-14, else clang++), FUZZ_SEED (libFuzzer
 # -seed; default 0 = random, the seed used is printed), FUZZ_ARGS (extra flags).
@@ -29,7 +31,7 @@ runs=10000000
 case "${1:-}" in
   "") ;;
   --corpus) mode=corpus ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
   *) runs=$1 ;;
 esac
@@ -44,34 +46,17 @@ if [ -z "$cxx" ]; then
     exit 1
   fi
 fi
-if [ ! -f /usr/include/xxhash.h ]; then
-  echo "fuzz: /usr/include/xxhash.h not found: apt-get install libxxhash-dev" >&2
+
+# The preset names clang++-14; another compiler is passed over it.
+configure=(cmake --preset fuzz)
+[ "$cxx" = clang++-14 ] || configure+=("-DCMAKE_CXX_COMPILER=$cxx")
+if ! log=$("${configure[@]}" 2>&1 && cmake --build --preset fuzz -j "$(nproc 2>/dev/null || echo 2)" 2>&1); then
+  echo "$log" >&2
+  echo "fuzz: building the fuzz preset failed" >&2
   exit 1
 fi
-
-# Only xxhash.h, not all of /usr/include, goes on the include path (as in CMakeLists.txt).
-mkdir -p "$out/xxhash-include" "$out/artifacts"
-cmp -s /usr/include/xxhash.h "$out/xxhash-include/xxhash.h" ||
-  cp /usr/include/xxhash.h "$out/xxhash-include/xxhash.h"
-
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
-       -fno-sanitize-recover=all -I src -I "$out/xxhash-include")
-
-# stale TARGET SOURCE...: true if TARGET is missing or older than a source.
-stale() {
-  local target=$1; shift
-  [ -f "$target" ] || return 0
-  local s
-  for s in "$@"; do [ "$s" -nt "$target" ] && return 0; done
-  return 1
-}
-deps=(src/*.cc src/*.h "$out/xxhash-include/xxhash.h" scripts/fuzz.sh)
-
-if stale "$gen" "${deps[@]}" tests/fuzz/make_corpus.cc; then
-  echo "fuzz: building $gen"
-  "$cxx" "${flags[@]}" -fsanitize=address,undefined \
-    src/cuckoo_filter.cc tests/fuzz/make_corpus.cc -o "$gen"
-fi
+echo "fuzz: $bin, $gen up to date ($("$cxx" --version | head -n 1))"
+mkdir -p "$out/artifacts"
 
 if [ "$mode" = corpus ]; then
   rm -rf "$seeds"
@@ -79,12 +64,6 @@ if [ "$mode" = corpus ]; then
   "$gen" "$seeds"
   echo "fuzz: wrote $(find "$seeds" -type f | wc -l) seed files to $seeds"
   exit 0
-fi
-
-if stale "$bin" "${deps[@]}" tests/fuzz/deserialize_fuzz.cc; then
-  echo "fuzz: building $bin ($("$cxx" --version | head -n 1))"
-  "$cxx" "${flags[@]}" -fsanitize=fuzzer,address,undefined \
-    src/cuckoo_filter.cc tests/fuzz/deserialize_fuzz.cc -o "$bin"
 fi
 
 # Scratch corpus: the committed seeds, plus freshly generated ones if the format

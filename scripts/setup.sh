@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes a fresh clone ready to test, demo and pack: installs the toolchain from
-# Debian's packages if it is missing (emscripten, xxhash, cmake, g++, GoogleTest,
+# Debian's packages if it is missing (emscripten, cmake, g++, GoogleTest,
 # clang-14 with its sanitizer/fuzzer runtimes; with --browser also chromium, which
-# the browser tests drive),
+# the browser tests drive; xxHash is vendored in third_party/),
 # runs `npm ci` when node_modules is missing or older than package-lock.json,
 # then builds (scripts/build.sh). Safe to run again: each step skips what is done.
 set -euo pipefail
@@ -11,7 +11,6 @@ cd "$root"
 
 need=()
 command -v em++ >/dev/null || need+=(emscripten)
-[ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)

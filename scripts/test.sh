@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run, then the Jest tests (API, real data, format,
-# CLI, npm pack). `npm test` runs scripts/setup.sh first (pretest), which
-# installs what is missing and builds. Ends with one line "tests: N passed, N failed".
+# CLI, npm pack). The C++ runs are the CMake presets native, asan and fuzz (CMakePresets.json). `npm test` runs
+# scripts/setup.sh first (pretest), which installs what is missing and builds. Ends with one line
+# "tests: N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 rm -rf build/test-results && mkdir -p build/test-results
 
+jobs=$(nproc 2>/dev/null || echo 2)
+
 echo "== native tests (ctest)"
-ctest --test-dir build/native --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" \
-  --output-junit "$root/build/test-results/ctest.xml"
+ctest --preset native -j "$jobs" --output-junit "$root/build/test-results/ctest.xml"
 native=$?
 
 echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)"
 export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
-cmake -S . -B build/asan -DCUCKOO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null &&
-  cmake --build build/asan -j "$(nproc 2>/dev/null || echo 2)" >/dev/null &&
-  ctest --test-dir build/asan --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" \
-    --output-junit "$root/build/test-results/ctest-asan.xml"
+cmake --preset asan >/dev/null &&
+  cmake --build --preset asan -j "$jobs" >/dev/null &&
+  ctest --preset asan -j "$jobs" --output-junit "$root/build/test-results/ctest-asan.xml"
 asan=$?
 
 echo "== fuzzing the C++ deserializer (libFuzzer + ASan/UBSan, 50,000 executions)"

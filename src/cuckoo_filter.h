@@ -17,7 +17,8 @@
 // stored fingerprint is ever lost. Lookup (§3.2) checks both buckets and the
 // victim; the false-positive rate is about 2b / 2^f at full load (§5.1).
 //
-// Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md.
+// Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md, written and read
+// by format.h.
 #ifndef CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
 #define CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
 
@@ -26,33 +27,15 @@
 #include <memory>
 
 #include "allocation.h"
+#include "cuckoo_params.h"
 #include "packed_table.h"
 #include "status.h"
 
 namespace cuckoo {
 
-constexpr uint32_t kMinFingerprintBits = 4;
-constexpr uint32_t kMaxFingerprintBits = 32;
-constexpr uint32_t kDefaultBucketSize = 4;
-constexpr uint32_t kDefaultMaxKicks = 500;
-constexpr uint32_t kMaxMaxKicks = 1000000;
-constexpr uint64_t kDefaultSeed = 0x63756b6f6f2d7761ULL;  // "cukoo-wa"
-constexpr uint64_t kMaxBucketCount = 0xffffffffULL;
-
-// Serialized format constants (docs/FORMAT.md).
-constexpr uint16_t kFormatVersion = 1;
-constexpr size_t kHeaderBytes = 72;
-constexpr size_t kChecksumBytes = 8;
-constexpr uint8_t kEncodingPacked = 0;
-
-// Parameters of a new filter.
-struct CuckooParams {
-  uint64_t capacity = 0;            // items the filter is sized for, >= 1
-  uint32_t fingerprint_bits = 13;   // f, in [4, 32]
-  uint32_t bucket_size = kDefaultBucketSize;  // b, one of 2, 4, 8
-  uint32_t max_kicks = kDefaultMaxKicks;      // evictions per insert, <= kMaxMaxKicks
-  uint64_t seed = kDefaultSeed;     // key-hash seed; also seeds the eviction PRNG
-};
+namespace format {
+struct CuckooHeader;
+}  // namespace format
 
 class CuckooFilter {
  public:
@@ -155,9 +138,16 @@ class CuckooFilter {
   };
 
   CuckooFilter() = default;
-  // An empty, default-constructed filter in a block from
-  // internal::AllocateZeroed, or null if memory is short.
-  static std::unique_ptr<CuckooFilter> NewEmpty();
+  // What Create and Deserialize share: a filter of `params` with
+  // `bucket_count` buckets (params valid, bucket_count in [1, kMaxBucketCount]),
+  // an empty table, no victim, no item, and the eviction PRNG at its initial
+  // state (the seed). The filter and its table are blocks from
+  // internal::AllocateZeroed; kOutOfMemory (nothing left allocated, *out
+  // untouched) if either cannot be had.
+  static Status Make(const CuckooParams& params, uint64_t bucket_count,
+                     std::unique_ptr<CuckooFilter>* out);
+  // The filter's state as a serialized header describes it.
+  format::CuckooHeader Header() const;
   bool VictimMatches(uint32_t fingerprint, uint32_t i1, uint32_t i2) const {
     return victim_.fingerprint == fingerprint && (victim_.bucket == i1 || victim_.bucket == i2);
   }

@@ -1,5 +1,7 @@
-// Hashing for cuckoo-wasm: XXH3-64 (xxHash) over a key's bytes, and the
-// integer mixers used to derive bucket indexes. Header-only.
+// Hashing for cuckoo-wasm: XXH3-64 (xxHash 0.8.1, vendored in
+// third_party/xxhash/ and pinned: its output is part of the byte format) over
+// a key's bytes and as the format's checksum, and the integer mixers used to
+// derive bucket indexes. The one file that includes xxhash.h. Header-only.
 #ifndef CUCKOO_WASM_SRC_HASH_H_
 #define CUCKOO_WASM_SRC_HASH_H_
 
@@ -7,12 +9,9 @@
 #include <cstdint>
 
 #define XXH_INLINE_ALL
-#include "xxhash.h"
+#include "xxhash/xxhash.h"
 
 namespace cuckoo {
-
-// Identifies the key hash in the serialized format (docs/FORMAT.md, "hash id").
-constexpr uint8_t kHashIdXxh3_64 = 1;
 
 // XXH3-64 of `len` bytes at `key` with `seed`: the one 64-bit hash a key gets.
 inline uint64_t HashKey(const uint8_t* key, size_t len, uint64_t seed) {

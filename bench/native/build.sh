@@ -1,29 +1,19 @@
 #!/usr/bin/env bash
-# Builds bench/native/core_bench.cc against the core (src/cuckoo_filter.cc) with
-# g++ -O3 directly (no CMake), linked with Google Benchmark (Debian: libbenchmark-dev).
-# xxhash.h is taken from a folder holding only a copy of /usr/include/xxhash.h, as
-# the CMake build does. No -march: the same scalar code the wasm build gets
-# (override with CXXFLAGS="-O3 -march=native" to see what the CPU could do).
-# Prints the binary's path (build/bench/core_bench) as its last line.
+# Builds bench/native/core_bench.cc against the core (src/) as the CMake preset
+# "bench" (CMakePresets.json): the default compiler (g++) at -O3 -DNDEBUG,
+# linked with Google Benchmark (Debian: libbenchmark-dev). No -march: the same
+# scalar code the wasm build gets (override with CXXFLAGS="-O3 -march=native" to
+# see what the CPU could do). Build output goes to stderr; the last line on
+# stdout is the binary's path (build/bench/core_bench).
 #   bash bench/native/build.sh && build/bench/core_bench --n=1000000 --f=13
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out="$root/build/bench"
-xxhash=${XXHASH_HEADER:-/usr/include/xxhash.h}
-if [ ! -f "$xxhash" ]; then
-  echo "build.sh: $xxhash not found: apt-get install libxxhash-dev (or set XXHASH_HEADER)" >&2
-  exit 1
-fi
+cd "$root"
 if [ ! -f /usr/include/benchmark/benchmark.h ]; then
   echo "build.sh: Google Benchmark not found: apt-get install libbenchmark-dev" >&2
   exit 1
 fi
-mkdir -p "$out/xxhash-include"
-cp "$xxhash" "$out/xxhash-include/xxhash.h"
-# shellcheck disable=SC2086
-g++ -std=c++17 ${CXXFLAGS:--O3} -DNDEBUG -Wall -Wextra \
-  -I"$root/src" -I"$out/xxhash-include" \
-  -DCUCKOO_BENCH_ROOT="\"$root\"" \
-  "$root/src/cuckoo_filter.cc" "$root/bench/native/core_bench.cc" \
-  -o "$out/core_bench" -lbenchmark -lpthread
-echo "$out/core_bench"
+# CXXFLAGS replaces the preset's -O3 (and is not left in CMake's cache for later runs).
+env -u CXXFLAGS cmake --preset bench -DCMAKE_CXX_FLAGS_RELEASE="${CXXFLAGS:--O3} -DNDEBUG" >&2
+cmake --build --preset bench -j "$(nproc 2>/dev/null || echo 2)" >&2
+echo "$root/build/bench/core_bench"

@@ -1,5 +1,6 @@
 // libFuzzer target for CuckooFilter::Deserialize, the core's one parser of
-// untrusted bytes (docs/FORMAT.md). Built with ASan + UBSan by scripts/fuzz.sh:
+// untrusted bytes (docs/FORMAT.md, src/format.h). Built with ASan + UBSan by
+// the CMake preset "fuzz" (CMakePresets.json), which scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh            # 10,000,000 executions
 //   bash scripts/fuzz.sh 50000      # the short CI run
@@ -37,13 +38,15 @@
 #include <vector>
 
 #include "cuckoo_filter.h"
-#include "hash.h"
+#include "format.h"
 #include "status.h"
 
 namespace {
 
 using cuckoo::CuckooFilter;
 using cuckoo::Status;
+namespace format = cuckoo::format;
+namespace field = cuckoo::format::cuckoo_field;
 
 #define FUZZ_CHECK(cond)                                                          \
   do {                                                                            \
@@ -60,20 +63,6 @@ constexpr uint64_t kMaxFixupBytes = 64 * 1024;
 // with max_kicks up to kMaxMaxKicks (1,000,000) makes each Add a million-kick
 // chain, which is correct but would drop the fuzzer to a few executions/s.
 constexpr uint32_t kMaxKicksForMutation = 2000;
-// Header offsets used by the fix-ups (docs/FORMAT.md).
-constexpr size_t kOffFingerprintBits = 8;
-constexpr size_t kOffBucketSize = 9;
-constexpr size_t kOffBucketCount = 12;
-constexpr size_t kOffTableBytes = 64;
-
-uint64_t Load32(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-void Store64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
 
 bool IsRefusal(Status s) {
   switch (s) {
@@ -95,26 +84,23 @@ bool IsRefusal(Status s) {
 
 // Mode 3: makes the table-length field and the payload length agree with (m, b, f).
 void FixLength(std::vector<uint8_t>* buf) {
-  if (buf->size() < cuckoo::kHeaderBytes) return;
+  if (buf->size() < format::kCuckooHeaderBytes) return;
   const uint8_t* h = buf->data();
-  const uint32_t f = h[kOffFingerprintBits];
-  const uint32_t b = h[kOffBucketSize];
-  const uint64_t m = Load32(h + kOffBucketCount);
-  if (f < cuckoo::kMinFingerprintBits || f > cuckoo::kMaxFingerprintBits) return;
-  if (b != 2 && b != 4 && b != 8) return;
-  if (m == 0) return;
+  const uint32_t f = h[field::kFingerprintBits];
+  const uint32_t b = h[field::kBucketSize];
+  const uint64_t m = format::GetU32(h + field::kBucketCount);
+  if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
   const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
-  const uint64_t total = cuckoo::kHeaderBytes + table + cuckoo::kChecksumBytes;
+  const uint64_t total = format::CuckooFileBytes(table);
   if (total > kMaxFixupBytes) return;
-  Store64(buf->data() + kOffTableBytes, table);
+  format::PutU64(buf->data() + field::kTableBytes, table);
   buf->resize(total, 0);
 }
 
 // Mode 1 and 3: the last 8 bytes become the checksum of the bytes before them.
 void FixChecksum(std::vector<uint8_t>* buf) {
-  if (buf->size() < cuckoo::kChecksumBytes) return;
-  const size_t body = buf->size() - cuckoo::kChecksumBytes;
-  Store64(buf->data() + body, cuckoo::Checksum(buf->data(), body));
+  if (buf->size() < format::kChecksumBytes) return;
+  format::WriteChecksum(buf->data(), buf->size() - format::kChecksumBytes);
 }
 
 std::vector<uint8_t> SerializeToVector(const CuckooFilter& filter) {
@@ -135,9 +121,8 @@ void CheckInvariants(const CuckooFilter& f) {
   const double load = f.load_factor();
   FUZZ_CHECK(load >= 0.0 && load <= 1.0);
   FUZZ_CHECK(f.SerializedSize() ==
-             cuckoo::kHeaderBytes +
-                 cuckoo::PackedTable::ByteLength(f.slot_count(), f.fingerprint_bits()) +
-                 cuckoo::kChecksumBytes);
+             format::CuckooFileBytes(
+                 cuckoo::PackedTable::ByteLength(f.slot_count(), f.fingerprint_bits())));
 }
 
 // Contain and Count must agree for `key`; returns Count.

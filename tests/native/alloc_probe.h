@@ -2,7 +2,7 @@
 // ran, seen through two hooks.
 //  - The core's own (cuckoo::internal::SetAllocationHookForTesting,
 //    src/allocation.h): every block the core allocates, in every build.
-//  - A process-wide one, installed by cuckoo_filter_test.cc (it must live in
+//  - A process-wide one, installed by alloc_probe.cc (it must live in
 //    exactly one translation unit): under AddressSanitizer, which owns the
 //    allocator, the sanitizer's malloc hook, which sees every malloc, calloc
 //    and operator new; otherwise replacements of the global operator new /

@@ -20,7 +20,7 @@
 #include "alloc_probe.h"
 #include "allocation.h"
 #include "cuckoo_filter.h"
-#include "hash.h"
+#include "format.h"
 #include "status.h"
 
 namespace {
@@ -240,9 +240,7 @@ TEST(OutOfMemory, DeserializeChecksTheHeaderBeforeAllocatingAnything) {
     Bytes b = valid;
     b[offset] = value;
     // Re-seal, so that only the changed field is wrong.
-    const size_t body = b.size() - cuckoo::kChecksumBytes;
-    const uint64_t sum = cuckoo::Checksum(b.data(), body);
-    for (int i = 0; i < 8; ++i) b[body + i] = static_cast<uint8_t>(sum >> (8 * i));
+    cuckoo::format::WriteChecksum(b.data(), b.size() - cuckoo::format::kChecksumBytes);
     return b;
   };
   Bytes bad_checksum = valid;
@@ -255,15 +253,16 @@ TEST(OutOfMemory, DeserializeChecksTheHeaderBeforeAllocatingAnything) {
     Bytes bytes;
     Status expected;
   };
+  namespace field = cuckoo::format::cuckoo_field;
   const Case cases[] = {
-      {"magic", with(0, 'X'), Status::kFormatBadMagic},
-      {"version", with(4, 2), Status::kFormatUnsupportedVersion},
-      {"bucket size", with(9, 3), Status::kFormatBadParameter},
+      {"magic", with(field::kMagic, 'X'), Status::kFormatBadMagic},
+      {"version", with(field::kVersion, 2), Status::kFormatUnsupportedVersion},
+      {"bucket size", with(field::kBucketSize, 3), Status::kFormatBadParameter},
       {"truncated", truncated, Status::kFormatTruncated},
       {"trailing bytes", trailing, Status::kFormatTrailingBytes},
       {"checksum", bad_checksum, Status::kFormatChecksumMismatch},
       // Victim bucket set while the victim fingerprint is 0 (empty).
-      {"victim", with(24, 1), Status::kFormatBadVictim},
+      {"victim", with(field::kVictimBucket, 1), Status::kFormatBadVictim},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

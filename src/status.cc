@@ -1,0 +1,34 @@
+#include "status.h"
+
+namespace cuckoo {
+
+const char* StatusMessage(Status status) {
+  switch (status) {
+    case Status::kOk: return "ok";
+    case Status::kNotFound: return "no matching fingerprint is stored for this key";
+    case Status::kNotEnoughSpace:
+      return "the filter is full: no free slot was found after the maximum number of kicks; "
+             "create a filter with a larger capacity";
+    case Status::kInvalidArgument: return "a filter parameter is out of range";
+    case Status::kOutOfMemory: return "not enough memory for the filter's table";
+    case Status::kFormatTruncated:
+      return "the bytes are truncated: fewer than the header and table length require";
+    case Status::kFormatBadMagic: return "the bytes do not start with the cuckoo filter magic \"CKOO\"";
+    case Status::kFormatUnsupportedVersion:
+      return "unsupported format version: this build reads version 1 only";
+    case Status::kFormatBadParameter:
+      return "a header parameter (hash id, encoding, fingerprint bits, bucket size, bucket count, "
+             "max kicks, capacity, table length or a reserved field) is out of range";
+    case Status::kFormatTrailingBytes:
+      return "there are bytes after the checksum: the input is longer than the filter it holds";
+    case Status::kFormatChecksumMismatch:
+      return "checksum mismatch: the bytes were changed or corrupted after they were written";
+    case Status::kFormatCountMismatch:
+      return "the header's item count disagrees with the occupied slots in the table";
+    case Status::kFormatBadVictim: return "the victim fingerprint or its bucket index is out of range";
+    case Status::kFormatBadPadding: return "non-zero padding bits after the last slot of the table";
+  }
+  return "unknown status";
+}
+
+}  // namespace cuckoo
