@@ -50,7 +50,7 @@ const DEFAULT_FPR = 0.001;
 const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
 const MAX_MAX_KICKS = 1_000_000;
-/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_filter.h). */
+/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
 const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
 
