@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, CuckooFilter, FilterFullError } from './index.js';
+import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
 import { listEntries, listEntry } from './lines.js';
 
 const USAGE = `usage:
@@ -27,7 +28,6 @@ const USAGE = `usage:
       prints the filter's parameters and statistics`;
 
 /** Most evictions a filter may try per insert (CuckooFilter.create's maxKicks range). */
-const MAX_MAX_KICKS = 1_000_000;
 
 class UsageError extends Error {}
 
@@ -128,10 +128,9 @@ async function build(args: string[]): Promise<void> {
   }
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
   const validBucketSize = bucketSize === 2 || bucketSize === 4 || bucketSize === 8;
-  // The rate 32-bit fingerprints give, 2b/2^32 (Fan et al. 2014 §5.1), is the lowest there is.
-  if (validBucketSize && fpr < (2 * bucketSize) / 2 ** 32) {
+  if (validBucketSize && fpr < lowestFalsePositiveRate(bucketSize)) {
     throw new Error(
-      `--fpr ${values.fpr} is below ${((2 * bucketSize) / 2 ** 32).toPrecision(3)}, the lowest rate 32-bit fingerprints ` +
+      `--fpr ${values.fpr} is below ${lowestFalsePositiveRate(bucketSize).toPrecision(3)}, the lowest rate 32-bit fingerprints ` +
         `give with bucket size ${bucketSize} (2b/2^32): raise --fpr`,
     );
   }

@@ -49,7 +49,8 @@ export interface CuckooFilterOptions {
 const DEFAULT_FPR = 0.001;
 const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
-const MAX_MAX_KICKS = 1_000_000;
+/** Most evictions per insert the core accepts (cuckoo::kMaxMaxKicks, src/cuckoo_params.h). @internal */
+export const MAX_MAX_KICKS = 1_000_000;
 /** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
 const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
@@ -64,6 +65,15 @@ function checkInteger(name: string, value: unknown, min: number, max: number): n
   return value;
 }
 
+/**
+ * The lowest false-positive rate a filter with `bucketSize` slots per bucket
+ * can be sized for: the bound 2b/2^f at f = 32 (Fan et al. 2014 §5.1), a probability.
+ * @internal
+ */
+export function lowestFalsePositiveRate(bucketSize: number): number {
+  return (2 * bucketSize) / 2 ** 32;
+}
+
 /** Smallest f in [4, 32] with 2b / 2^f <= ε (Fan et al. 2014 §5.1). */
 function fingerprintBitsFor(fpr: number, bucketSize: number): number {
   for (let f = 4; f <= 32; ++f) {
@@ -71,7 +81,7 @@ function fingerprintBitsFor(fpr: number, bucketSize: number): number {
   }
   throw new ArgumentRangeError(
     `falsePositiveRate ${fpr} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
-      `the smallest is 2b/2^32 = ${(2 * bucketSize) / 2 ** 32}`,
+      `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
   );
 }
 
