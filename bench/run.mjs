@@ -488,7 +488,7 @@ async function main() {
     `bench: ${IMPLS.join(', ')}; keys: ${KINDS.join(', ')}; N (domains) = ${NS.map(fmtInt).join(', ')}; ε = ${EPSS.map(epsLabel).join(', ')}; ${RUNS} runs; ` +
       `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
       `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
-      `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n`,
+      `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${KINDS.includes('urls') && data.urls ? `, ${relative(ROOT, data.urls)}` : ''}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n`,
   );
   mach.cpuBusyAtStart = await cpuBusy(1000);
   const busy = mach.cpuBusyAtStart > 0.25;
