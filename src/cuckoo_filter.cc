@@ -46,6 +46,7 @@ Status CuckooFilter::Make(const CuckooParams& params, uint64_t bucket_count,
   std::unique_ptr<CuckooFilter> filter(::new (block) CuckooFilter());
   filter->params_ = params;
   filter->bucket_count_ = static_cast<uint32_t>(bucket_count);
+  filter->base_bucket_count_ = static_cast<uint32_t>(bucket_count);
   filter->fingerprint_range_ =
       static_cast<uint32_t>((uint64_t{1} << params.fingerprint_bits) - 1);
   filter->rng_state_ = params.seed;
@@ -63,16 +64,99 @@ Status CuckooFilter::Create(const CuckooParams& params, std::unique_ptr<CuckooFi
   return Make(params, m, out);
 }
 
+namespace {
+
+// G(fp) of a level >= 1: the low base-e digit the alternate bucket is
+// reflected about.
+inline uint32_t LevelDigit(uint32_t fingerprint, uint32_t expansion) {
+  return FastRange32(static_cast<uint32_t>(Mix64(fingerprint) >> 32), expansion);
+}
+
+// Level 0's alternate bucket in `m` buckets: (H(fp) - bucket) mod m.
+inline uint32_t BaseAlt(uint32_t bucket, uint32_t fingerprint, uint32_t m) {
+  const uint32_t h = FastRange32(static_cast<uint32_t>(Mix64(fingerprint)), m);
+  return h >= bucket ? h - bucket : h + (m - bucket);
+}
+
+}  // namespace
+
+Status CuckooFilter::CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
+                                 uint32_t expansion, uint32_t level,
+                                 std::unique_ptr<CuckooFilter>* out) {
+  if (level == 0 || expansion < 2 || !ValidShape(base) || base_bucket_count == 0) {
+    return Status::kInvalidArgument;
+  }
+  if (base.fingerprint_bits + level > kMaxFingerprintBits) return Status::kInvalidArgument;
+  uint64_t m = base_bucket_count;
+  uint64_t capacity = base.capacity;
+  for (uint32_t l = 0; l < level; ++l) {
+    m *= expansion;
+    if (m > kMaxBucketCount) return Status::kInvalidArgument;
+    capacity = capacity > UINT64_MAX / expansion ? UINT64_MAX : capacity * expansion;
+  }
+  CuckooParams params = base;
+  params.capacity = capacity;
+  params.fingerprint_bits = base.fingerprint_bits + level;
+  std::unique_ptr<CuckooFilter> filter;
+  const Status s = Make(params, m, &filter);
+  if (s != Status::kOk) return s;
+  filter->SetLevel(level, expansion, static_cast<uint32_t>(base_bucket_count));
+  *out = std::move(filter);
+  return Status::kOk;
+}
+
+void CuckooFilter::SetLevel(uint32_t level, uint32_t expansion, uint32_t base_bucket_count) {
+  level_ = level;
+  expansion_ = level == 0 ? 0 : expansion;
+  base_bucket_count_ = base_bucket_count;
+  fingerprint_range_ =
+      static_cast<uint32_t>((uint64_t{1} << (params_.fingerprint_bits - level)) - 1);
+}
+
+CuckooFilter::Probe CuckooFilter::BaseProbe(uint64_t hash) const {
+  Probe p;
+  p.fingerprint = FastRange32(static_cast<uint32_t>(hash >> 32), fingerprint_range_) + 1;
+  p.i1 = FastRange32(static_cast<uint32_t>(hash), base_bucket_count_);
+  p.i2 = BaseAlt(p.i1, p.fingerprint, base_bucket_count_);
+  return p;
+}
+
+CuckooFilter::Probe CuckooFilter::NextLevel(const Probe& p, uint64_t hash, uint32_t level,
+                                            uint32_t expansion) {
+  const uint64_t x = Mix64(hash + level * 0x9e3779b97f4a7c15ULL);
+  const uint32_t d = FastRange32(static_cast<uint32_t>(x), expansion);
+  Probe q;
+  q.fingerprint = (p.fingerprint << 1) | static_cast<uint32_t>(x >> 63);
+  const uint32_t g = LevelDigit(q.fingerprint, expansion);
+  q.i1 = p.i1 * expansion + d;
+  q.i2 = p.i2 * expansion + (g >= d ? g - d : g + expansion - d);
+  return q;
+}
+
 void CuckooFilter::Derive(const uint8_t* key, size_t len, uint32_t* fingerprint,
                           uint32_t* bucket) const {
-  const uint64_t h = HashKey(key, len, params_.seed);
-  *fingerprint = FastRange32(static_cast<uint32_t>(h >> 32), fingerprint_range_) + 1;
-  *bucket = FastRange32(static_cast<uint32_t>(h), bucket_count_);
+  const Probe p = ProbeOf(HashKey(key, len, params_.seed));
+  *fingerprint = p.fingerprint;
+  *bucket = p.i1;
 }
 
 uint32_t CuckooFilter::AltIndex(uint32_t bucket, uint32_t fingerprint) const {
-  const uint32_t h = FastRange32(static_cast<uint32_t>(Mix64(fingerprint)), bucket_count_);
-  return h >= bucket ? h - bucket : h + (bucket_count_ - bucket);
+  if (level_ == 0) return BaseAlt(bucket, fingerprint, bucket_count_);
+  // bucket = e^level * q + sum of digits[l] * e^(level - l); reflect q at
+  // level 0, then each digit about G of that level's fingerprint.
+  uint32_t digits[kMaxFingerprintBits + 1];
+  uint32_t q = bucket;
+  for (uint32_t l = level_; l >= 1; --l) {
+    digits[l] = q % expansion_;
+    q /= expansion_;
+  }
+  uint32_t alt = BaseAlt(q, fingerprint >> level_, base_bucket_count_);
+  for (uint32_t l = 1; l <= level_; ++l) {
+    const uint32_t g = LevelDigit(fingerprint >> (level_ - l), expansion_);
+    const uint32_t d = digits[l];
+    alt = alt * expansion_ + (g >= d ? g - d : g + expansion_ - d);
+  }
+  return alt;
 }
 
 Status CuckooFilter::Place(uint32_t bucket, uint32_t fingerprint) {
@@ -106,35 +190,32 @@ Status CuckooFilter::Place(uint32_t bucket, uint32_t fingerprint) {
   return Status::kOk;
 }
 
-Status CuckooFilter::Add(const uint8_t* key, size_t len) {
-  uint32_t fp, i1;
-  Derive(key, len, &fp, &i1);
-  const Status s = Place(i1, fp);
+Status CuckooFilter::AddProbe(const Probe& p) {
+  const Status s = Place(p.i1, p.fingerprint);
   if (s == Status::kOk) ++size_;
   return s;
 }
 
+Status CuckooFilter::Add(const uint8_t* key, size_t len) {
+  return AddProbe(ProbeOf(HashKey(key, len, params_.seed)));
+}
+
 bool CuckooFilter::Contain(const uint8_t* key, size_t len) const {
-  uint32_t fp, i1;
-  Derive(key, len, &fp, &i1);
-  const uint32_t i2 = AltIndex(i1, fp);
-  return table_.ContainsEither(i1, i2, fp) || VictimMatches(fp, i1, i2);
+  return ContainProbe(ProbeOf(HashKey(key, len, params_.seed)));
+}
+
+uint32_t CuckooFilter::CountProbe(const Probe& p) const {
+  uint32_t n = table_.Count(p.i1, p.fingerprint);
+  if (p.i2 != p.i1) n += table_.Count(p.i2, p.fingerprint);
+  return n + (VictimMatches(p) ? 1 : 0);
 }
 
 uint32_t CuckooFilter::Count(const uint8_t* key, size_t len) const {
-  uint32_t fp, i1;
-  Derive(key, len, &fp, &i1);
-  const uint32_t i2 = AltIndex(i1, fp);
-  uint32_t n = table_.Count(i1, fp);
-  if (i2 != i1) n += table_.Count(i2, fp);
-  return n + (VictimMatches(fp, i1, i2) ? 1 : 0);
+  return CountProbe(ProbeOf(HashKey(key, len, params_.seed)));
 }
 
-Status CuckooFilter::Delete(const uint8_t* key, size_t len) {
-  uint32_t fp, i1;
-  Derive(key, len, &fp, &i1);
-  const uint32_t i2 = AltIndex(i1, fp);
-  if (table_.Remove(i1, fp) || table_.Remove(i2, fp)) {
+Status CuckooFilter::DeleteProbe(const Probe& p) {
+  if (table_.Remove(p.i1, p.fingerprint) || table_.Remove(p.i2, p.fingerprint)) {
     --size_;
     if (victim_used()) {
       // A slot is free again: move the victim back into the table (it may
@@ -145,12 +226,16 @@ Status CuckooFilter::Delete(const uint8_t* key, size_t len) {
     }
     return Status::kOk;
   }
-  if (VictimMatches(fp, i1, i2)) {
+  if (VictimMatches(p)) {
     victim_ = Victim();
     --size_;
     return Status::kOk;
   }
   return Status::kNotFound;
+}
+
+Status CuckooFilter::Delete(const uint8_t* key, size_t len) {
+  return DeleteProbe(ProbeOf(HashKey(key, len, params_.seed)));
 }
 
 size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,

@@ -17,6 +17,12 @@
 // stored fingerprint is ever lost. Lookup (§3.2) checks both buckets and the
 // victim; the false-positive rate is about 2b / 2^f at full load (§5.1).
 //
+// A filter that grows (scalable_filter.h) chains sub-filters of levels
+// 0, 1, 2, ...: level j has e^j times the buckets of level 0 (e = the growth
+// factor) and j more fingerprint bits. Its key derivation refines level j-1's
+// (see NextLevel), so that two keys that look the same at level j also look
+// the same at every lower level; a plain filter is level 0.
+//
 // Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md, written and read
 // by format.h.
 #ifndef CUCKOO_WASM_SRC_CUCKOO_FILTER_H_
@@ -39,6 +45,14 @@ struct CuckooHeader;
 
 class CuckooFilter {
  public:
+  // Where a key's fingerprint may be stored: the fingerprint and its two
+  // buckets (i2 = AltIndex(i1, fingerprint)).
+  struct Probe {
+    uint32_t fingerprint;
+    uint32_t i1;
+    uint32_t i2;
+  };
+
   // Load factor alpha the table is sized to reach at `capacity` items, per
   // bucket size b (0.84, 0.96, 0.98 for b = 2, 4, 8; the paper measures 84%,
   // 95%, 98% with plain random-walk eviction, §5.1 Fig. 3; one-step lookahead before
@@ -67,6 +81,33 @@ class CuckooFilter {
   // allocated, and the status names the first problem found (kFormat*,
   // kOutOfMemory).
   static Status Deserialize(const uint8_t* data, size_t len, std::unique_ptr<CuckooFilter>* out);
+
+  // The sub-filter of level `level` >= 1 of a growing filter whose level-0
+  // sub-filter has `base` parameters (its capacity, f, b, max kicks, seed) and
+  // `base_bucket_count` buckets: capacity and buckets times e^level, f + level
+  // fingerprint bits, same b, max kicks and seed. kInvalidArgument if f + level
+  // > 32 or the buckets exceed kMaxBucketCount (the filter cannot grow that
+  // far); kOutOfMemory as for Create.
+  static Status CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
+                            uint32_t expansion, uint32_t level,
+                            std::unique_ptr<CuckooFilter>* out);
+
+  // Makes a filter loaded by Deserialize (level 0) the sub-filter of `level`
+  // of a growing filter with growth factor `expansion` whose level-0 sub-filter
+  // has `base_bucket_count` buckets. The caller has checked that this filter's
+  // buckets are base_bucket_count * expansion^level and that level < its f.
+  void SetLevel(uint32_t level, uint32_t expansion, uint32_t base_bucket_count);
+
+  // Level j's probe of a key from level j-1's (`p`, for the same 64-bit key
+  // hash `hash`): with x = Mix64(hash + j * 0x9e3779b97f4a7c15),
+  //   fingerprint = 2 * p.fingerprint + (x >> 63)          (one more bit)
+  //   i1          = e * p.i1 + fastrange(x & 0xffffffff, e)
+  //   i2          = e * p.i2 + (G(fingerprint) - i1 mod e) mod e,
+  //                 G(fp) = fastrange(Mix64(fp) >> 32, e),
+  // which is AltIndex at level j (see there). Buckets of level j map onto
+  // level j-1's by integer division by e, and fingerprints by a right shift,
+  // so equal probes at level j mean equal probes at level j-1.
+  static Probe NextLevel(const Probe& p, uint64_t hash, uint32_t level, uint32_t expansion);
 
   CuckooFilter(const CuckooFilter&) = delete;
   CuckooFilter& operator=(const CuckooFilter&) = delete;
@@ -126,7 +167,29 @@ class CuckooFilter {
     return static_cast<double>(size_ - victim_used()) / static_cast<double>(slot_count());
   }
 
-  // Exposed for tests: the partial-key alternate bucket of `bucket` for `fingerprint`.
+  // The probe of a key whose 64-bit hash (HashKey with seed()) is `hash`, at
+  // this filter's level.
+  Probe ProbeOf(uint64_t hash) const {
+    Probe p = BaseProbe(hash);
+    for (uint32_t l = 1; l <= level_; ++l) p = NextLevel(p, hash, l, expansion_);
+    return p;
+  }
+  // Add, Contain, Delete and Count of a key given by its probe at this level.
+  Status AddProbe(const Probe& p);
+  bool ContainProbe(const Probe& p) const {
+    return table_.ContainsEither(p.i1, p.i2, p.fingerprint) || VictimMatches(p);
+  }
+  Status DeleteProbe(const Probe& p);
+  uint32_t CountProbe(const Probe& p) const;
+
+  uint32_t level() const { return level_; }
+  uint32_t expansion() const { return expansion_; }          // 0 at level 0
+  uint64_t base_bucket_count() const { return base_bucket_count_; }
+
+  // The partial-key alternate bucket of `bucket` for `fingerprint` (§3.1),
+  // an involution on [0, bucket_count()). Level 0:
+  // (H(fp) - bucket) mod m. Level j: with bucket = e*q + d (d < e),
+  // e * AltIndex_{j-1}(q, fp >> 1) + (G(fp) - d) mod e.
   uint32_t AltIndex(uint32_t bucket, uint32_t fingerprint) const;
   // Exposed for tests: fingerprint and first bucket of a key.
   void Derive(const uint8_t* key, size_t len, uint32_t* fingerprint, uint32_t* bucket) const;
@@ -148,15 +211,21 @@ class CuckooFilter {
                      std::unique_ptr<CuckooFilter>* out);
   // The filter's state as a serialized header describes it.
   format::CuckooHeader Header() const;
-  bool VictimMatches(uint32_t fingerprint, uint32_t i1, uint32_t i2) const {
-    return victim_.fingerprint == fingerprint && (victim_.bucket == i1 || victim_.bucket == i2);
+  bool VictimMatches(const Probe& p) const {
+    return victim_.fingerprint == p.fingerprint &&
+           (victim_.bucket == p.i1 || victim_.bucket == p.i2);
   }
+  // The level-0 probe of `hash` (with level 0's f and bucket count).
+  Probe BaseProbe(uint64_t hash) const;
   // Places `fingerprint` whose bucket is `bucket`, kicking if needed.
   Status Place(uint32_t bucket, uint32_t fingerprint);
 
   CuckooParams params_;
   uint32_t bucket_count_ = 0;
-  uint32_t fingerprint_range_ = 0;  // 2^f - 1
+  uint32_t base_bucket_count_ = 0;  // level 0's bucket count (bucket_count_ at level 0)
+  uint32_t fingerprint_range_ = 0;  // 2^f0 - 1, f0 = level 0's fingerprint bits
+  uint32_t level_ = 0;
+  uint32_t expansion_ = 0;          // growth factor e >= 2; 0 at level 0
   uint64_t size_ = 0;
   uint64_t rng_state_ = 0;
   Victim victim_;

@@ -106,5 +106,112 @@ Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& h) {
   return Status::kOk;
 }
 
+void WriteStackHeader(const StackHeader& h, uint8_t* out) {
+  namespace field = stack_field;
+  std::memset(out, 0, kStackHeaderBytes);
+  WritePrefix(kFormatVersionStack, out);
+  out[field::kType] = h.type;
+  out[field::kSubFilterCount] = static_cast<uint8_t>(h.sub_filter_count);
+  PutU32(out + field::kExpansion, h.expansion);
+  PutU64(out + field::kSeed, h.seed);
+}
+
+uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
+  if (version == kFormatVersion) return kTypeCuckoo;
+  if (version == kFormatVersionStack && len > stack_field::kType) return data[stack_field::kType];
+  return 0;
+}
+
+uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
+  if (type == kTypeCuckoo) {
+    if (remaining < kCuckooHeaderBytes) return 0;
+    const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
+    const uint64_t fixed = kCuckooHeaderBytes + kChecksumBytes;
+    return table > UINT64_MAX - fixed ? UINT64_MAX : table + fixed;
+  }
+  if (remaining < kBloomSectionHeaderBytes) return 0;
+  const uint64_t words = GetU64(data + bloom_field::kWordBytes);
+  return words > UINT64_MAX - kBloomSectionHeaderBytes ? UINT64_MAX
+                                                       : words + kBloomSectionHeaderBytes;
+}
+
+Status ReadStack(const uint8_t* data, size_t len, StackHeader* out,
+                 uint64_t offsets[kMaxSubFilters + 1]) {
+  namespace field = stack_field;
+  // Check 5: the stack header and a checksum fit.
+  if (len < kStackHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
+  StackHeader h;
+  h.type = data[field::kType];
+  h.sub_filter_count = data[field::kSubFilterCount];
+  h.expansion = GetU32(data + field::kExpansion);
+  h.seed = GetU64(data + field::kSeed);
+  // Check 6: the stack header's fields.
+  const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
+                                          : h.expansion >= 2 && h.expansion <= kMaxExpansion;
+  if ((h.type != kTypeCuckoo && h.type != kTypeBloom) || h.sub_filter_count == 0 ||
+      h.sub_filter_count > kMaxSubFilters || !growth_ok || GetU32(data + field::kReserved) != 0) {
+    return Status::kFormatBadParameter;
+  }
+  // Checks 7-8: each section's length field, then the whole length.
+  const uint64_t body = len - kChecksumBytes;
+  uint64_t at = kStackHeaderBytes;
+  for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
+    offsets[j] = at;
+    const uint64_t n = SectionBytes(h.type, data + at, body - at);
+    if (n == 0 || n > body - at) return Status::kFormatTruncated;
+    at += n;
+  }
+  offsets[h.sub_filter_count] = at;
+  if (at < body) return Status::kFormatTrailingBytes;
+  // Check 9.
+  if (!ChecksumMatches(data, static_cast<size_t>(body))) return Status::kFormatChecksumMismatch;
+  *out = h;
+  return Status::kOk;
+}
+
+void WriteBloomSection(const BloomSection& b, const uint64_t* words, uint8_t* out) {
+  namespace field = bloom_field;
+  std::memset(out, 0, kBloomSectionHeaderBytes);
+  PutU32(out + field::kHashCount, b.hash_count);
+  PutU64(out + field::kBitCount, b.bit_count);
+  PutU64(out + field::kCapacity, b.capacity);
+  PutU64(out + field::kItemCount, b.item_count);
+  uint64_t rate;
+  static_assert(sizeof rate == sizeof b.false_positive_rate, "binary64");
+  std::memcpy(&rate, &b.false_positive_rate, sizeof rate);
+  PutU64(out + field::kFalsePositiveRate, rate);
+  PutU64(out + field::kWordBytes, b.word_bytes);
+  // Words are little-endian in memory (packed_table.h refuses other targets).
+  std::memcpy(out + kBloomSectionHeaderBytes, words, static_cast<size_t>(b.word_bytes));
+}
+
+Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out) {
+  namespace field = bloom_field;
+  if (len < kBloomSectionHeaderBytes) return Status::kFormatTruncated;
+  BloomSection b;
+  b.hash_count = GetU32(data + field::kHashCount);
+  b.bit_count = GetU64(data + field::kBitCount);
+  b.capacity = GetU64(data + field::kCapacity);
+  b.item_count = GetU64(data + field::kItemCount);
+  const uint64_t rate = GetU64(data + field::kFalsePositiveRate);
+  std::memcpy(&b.false_positive_rate, &rate, sizeof rate);
+  b.word_bytes = GetU64(data + field::kWordBytes);
+  b.words = data + kBloomSectionHeaderBytes;
+  if (b.hash_count == 0 || b.hash_count > 64 || GetU32(data + field::kReserved) != 0 ||
+      b.bit_count == 0 || b.bit_count > 0xffffffffULL || b.capacity == 0 ||
+      !(b.false_positive_rate > 0 && b.false_positive_rate < 1) ||
+      b.word_bytes != (b.bit_count + 63) / 64 * 8 || BloomSectionBytes(b.word_bytes) != len) {
+    return Status::kFormatBadParameter;
+  }
+  // Bits from m to the end of the last word are 0.
+  const uint64_t tail = b.bit_count % 64;
+  if (tail != 0) {
+    const uint64_t last = GetU64(b.words + b.word_bytes - 8);
+    if ((last >> tail) != 0) return Status::kFormatBadPadding;
+  }
+  *out = b;
+  return Status::kOk;
+}
+
 }  // namespace format
 }  // namespace cuckoo

@@ -58,9 +58,12 @@ inline uint64_t GetU64(const uint8_t* p) {
 // ---------------------------------------------------------------------------
 // Common to every filter type: the prefix and the checksum.
 
-// The version this build writes and reads: 1, whose one filter type is the
-// cuckoo filter. Readers refuse any other (FORMAT.md §9).
+// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4). This
+// build writes it for such a filter, so their bytes stay what they were.
 constexpr uint16_t kFormatVersion = 1;
+// Version 2: any filter type, with its sub-filters (FORMAT.md §10). Readers
+// refuse versions other than 1 and 2 (FORMAT.md §9).
+constexpr uint16_t kFormatVersionStack = 2;
 constexpr uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 4;  // u16
@@ -150,6 +153,88 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 // kFormatCountMismatch if the occupied slots plus the victim differ from the
 // header's item count.
 Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& header);
+
+// ---------------------------------------------------------------------------
+// Version 2 (FORMAT.md §10): a 24-byte stack header, then one section per
+// sub-filter, oldest first, then the checksum.
+//
+//   | prefix | type | count S | expansion | reserved | seed | S sections | checksum |
+//   | 6      | u8   | u8      | u32       | u32      | u64  |            | u64      |
+//
+// A cuckoo section is a whole version-1 file (its own header, table and
+// checksum); a Bloom section is a 48-byte header and the bit array.
+
+constexpr uint8_t kTypeCuckoo = 1;
+constexpr uint8_t kTypeBloom = 2;
+constexpr size_t kStackHeaderBytes = 24;
+constexpr uint32_t kMaxSubFilters = 32;
+constexpr uint32_t kMaxExpansion = 1024;
+
+namespace stack_field {
+constexpr size_t kType = 6;            // u8: kTypeCuckoo or kTypeBloom
+constexpr size_t kSubFilterCount = 7;  // u8: S, 1..kMaxSubFilters
+constexpr size_t kExpansion = 8;       // u32: 0 (no growth, S = 1) or 2..kMaxExpansion
+constexpr size_t kReserved = 12;       // u32, 0
+constexpr size_t kSeed = 16;           // u64: every sub-filter's key-hash seed
+}  // namespace stack_field
+
+struct StackHeader {
+  uint8_t type = 0;
+  uint32_t sub_filter_count = 0;
+  uint32_t expansion = 0;
+  uint64_t seed = 0;
+};
+
+void WriteStackHeader(const StackHeader& header, uint8_t* out);
+
+// The filter type of a file whose prefix ReadPrefix accepted with `version`:
+// kTypeCuckoo for version 1, the type byte for version 2 (0 if the file is
+// too short to hold it or the version is neither).
+uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
+
+// FORMAT.md §11 checks 5-9 on a version-2 file of `len` bytes whose prefix
+// was read: the stack header's fields, the section lengths against `len`, and
+// the checksum. kOk fills *header and section_offsets[0 .. S] (section j is
+// data[offsets[j], offsets[j+1])); the sections' own fields are the type's
+// reader's to check.
+Status ReadStack(const uint8_t* data, size_t len, StackHeader* header,
+                 uint64_t section_offsets[kMaxSubFilters + 1]);
+
+constexpr size_t kBloomSectionHeaderBytes = 48;
+
+namespace bloom_field {
+constexpr size_t kHashCount = 0;          // u32: k, 1..64
+constexpr size_t kReserved = 4;           // u32, 0
+constexpr size_t kBitCount = 8;           // u64: m, 1..2^32-1
+constexpr size_t kCapacity = 16;          // u64: keys sized for, >= 1
+constexpr size_t kItemCount = 24;         // u64: keys added
+constexpr size_t kFalsePositiveRate = 32; // f64 (IEEE 754 binary64): ε sized for, in (0, 1)
+constexpr size_t kWordBytes = 40;         // u64: W = ceil(m / 64) * 8
+}  // namespace bloom_field
+
+struct BloomSection {
+  uint32_t hash_count = 0;
+  uint64_t bit_count = 0;
+  uint64_t capacity = 0;
+  uint64_t item_count = 0;
+  double false_positive_rate = 0;
+  uint64_t word_bytes = 0;
+  const uint8_t* words = nullptr;  // inside the file
+};
+
+// Bytes of a Bloom section with `word_bytes` bytes of bits.
+inline uint64_t BloomSectionBytes(uint64_t word_bytes) { return kBloomSectionHeaderBytes + word_bytes; }
+
+void WriteBloomSection(const BloomSection& section, const uint64_t* words, uint8_t* out);
+
+// The fields of the Bloom section data[0, len) (len as ReadStack delimited
+// it): kFormatBadParameter if a field is out of range or W does not match m
+// or len, kFormatBadPadding if a bit past m is set.
+Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out);
+
+// Bytes a section would need according to its length field, for ReadStack
+// (saturating at UINT64_MAX); 0 if fewer than a section header's bytes remain.
+uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining);
 
 }  // namespace format
 }  // namespace cuckoo

@@ -15,10 +15,12 @@ const char* StatusMessage(Status status) {
       return "the bytes are truncated: fewer than the header and table length require";
     case Status::kFormatBadMagic: return "the bytes do not start with the cuckoo filter magic \"CKOO\"";
     case Status::kFormatUnsupportedVersion:
-      return "unsupported format version: this build reads version 1 only";
+      return "unsupported format version: this build reads versions 1 and 2 only";
     case Status::kFormatBadParameter:
       return "a header parameter (hash id, encoding, fingerprint bits, bucket size, bucket count, "
-             "max kicks, capacity, table length or a reserved field) is out of range";
+             "max kicks, capacity, table length, filter type, sub-filter count, expansion, "
+             "hash count, bit count, false-positive rate or a reserved field) is out of range, "
+             "or a sub-filter does not follow from the first";
     case Status::kFormatTrailingBytes:
       return "there are bytes after the checksum: the input is longer than the filter it holds";
     case Status::kFormatChecksumMismatch:
@@ -26,7 +28,16 @@ const char* StatusMessage(Status status) {
     case Status::kFormatCountMismatch:
       return "the header's item count disagrees with the occupied slots in the table";
     case Status::kFormatBadVictim: return "the victim fingerprint or its bucket index is out of range";
-    case Status::kFormatBadPadding: return "non-zero padding bits after the last slot of the table";
+    case Status::kFormatBadPadding:
+      return "non-zero padding bits after the last slot of the table or the last bit of the bit array";
+    case Status::kFormatIsBloomFilter:
+      return "the bytes hold a Bloom filter, not a cuckoo filter: load them with BloomFilter.fromBytes";
+    case Status::kFormatIsCuckooFilter:
+      return "the bytes hold a cuckoo filter, not a Bloom filter: load them with CuckooFilter.fromBytes";
+    case Status::kGrowthLimit:
+      return "the filter is full and cannot grow further (32 sub-filters, 32-bit fingerprints, "
+             "2^32 buckets or bits, or 1 GiB in all); the key was not added: create a filter "
+             "with a larger capacity or a larger expansion";
   }
   return "unknown status";
 }

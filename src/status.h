@@ -26,7 +26,12 @@ enum class Status : uint8_t {
   kFormatChecksumMismatch = 15,   // XXH3-64 of the bytes differs from the stored checksum
   kFormatCountMismatch = 16,      // item count differs from the occupied slots + victim
   kFormatBadVictim = 17,          // victim fingerprint or bucket out of range
-  kFormatBadPadding = 18,         // non-zero bits after the last slot of the table
+  kFormatBadPadding = 18,         // non-zero bits after the last slot of the table (or Bloom bit)
+  kFormatIsBloomFilter = 19,      // a cuckoo filter was expected; the bytes hold a Bloom filter
+  kFormatIsCuckooFilter = 20,     // a Bloom filter was expected; the bytes hold a cuckoo filter
+  // Add: the filter is full and may not grow further (kMaxSubFilters
+  // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
+  kGrowthLimit = 21,
 };
 
 // A short English description of `status`, naming what was wrong and what to do.

@@ -1,0 +1,128 @@
+#include "bloom_filter.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "hash.h"
+
+namespace cuckoo {
+
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+
+// Calls f(position) for the k positions of `hash` in [0, m), stopping when f
+// returns false; returns whether it never did.
+template <typename F>
+inline bool ForEachPosition(uint64_t hash, uint32_t k, uint32_t m, F f) {
+  uint64_t x = hash;
+  uint64_t y = (hash >> 32) | (hash << 32);
+  for (uint32_t i = 0; i < k; ++i) {
+    if (!f(FastRange32(static_cast<uint32_t>(x >> 32), m))) return false;
+    x += y;
+    y += i + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t BloomFilter::BitCountFor(const BloomParams& p) {
+  if (p.capacity == 0 || !(p.false_positive_rate > 0 && p.false_positive_rate < 1)) return 0;
+  const double m = std::ceil(-static_cast<double>(p.capacity) * std::log(p.false_positive_rate) /
+                             (kLn2 * kLn2));
+  if (!(m <= static_cast<double>(kMaxBloomBits))) return 0;
+  return m < 1 ? 1 : static_cast<uint64_t>(m);
+}
+
+uint32_t BloomFilter::HashCountFor(uint64_t capacity, uint64_t bits) {
+  if (capacity == 0) return 1;
+  const double k = std::round(static_cast<double>(bits) / static_cast<double>(capacity) * kLn2);
+  if (k < 1) return 1;
+  return k > kMaxBloomHashes ? kMaxBloomHashes + 1 : static_cast<uint32_t>(k);
+}
+
+Status BloomFilter::Make(const BloomParams& params, uint64_t bits, uint32_t hashes,
+                         std::unique_ptr<BloomFilter>* out) {
+  void* block = internal::AllocateZeroed(sizeof(BloomFilter));
+  if (block == nullptr) return Status::kOutOfMemory;
+  std::unique_ptr<BloomFilter> filter(::new (block) BloomFilter());
+  filter->params_ = params;
+  filter->bits_ = bits;
+  filter->hashes_ = hashes;
+  const uint64_t bytes = WordBytesFor(bits);
+  if (bytes > SIZE_MAX) return Status::kOutOfMemory;
+  filter->words_ = static_cast<uint64_t*>(internal::AllocateZeroed(static_cast<size_t>(bytes)));
+  if (filter->words_ == nullptr) return Status::kOutOfMemory;
+  *out = std::move(filter);
+  return Status::kOk;
+}
+
+BloomFilter::~BloomFilter() { internal::Deallocate(words_); }
+
+Status BloomFilter::Create(const BloomParams& params, std::unique_ptr<BloomFilter>* out) {
+  const uint64_t bits = BitCountFor(params);
+  if (bits == 0) return Status::kInvalidArgument;
+  const uint32_t hashes = HashCountFor(params.capacity, bits);
+  if (hashes > kMaxBloomHashes) return Status::kInvalidArgument;
+  return Make(params, bits, hashes, out);
+}
+
+Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hashes,
+                         uint64_t item_count, const uint8_t* words,
+                         std::unique_ptr<BloomFilter>* out) {
+  std::unique_ptr<BloomFilter> filter;
+  const Status s = Make(params, bits, hashes, &filter);
+  if (s != Status::kOk) return s;
+  // The words are little-endian in the format and in memory (wasm32, x86-64, arm64).
+  std::memcpy(filter->words_, words, static_cast<size_t>(WordBytesFor(bits)));
+  filter->size_ = item_count;
+  *out = std::move(filter);
+  return Status::kOk;
+}
+
+void BloomFilter::AddHash(uint64_t hash) {
+  uint64_t* words = words_;
+  ForEachPosition(hash, hashes_, static_cast<uint32_t>(bits_), [words](uint32_t p) {
+    words[p >> 6] |= uint64_t{1} << (p & 63);
+    return true;
+  });
+  ++size_;
+}
+
+bool BloomFilter::ContainHash(uint64_t hash) const {
+  const uint64_t* words = words_;
+  return ForEachPosition(hash, hashes_, static_cast<uint32_t>(bits_), [words](uint32_t p) {
+    return ((words[p >> 6] >> (p & 63)) & 1) != 0;
+  });
+}
+
+Status BloomFilter::Union(const BloomFilter& other) {
+  if (!IsCompatible(other)) return Status::kInvalidArgument;
+  const uint64_t n = word_bytes() / 8;
+  for (uint64_t i = 0; i < n; ++i) words_[i] |= other.words_[i];
+  size_ = size_ > UINT64_MAX - other.size_ ? UINT64_MAX : size_ + other.size_;
+  return Status::kOk;
+}
+
+uint64_t BloomFilter::SetBitCount() const {
+  const uint64_t n = word_bytes() / 8;
+  uint64_t set = 0;
+  for (uint64_t i = 0; i < n; ++i) set += static_cast<uint64_t>(__builtin_popcountll(words_[i]));
+  return set;
+}
+
+double BloomFilter::ExpectedFalsePositiveRate() const {
+  const double k = hashes_;
+  return std::pow(1 - std::exp(-k * static_cast<double>(size_) / static_cast<double>(bits_)), k);
+}
+
+double BloomFilter::EstimatedCount() const {
+  const double m = static_cast<double>(bits_);
+  const double x = static_cast<double>(SetBitCount());
+  if (x >= m) return HUGE_VAL;
+  return -(m / hashes_) * std::log1p(-x / m);
+}
+
+}  // namespace cuckoo

@@ -1,0 +1,119 @@
+// BloomFilter: a standard Bloom filter of m bits and k hash functions (Bloom
+// 1970), sized from a capacity n and a false-positive rate ε:
+//   m = ceil(-n ln ε / (ln 2)^2) bits,   k = max(1, round((m / n) ln 2)),
+// so that at n keys the rate is about (1 - e^(-kn/m))^k ≈ ε.
+//
+// Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h), and its
+// k bit positions come from h alone by enhanced double hashing (Kirsch &
+// Mitzenmacher, "Less Hashing, Same Performance", ESA 2006; in the iterative
+// form of Dillinger & Manolios 2004):
+//   x = h, y = h rotated by 32 bits;  for i = 0 .. k-1:
+//     position_i = fastrange(x >> 32, m);  x += y;  y += i + 1
+// so a lookup hashes the key once. A lookup stops at the first clear bit.
+//
+// No delete: clearing a key's bits would clear bits other keys share, which
+// would then be reported absent (a false negative). The cuckoo filter deletes.
+//
+// Bits are stored in 64-bit words, bit p being bit (p mod 64) of word p / 64;
+// bits from m up to the end of the last word stay 0. Not thread-safe;
+// non-copyable. Byte layout: docs/FORMAT.md §10, written and read by format.h.
+#ifndef CUCKOO_WASM_SRC_BLOOM_FILTER_H_
+#define CUCKOO_WASM_SRC_BLOOM_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "allocation.h"
+#include "cuckoo_params.h"
+#include "status.h"
+
+namespace cuckoo {
+
+constexpr uint64_t kMaxBloomBits = 0xffffffffULL;  // positions are 32-bit (fastrange of x >> 32)
+constexpr uint32_t kMaxBloomHashes = 64;
+
+// Parameters of a new Bloom filter.
+struct BloomParams {
+  uint64_t capacity = 0;              // keys the filter is sized for, >= 1
+  double false_positive_rate = 0.01;  // ε at capacity, in (0, 1)
+  uint64_t seed = kDefaultSeed;       // key-hash seed
+};
+
+class BloomFilter {
+ public:
+  // m for `params` (0 if a parameter is out of range or m > kMaxBloomBits).
+  static uint64_t BitCountFor(const BloomParams& params);
+  // k for n keys in m bits: max(1, round((m / n) ln 2)), at most kMaxBloomHashes.
+  static uint32_t HashCountFor(uint64_t capacity, uint64_t bits);
+  // Bytes of the bit array for m bits: ceil(m / 64) * 8.
+  static uint64_t WordBytesFor(uint64_t bits) { return (bits + 63) / 64 * 8; }
+
+  // Makes an empty filter. kInvalidArgument if capacity is 0, ε is not in
+  // (0, 1), m exceeds kMaxBloomBits or k exceeds kMaxBloomHashes;
+  // kOutOfMemory if it cannot be allocated (nothing stays allocated).
+  static Status Create(const BloomParams& params, std::unique_ptr<BloomFilter>* out);
+
+  // A filter with these exact fields and `word_bytes` bytes of bits copied
+  // from `words` (the format reader's checks passed). kOutOfMemory as for Create.
+  static Status Load(const BloomParams& params, uint64_t bits, uint32_t hashes,
+                     uint64_t item_count, const uint8_t* words,
+                     std::unique_ptr<BloomFilter>* out);
+
+  BloomFilter(const BloomFilter&) = delete;
+  BloomFilter& operator=(const BloomFilter&) = delete;
+  static void* operator new(size_t) = delete;
+  static void* operator new[](size_t) = delete;
+  static void operator delete(void* p) { internal::Deallocate(p); }
+  ~BloomFilter();
+
+  // Sets the k bits of a key given by its 64-bit hash (HashKey with seed()),
+  // and counts it in size(). Never fails: past capacity the false-positive
+  // rate climbs (ExpectedFalsePositiveRate).
+  void AddHash(uint64_t hash);
+  // True if all k bits of the key are set: never false for a key added; true
+  // for a non-member with probability about ExpectedFalsePositiveRate().
+  bool ContainHash(uint64_t hash) const;
+
+  // ORs `other`'s bits into this filter and adds its size() to size(): the
+  // filter of both key sets. kInvalidArgument (nothing changed) unless
+  // IsCompatible(other).
+  Status Union(const BloomFilter& other);
+  // Same m, k and seed: the same key sets the same bits in both.
+  bool IsCompatible(const BloomFilter& other) const {
+    return bits_ == other.bits_ && hashes_ == other.hashes_ && params_.seed == other.params_.seed;
+  }
+
+  // Number of set bits X.
+  uint64_t SetBitCount() const;
+  // (1 - e^(-k n / m))^k for n = size(): the rate expected at the current fill.
+  double ExpectedFalsePositiveRate() const;
+  // Keys estimated from the set bits (Swamidass & Baldi 2007):
+  // -(m / k) ln(1 - X / m); infinity when every bit is set.
+  double EstimatedCount() const;
+
+  uint64_t size() const { return size_; }            // keys added (duplicates counted)
+  uint64_t capacity() const { return params_.capacity; }
+  double false_positive_rate() const { return params_.false_positive_rate; }  // ε sized for
+  uint64_t seed() const { return params_.seed; }
+  uint64_t bit_count() const { return bits_; }       // m
+  uint32_t hash_count() const { return hashes_; }    // k
+  uint64_t word_bytes() const { return WordBytesFor(bits_); }
+  // The bit array as little-endian 64-bit words, word_bytes() bytes.
+  const uint64_t* words() const { return words_; }
+
+ private:
+  BloomFilter() = default;
+  static Status Make(const BloomParams& params, uint64_t bits, uint32_t hashes,
+                     std::unique_ptr<BloomFilter>* out);
+
+  BloomParams params_;
+  uint64_t bits_ = 0;
+  uint32_t hashes_ = 0;
+  uint64_t size_ = 0;
+  uint64_t* words_ = nullptr;  // from internal::AllocateZeroed
+};
+
+}  // namespace cuckoo
+
+#endif  // CUCKOO_WASM_SRC_BLOOM_FILTER_H_
