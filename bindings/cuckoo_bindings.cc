@@ -1,5 +1,6 @@
 // The JS/WASM boundary for cuckoo-wasm: the only file that includes Emscripten
-// headers. A filter crosses as a handle (its CuckooFilter* as a wasm32 address);
+// headers. A filter crosses as a handle (its ScalableCuckooFilter* or
+// ScalableBloomFilter* as a wasm32 address);
 // keys cross as (pointer, length) into memory the JS side owns. On the JS side,
 // js/wasm-core.ts is the one file that calls these.
 //
@@ -9,7 +10,8 @@
 //    statusMessage, allocatedBytes. Some return a structured value (an
 //    { status, handle } or info object, a message string), which embind builds
 //    on the JS side; their marshalling costs nothing that matters at that rate;
-//  - plain exports (cf_*) for the per-key and per-batch calls, which take and
+//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters) for the
+//    per-key and per-batch calls, which take and
 //    return numbers only: JS calls them as the wasm instance's own exports, so
 //    a lookup is one direct wasm call, with no embind invoker in between.
 // Statuses cross as the integer values of cuckoo::Status; js/status.ts maps each
@@ -44,27 +46,41 @@
 #include <cstdint>
 #include <memory>
 
-#include "cuckoo_filter.h"
+#include "scalable_filter.h"
 
 namespace {
 
+using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooParams;
+using cuckoo::ScalableBloomFilter;
+using cuckoo::ScalableBloomParams;
+using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
 
 using emscripten::val;
 
-CuckooFilter* FromHandle(uintptr_t handle) { return reinterpret_cast<CuckooFilter*>(handle); }
+// A cuckoo filter crosses as its ScalableCuckooFilter* (one sub-filter when it
+// does not grow), a Bloom filter as its ScalableBloomFilter*.
+ScalableCuckooFilter* FromHandle(uintptr_t handle) {
+  return reinterpret_cast<ScalableCuckooFilter*>(handle);
+}
+ScalableBloomFilter* BloomFromHandle(uintptr_t handle) {
+  return reinterpret_cast<ScalableBloomFilter*>(handle);
+}
 
 // Result of create / deserialize, as a JS object { status, handle }: the
 // cuckoo::Status, and the filter's handle when status is kOk (0), else 0.
-val OpenResult(Status s, std::unique_ptr<CuckooFilter> filter) {
+template <typename Filter>
+val OpenResult(Status s, std::unique_ptr<Filter> filter) {
   const uintptr_t handle = s == Status::kOk ? reinterpret_cast<uintptr_t>(filter.release()) : 0;
   val r = val::object();
   r.set("status", static_cast<int>(s));
   r.set("handle", handle);
   return r;
 }
+
+uint64_t Seed(uint32_t low, uint32_t high) { return (static_cast<uint64_t>(high) << 32) | low; }
 
 CuckooParams MakeParams(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
                         uint32_t seed_low, uint32_t seed_high) {
@@ -73,53 +89,165 @@ CuckooParams MakeParams(double capacity, int fingerprint_bits, int bucket_size, 
   p.fingerprint_bits = static_cast<uint32_t>(fingerprint_bits);
   p.bucket_size = static_cast<uint32_t>(bucket_size);
   p.max_kicks = static_cast<uint32_t>(max_kicks);
-  p.seed = (static_cast<uint64_t>(seed_high) << 32) | seed_low;
+  p.seed = Seed(seed_low, seed_high);
   return p;
 }
 
+// ---------------------------------------------------------------------------
+// Cuckoo filters
+
 val Create(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
-           uint32_t seed_low, uint32_t seed_high) {
-  std::unique_ptr<CuckooFilter> filter;
-  const Status s = CuckooFilter::Create(
-      MakeParams(capacity, fingerprint_bits, bucket_size, max_kicks, seed_low, seed_high), &filter);
+           uint32_t seed_low, uint32_t seed_high, int expansion) {
+  std::unique_ptr<ScalableCuckooFilter> filter;
+  const Status s = ScalableCuckooFilter::Create(
+      MakeParams(capacity, fingerprint_bits, bucket_size, max_kicks, seed_low, seed_high),
+      static_cast<uint32_t>(expansion), &filter);
   return OpenResult(s, std::move(filter));
 }
 
-// Bytes toBytes() would produce for these parameters (0 if Create would refuse
-// them), so the JS side can refuse a filter too large for memory before allocating.
-double SerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size) {
-  return static_cast<double>(CuckooFilter::SerializedSizeFor(
-      MakeParams(capacity, fingerprint_bits, bucket_size, 0, 0, 0)));
+// Bytes toBytes() would produce for a new filter of these parameters (0 if
+// Create would refuse them), so the JS side can refuse a filter too large for
+// memory before allocating.
+double SerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size, int expansion) {
+  const uint64_t first = CuckooFilter::SerializedSizeFor(
+      MakeParams(capacity, fingerprint_bits, bucket_size, 0, 0, 0));
+  if (first == 0 || expansion == 0) return static_cast<double>(first);
+  return static_cast<double>(first + cuckoo::format::kStackHeaderBytes +
+                             cuckoo::format::kChecksumBytes);
 }
 
 val Deserialize(uintptr_t data, double length) {
-  std::unique_ptr<CuckooFilter> filter;
-  const Status s = CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
-                                             static_cast<size_t>(length), &filter);
+  std::unique_ptr<ScalableCuckooFilter> filter;
+  const Status s = ScalableCuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
+                                                     static_cast<size_t>(length), &filter);
   return OpenResult(s, std::move(filter));
 }
 
 void Destroy(uintptr_t handle) { delete FromHandle(handle); }
 
-// Parameters and statistics of one filter, as a JS object, for the JS getters
-// and toBytes sizing.
+// Parameters and statistics of one filter and of each of its sub-filters, as
+// a JS object, for the JS getters and info().
 val Info(uintptr_t handle) {
-  const CuckooFilter& f = *FromHandle(handle);
+  const ScalableCuckooFilter& f = *FromHandle(handle);
+  const CuckooFilter& first = f.sub_filter(0);
   val info = val::object();
-  info.set("capacity", static_cast<double>(f.capacity()));
-  info.set("bucketCount", static_cast<double>(f.bucket_count()));
-  info.set("fingerprintBits", static_cast<int>(f.fingerprint_bits()));
-  info.set("bucketSize", static_cast<int>(f.bucket_size()));
-  info.set("maxKicks", static_cast<int>(f.max_kicks()));
-  info.set("seedLow", static_cast<uint32_t>(f.seed()));
-  info.set("seedHigh", static_cast<uint32_t>(f.seed() >> 32));
+  info.set("capacity", static_cast<double>(first.capacity()));
+  info.set("bucketCount", static_cast<double>(first.bucket_count()));
+  info.set("fingerprintBits", static_cast<int>(first.fingerprint_bits()));
+  info.set("bucketSize", static_cast<int>(first.bucket_size()));
+  info.set("maxKicks", static_cast<int>(first.max_kicks()));
+  info.set("seedLow", static_cast<uint32_t>(first.seed()));
+  info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
+  info.set("expansion", static_cast<int>(f.expansion()));
   info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+  val subs = val::array();
+  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+    const CuckooFilter& s = f.sub_filter(j);
+    val sub = val::object();
+    sub.set("capacity", static_cast<double>(s.capacity()));
+    sub.set("bucketCount", static_cast<double>(s.bucket_count()));
+    sub.set("fingerprintBits", static_cast<int>(s.fingerprint_bits()));
+    sub.set("size", static_cast<double>(s.size()));
+    sub.set("loadFactor", s.load_factor());
+    sub.set("victim", s.victim_used());
+    sub.set("serializedSize", static_cast<double>(s.SerializedSize()));
+    subs.set(j, sub);
+  }
+  info.set("subFilters", subs);
   return info;
 }
 
 void Serialize(uintptr_t handle, uintptr_t out) {
   FromHandle(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
 }
+
+// ---------------------------------------------------------------------------
+// Bloom filters
+
+ScalableBloomParams MakeBloomParams(double capacity, double false_positive_rate,
+                                    uint32_t seed_low, uint32_t seed_high, int expansion) {
+  ScalableBloomParams p;
+  p.capacity = capacity >= 1 ? static_cast<uint64_t>(capacity) : 0;
+  p.false_positive_rate = false_positive_rate;
+  p.seed = Seed(seed_low, seed_high);
+  p.expansion = static_cast<uint32_t>(expansion);
+  return p;
+}
+
+val BloomCreate(double capacity, double false_positive_rate, uint32_t seed_low,
+                uint32_t seed_high, int expansion) {
+  std::unique_ptr<ScalableBloomFilter> filter;
+  const Status s = ScalableBloomFilter::Create(
+      MakeBloomParams(capacity, false_positive_rate, seed_low, seed_high, expansion), &filter);
+  return OpenResult(s, std::move(filter));
+}
+
+// Bytes toBytes() would produce for a new Bloom filter (0 if Create would refuse it).
+double BloomSerializedSizeFor(double capacity, double false_positive_rate, int expansion) {
+  cuckoo::BloomParams p;
+  p.capacity = capacity >= 1 ? static_cast<uint64_t>(capacity) : 0;
+  p.false_positive_rate = expansion == 0 ? false_positive_rate : false_positive_rate / 2;
+  const uint64_t bits = BloomFilter::BitCountFor(p);
+  if (bits == 0 || BloomFilter::HashCountFor(p.capacity, bits) > cuckoo::kMaxBloomHashes) return 0;
+  return static_cast<double>(cuckoo::format::kStackHeaderBytes + cuckoo::format::kChecksumBytes +
+                             cuckoo::format::BloomSectionBytes(BloomFilter::WordBytesFor(bits)));
+}
+
+val BloomDeserialize(uintptr_t data, double length) {
+  std::unique_ptr<ScalableBloomFilter> filter;
+  const Status s = ScalableBloomFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
+                                                    static_cast<size_t>(length), &filter);
+  return OpenResult(s, std::move(filter));
+}
+
+void BloomDestroy(uintptr_t handle) { delete BloomFromHandle(handle); }
+
+val BloomInfo(uintptr_t handle) {
+  const ScalableBloomFilter& f = *BloomFromHandle(handle);
+  const BloomFilter& first = f.sub_filter(0);
+  val info = val::object();
+  info.set("capacity", static_cast<double>(first.capacity()));
+  info.set("falsePositiveRate", f.false_positive_rate());
+  info.set("seedLow", static_cast<uint32_t>(first.seed()));
+  info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
+  info.set("expansion", static_cast<int>(f.expansion()));
+  info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+  info.set("bitCount", static_cast<double>(f.bit_count()));
+  info.set("hashCount", static_cast<int>(first.hash_count()));
+  info.set("expectedFalsePositiveRate", f.ExpectedFalsePositiveRate());
+  info.set("estimatedCount", f.EstimatedCount());
+  val subs = val::array();
+  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+    const BloomFilter& s = f.sub_filter(j);
+    val sub = val::object();
+    sub.set("capacity", static_cast<double>(s.capacity()));
+    sub.set("falsePositiveRate", s.false_positive_rate());
+    sub.set("bitCount", static_cast<double>(s.bit_count()));
+    sub.set("hashCount", static_cast<int>(s.hash_count()));
+    sub.set("size", static_cast<double>(s.size()));
+    sub.set("setBitCount", static_cast<double>(s.SetBitCount()));
+    sub.set("expectedFalsePositiveRate", s.ExpectedFalsePositiveRate());
+    sub.set("serializedSize",
+            static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())));
+    subs.set(j, sub);
+  }
+  info.set("subFilters", subs);
+  return info;
+}
+
+void BloomSerialize(uintptr_t handle, uintptr_t out) {
+  BloomFromHandle(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
+}
+
+bool BloomCompatible(uintptr_t a, uintptr_t b) {
+  return BloomFromHandle(a)->IsCompatible(*BloomFromHandle(b));
+}
+
+int BloomUnion(uintptr_t into, uintptr_t other) {
+  return static_cast<int>(BloomFromHandle(into)->Union(*BloomFromHandle(other)));
+}
+
+// ---------------------------------------------------------------------------
 
 // Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
 double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
@@ -131,34 +259,70 @@ val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(s
 
 extern "C" {
 
-EMSCRIPTEN_KEEPALIVE int cf_add(CuckooFilter* f, const uint8_t* key, size_t len) {
+EMSCRIPTEN_KEEPALIVE int cf_add(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
   return static_cast<int>(f->Add(key, len));
 }
-EMSCRIPTEN_KEEPALIVE int cf_contain(const CuckooFilter* f, const uint8_t* key, size_t len) {
+EMSCRIPTEN_KEEPALIVE int cf_contain(const ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
   return f->Contain(key, len) ? 1 : 0;
 }
-EMSCRIPTEN_KEEPALIVE int cf_delete(CuckooFilter* f, const uint8_t* key, size_t len) {
+EMSCRIPTEN_KEEPALIVE int cf_delete(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
   return static_cast<int>(f->Delete(key, len));
 }
-EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const CuckooFilter* f, const uint8_t* key, size_t len) {
+EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint8_t* key,
+                                       size_t len) {
   return f->Count(key, len);
 }
 // Adds n keys packed as keys[offsets[k] .. offsets[k+1]); writes the status of
 // the first failure (or 0) to *status and returns how many were added.
-EMSCRIPTEN_KEEPALIVE uint32_t cf_add_batch(CuckooFilter* f, const uint8_t* keys,
+EMSCRIPTEN_KEEPALIVE uint32_t cf_add_batch(ScalableCuckooFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, int32_t* status) {
   Status s;
   const size_t added = f->AddBatch(keys, offsets, n, &s);
   *status = static_cast<int32_t>(s);
   return static_cast<uint32_t>(added);
 }
-EMSCRIPTEN_KEEPALIVE void cf_contain_batch(const CuckooFilter* f, const uint8_t* keys,
+EMSCRIPTEN_KEEPALIVE void cf_contain_batch(const ScalableCuckooFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, uint8_t* results) {
   f->ContainBatch(keys, offsets, n, results);
 }
-// size() and load_factor() as doubles: read by JS getters that may be polled often.
-EMSCRIPTEN_KEEPALIVE double cf_size(const CuckooFilter* f) { return static_cast<double>(f->size()); }
-EMSCRIPTEN_KEEPALIVE double cf_load_factor(const CuckooFilter* f) { return f->load_factor(); }
+// size(), load_factor() and the serialized size as doubles: read by JS getters
+// that may be polled often, and that change as the filter grows.
+EMSCRIPTEN_KEEPALIVE double cf_size(const ScalableCuckooFilter* f) {
+  return static_cast<double>(f->size());
+}
+EMSCRIPTEN_KEEPALIVE double cf_load_factor(const ScalableCuckooFilter* f) {
+  return f->load_factor();
+}
+EMSCRIPTEN_KEEPALIVE double cf_serialized_size(const ScalableCuckooFilter* f) {
+  return static_cast<double>(f->SerializedSize());
+}
+EMSCRIPTEN_KEEPALIVE uint32_t cf_sub_filter_count(const ScalableCuckooFilter* f) {
+  return f->sub_filter_count();
+}
+
+EMSCRIPTEN_KEEPALIVE int bf_add(ScalableBloomFilter* f, const uint8_t* key, size_t len) {
+  return static_cast<int>(f->Add(key, len));
+}
+EMSCRIPTEN_KEEPALIVE int bf_contain(const ScalableBloomFilter* f, const uint8_t* key, size_t len) {
+  return f->Contain(key, len) ? 1 : 0;
+}
+EMSCRIPTEN_KEEPALIVE uint32_t bf_add_batch(ScalableBloomFilter* f, const uint8_t* keys,
+                                           const uint32_t* offsets, uint32_t n, int32_t* status) {
+  Status s;
+  const size_t added = f->AddBatch(keys, offsets, n, &s);
+  *status = static_cast<int32_t>(s);
+  return static_cast<uint32_t>(added);
+}
+EMSCRIPTEN_KEEPALIVE void bf_contain_batch(const ScalableBloomFilter* f, const uint8_t* keys,
+                                           const uint32_t* offsets, uint32_t n, uint8_t* results) {
+  f->ContainBatch(keys, offsets, n, results);
+}
+EMSCRIPTEN_KEEPALIVE double bf_size(const ScalableBloomFilter* f) {
+  return static_cast<double>(f->size());
+}
+EMSCRIPTEN_KEEPALIVE double bf_serialized_size(const ScalableBloomFilter* f) {
+  return static_cast<double>(f->SerializedSize());
+}
 
 }  // extern "C"
 
@@ -170,6 +334,14 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("destroy", &Destroy);
   function("info", &Info);
   function("serialize", &Serialize);
+  function("bloomCreate", &BloomCreate);
+  function("bloomSerializedSizeFor", &BloomSerializedSizeFor);
+  function("bloomDeserialize", &BloomDeserialize);
+  function("bloomDestroy", &BloomDestroy);
+  function("bloomInfo", &BloomInfo);
+  function("bloomSerialize", &BloomSerialize);
+  function("bloomCompatible", &BloomCompatible);
+  function("bloomUnion", &BloomUnion);
   function("statusMessage", &Message);
   function("allocatedBytes", &AllocatedBytes);
 }

@@ -1,18 +1,8 @@
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
+import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import {
-  Chunk,
-  Core,
-  CuckooHandle,
-  Key,
-  byteLengthOf,
-  describe,
-  isArrayBuffer,
-  isDetached,
-  isUint8Array,
-  loadCore,
-} from './wasm-core.js';
-import { Release, WasmFilter } from './wasm-filter.js';
+import { Chunk, Core, CuckooHandle, Key, describe, loadCore } from './wasm-core.js';
+import { Release, WasmFilter, checkedBytes } from './wasm-filter.js';
 
 /** Options of {@link CuckooFilter.create}. */
 export interface CuckooFilterOptions {
@@ -44,6 +34,57 @@ export interface CuckooFilterOptions {
    * so the same keys and options give byte-identical `toBytes()` everywhere.
    */
   seed?: number | bigint;
+  /**
+   * Growth factor e, an integer 2..1024: when the filter is full, a sub-filter
+   * e times larger (in buckets, with one more fingerprint bit) is added and
+   * takes the new keys; lookups, deletes and counts cover all sub-filters.
+   * The total false-positive rate stays at most `falsePositiveRate` however
+   * far the filter grows: sub-filter j is sized for ε/2^(j+1) (Almeida et al.,
+   * "Scalable Bloom Filters", 2007), so the first costs one more bit per
+   * item than a filter that does not grow. Default: no growth (add throws
+   * FilterFullError when full). At most 32 sub-filters and 1 GiB in all.
+   */
+  expansion?: number;
+}
+
+/** One sub-filter of a {@link CuckooFilter}, as {@link CuckooFilter.info} reports it. */
+export interface CuckooSubFilterInfo {
+  /** Items it was sized for. */
+  capacity: number;
+  /** Buckets m. */
+  bucketCount: number;
+  /** Fingerprint size f, in bits. */
+  fingerprintBits: number;
+  /** Stored fingerprints, victim included. */
+  size: number;
+  /** Fraction of its slots in use (victim excluded). */
+  loadFactor: number;
+  /** True if its victim slot holds a fingerprint. */
+  victim: boolean;
+  /** Its serialized bytes. */
+  byteLength: number;
+}
+
+/** Statistics of a {@link CuckooFilter} as one plain object (Redis's `CF.INFO`). */
+export interface CuckooFilterInfo {
+  type: 'cuckoo';
+  /** The `capacity` option: items the first sub-filter was sized for. */
+  capacity: number;
+  /** Stored fingerprints in all sub-filters. */
+  size: number;
+  bucketSize: number;
+  maxKicks: number;
+  seed: bigint;
+  /** Growth factor; 0 when the filter does not grow. */
+  expansion: number;
+  /** Serialized size, bytes. */
+  byteLength: number;
+  bitsPerItem: number;
+  loadFactor: number;
+  falsePositiveRate: number;
+  expectedFalsePositiveRate: number;
+  /** Oldest first. */
+  subFilters: CuckooSubFilterInfo[];
 }
 
 const DEFAULT_FPR = 0.001;
@@ -51,19 +92,6 @@ const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
 /** Most evictions per insert the core accepts (cuckoo::kMaxMaxKicks, src/cuckoo_params.h). @internal */
 export const MAX_MAX_KICKS = 1_000_000;
-/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
-const DEFAULT_SEED = 0x63756b6f6f2d7761n;
-const U64_MAX = (1n << 64n) - 1n;
-
-function checkInteger(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number') {
-    throw new ArgumentTypeError(`${name} must be a number, got ${describe(value)}`);
-  }
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ArgumentRangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
-  }
-  return value;
-}
 
 /**
  * The lowest false-positive rate a filter with `bucketSize` slots per bucket
@@ -83,15 +111,6 @@ function fingerprintBitsFor(fpr: number, bucketSize: number): number {
     `falsePositiveRate ${fpr} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
       `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
   );
-}
-
-function toSeed(value: unknown): bigint {
-  if (value === undefined) return DEFAULT_SEED;
-  if (typeof value === 'bigint') {
-    if (value < 0n || value > U64_MAX) throw new ArgumentRangeError(`seed must be from 0 to 2^64-1, got ${value}`);
-    return value;
-  }
-  return BigInt(checkInteger('seed', value, 0, Number.MAX_SAFE_INTEGER));
 }
 
 /** Frees a cuckoo filter's core object (when disposed, or collected undisposed). */
@@ -136,8 +155,10 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
   readonly maxKicks: number;
   /** Hash seed (0..2^64-1). */
   readonly seed: bigint;
-  /** Size of `toBytes()` output, in bytes: a 72-byte header, the packed table, an 8-byte checksum. */
-  readonly byteLength: number;
+  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
+  readonly expansion: number;
+  /** Why the last add that found no room failed (NotEnoughSpace, GrowthLimit or OutOfMemory). */
+  private lastFailure: number = Status.NotEnoughSpace;
 
   private constructor(core: Core, handle: CuckooHandle) {
     super(core, handle, releaseCuckoo);
@@ -147,8 +168,23 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
     this.capacity = info.capacity;
     this.bucketCount = info.bucketCount;
     this.maxKicks = info.maxKicks;
-    this.seed = (BigInt(info.seedHigh >>> 0) << 32n) | BigInt(info.seedLow >>> 0);
-    this.byteLength = info.serializedSize;
+    this.seed = seedFromWords(info.seedLow, info.seedHigh);
+    this.expansion = info.expansion;
+  }
+
+  /**
+   * Size of `toBytes()` output, in bytes. Without growth: a 72-byte header, the
+   * packed table, an 8-byte checksum (format version 1). With growth: a 24-byte
+   * header, each sub-filter as a version-1 file, a checksum (version 2); it
+   * grows with the filter.
+   */
+  get byteLength(): number {
+    return this.core.serializedSize(this.live());
+  }
+
+  /** Number of sub-filters: 1, more once a growing filter has grown. */
+  get subFilterCount(): number {
+    return this.core.subFilterCount(this.live());
   }
 
   /**
@@ -169,9 +205,8 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
-    if (typeof options !== 'object' || options === null) {
-      throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
-    }
+    checkOptions(options);
+    const expansion = toExpansion(options.expansion);
     const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
     const bucketSize = options.bucketSize === undefined ? DEFAULT_BUCKET_SIZE : options.bucketSize;
     if (typeof bucketSize !== 'number') {
@@ -187,28 +222,26 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
       }
       fingerprintBits = checkInteger('fingerprintBits', options.fingerprintBits, 4, 32);
     } else {
-      const fpr = options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate;
-      if (typeof fpr !== 'number') {
-        throw new ArgumentTypeError(`falsePositiveRate must be a number in (0, 1), got ${describe(fpr)}`);
-      }
-      if (!(fpr > 0 && fpr < 1)) {
-        throw new ArgumentRangeError(`falsePositiveRate must be a probability in (0, 1), got ${fpr}`);
-      }
-      fingerprintBits = fingerprintBitsFor(fpr, bucketSize);
+      const fpr = checkProbability(
+        'falsePositiveRate',
+        options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate,
+      );
+      // A filter that grows spends half of ε on its first sub-filter (see `expansion`).
+      fingerprintBits = fingerprintBitsFor(expansion === 0 ? fpr : fpr / 2, bucketSize);
     }
     const maxKicks =
       options.maxKicks === undefined ? DEFAULT_MAX_KICKS : checkInteger('maxKicks', options.maxKicks, 0, MAX_MAX_KICKS);
     const seed = toSeed(options.seed);
 
     const core = await loadCore();
-    const bytes = core.serializedSizeFor(capacity, fingerprintBits, bucketSize);
+    const bytes = core.serializedSizeFor(capacity, fingerprintBits, bucketSize, expansion);
     if (bytes === 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes || 'more than 2^32 buckets of'} bytes; ` +
           `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit)`,
       );
     }
-    const r = core.create(capacity, fingerprintBits, bucketSize, maxKicks, seed);
+    const r = core.create(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion);
     if (r.status !== Status.Ok) throw statusError(r.status, { bytes, detail: core.statusMessage(r.status) });
     return new CuckooFilter(core, r.handle);
   }
@@ -230,24 +263,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
-    // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
-    if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
-      throw new ArgumentTypeError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
-    }
-    const core = await loadCore();
-    // Measured after the await: the caller's code runs meanwhile and may transfer the buffer.
-    if (isDetached(bytes)) {
-      throw new ArgumentTypeError(
-        'fromBytes got a detached buffer (transferred to a worker, or resized away): it has no bytes to read; pass the bytes before transferring them',
-      );
-    }
-    const view = isArrayBuffer(bytes) ? new Uint8Array(bytes) : bytes;
-    const length = byteLengthOf(view);
-    if (length > MAX_WASM_MEMORY / 2) {
-      throw new ArgumentRangeError(
-        `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
-      );
-    }
+    const { core, view, length } = await checkedBytes(bytes);
     const r = core.deserialize(view);
     if (r.status !== Status.Ok) throw statusError(r.status, { bytes: length, detail: core.statusMessage(r.status) });
     return new CuckooFilter(core, r.handle);
@@ -268,8 +284,32 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    */
   add(key: Key): this {
     const status = this.core.add(this.live(), key);
-    if (status !== Status.Ok) throw this.fullError(0);
+    if (status !== Status.Ok) {
+      this.lastFailure = status;
+      throw this.fullError(0);
+    }
     return this;
+  }
+
+  /**
+   * Adds the key only if {@link has} is false for it (Redis's `CF.ADDNX`).
+   *
+   * Caveat: a key that is a false positive is not added, so deleting it later
+   * removes the fingerprint of the key it collides with, which that key then
+   * loses. Use `addUnique` only for sets whose keys are never deleted, or use
+   * {@link add} (and {@link count}) when keys are deleted.
+   *
+   * @returns true if the key was added, false if `has(key)` was already true.
+   * @throws FilterFullError, ArgumentTypeError, FilterDisposedError as {@link add}.
+   * @example
+   * ```ts
+   * if (f.addUnique(url)) newlyListed++;
+   * ```
+   */
+  addUnique(key: Key): boolean {
+    if (this.has(key)) return false;
+    this.add(key);
+    return true;
   }
 
   /**
@@ -378,7 +418,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   toBytes(): Uint8Array {
-    return this.core.serialize(this.live(), this.byteLength);
+    return this.core.serialize(this.live());
   }
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
@@ -399,30 +439,78 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * 0.098% at f = 13, b = 4). See {@link expectedFalsePositiveRate} for the current load.
    */
   get falsePositiveRate(): number {
-    return (2 * this.bucketSize) / 2 ** this.fingerprintBits;
+    const first = (2 * this.bucketSize) / 2 ** this.fingerprintBits;
+    // Growing: sub-filter j has f + j bits, and the sum over all j is 2 × the first's.
+    return this.expansion === 0 ? first : 2 * first;
   }
 
   /**
-   * False-positive rate expected at the current load, a probability:
-   * 1 − (1 − 1/(2^f − 1))^(2bα + v), the chance that one of the 2b·α fingerprints
-   * a lookup compares (plus the victim, v = 1 when it is in use) matches.
+   * False-positive rate expected at the current load, a probability: for each
+   * sub-filter, 1 − (1 − 1/(2^f − 1))^(2bα + v), the chance that one of the 2b·α
+   * fingerprints a lookup compares (plus the victim, v = 1 when it is in use)
+   * matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
-    const slots = this.bucketCount * this.bucketSize;
-    const alpha = this.loadFactor; // excludes the victim
-    const victim = this.size - Math.round(alpha * slots); // 0 or 1
-    const compared = 2 * this.bucketSize * alpha + victim;
-    return 1 - (1 - 1 / (2 ** this.fingerprintBits - 1)) ** compared;
+    let none = 1;
+    for (const sub of this.core.info(this.live()).subFilters) {
+      const compared = 2 * this.bucketSize * sub.loadFactor + (sub.victim ? 1 : 0);
+      none *= (1 - 1 / (2 ** sub.fingerprintBits - 1)) ** compared;
+    }
+    return 1 - none;
   }
 
-  /** Serialized bits per item of capacity: byteLength · 8 / capacity. */
+  /**
+   * Serialized bits per item of capacity: byteLength · 8 / capacity, where a
+   * grown filter's capacity is that of all its sub-filters.
+   */
   get bitsPerItem(): number {
-    return (this.byteLength * 8) / this.capacity;
+    const info = this.core.info(this.live());
+    const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
+    return (info.serializedSize * 8) / capacity;
+  }
+
+  /**
+   * The filter's parameters and statistics, and those of each sub-filter, as
+   * one plain object (like Redis's `CF.INFO`).
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * console.log(f.info()); // { type: 'cuckoo', capacity: 1000, size: 3, ..., subFilters: [{ ... }] }
+   * ```
+   */
+  info(): CuckooFilterInfo {
+    const info = this.core.info(this.live());
+    return {
+      type: 'cuckoo',
+      capacity: this.capacity,
+      size: this.size,
+      bucketSize: this.bucketSize,
+      maxKicks: this.maxKicks,
+      seed: this.seed,
+      expansion: this.expansion,
+      byteLength: info.serializedSize,
+      bitsPerItem: this.bitsPerItem,
+      loadFactor: this.loadFactor,
+      falsePositiveRate: this.falsePositiveRate,
+      expectedFalsePositiveRate: this.expectedFalsePositiveRate,
+      subFilters: info.subFilters.map((sub) => ({
+        capacity: sub.capacity,
+        bucketCount: sub.bucketCount,
+        fingerprintBits: sub.fingerprintBits,
+        size: sub.size,
+        loadFactor: sub.loadFactor,
+        victim: sub.victim,
+        byteLength: sub.serializedSize,
+      })),
+    };
   }
 
   /** @internal */
   protected addChunk(handle: CuckooHandle, chunk: Chunk): number {
-    return this.core.addBatch(handle, chunk);
+    const n = chunk.count;
+    const added = this.core.addBatch(handle, chunk);
+    if (added < n) this.lastFailure = this.core.batchStatus();
+    return added;
   }
 
   /** @internal */
@@ -432,6 +520,14 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
 
   /** @internal */
   protected fullError(added: number): Error {
+    const status = this.lastFailure;
+    if (status === Status.GrowthLimit || status === Status.OutOfMemory) {
+      const bytes = this.byteLength;
+      return statusError(status, {
+        growth: { subFilters: this.subFilterCount, bytes, added },
+        bytes: bytes * Math.max(this.expansion, 1),
+      });
+    }
     return statusError(Status.NotEnoughSpace, {
       full: {
         size: this.size,

@@ -1,12 +1,15 @@
 /**
- * cuckoo-wasm: a cuckoo filter (Fan et al., CoNEXT 2014) compiled from C++ to
+ * cuckoo-wasm: a cuckoo filter (Fan et al., CoNEXT 2014) and a Bloom filter,
+ * both able to grow with a bounded false-positive rate, compiled from C++ to
  * WebAssembly, with a typed API. Entry point for ESM (`import`) and CommonJS
  * (`require`).
  *
  * @packageDocumentation
  */
 export { CuckooFilter, wasmMemoryUsage } from './cuckoo-filter.js';
-export type { CuckooFilterOptions, WasmMemoryUsage } from './cuckoo-filter.js';
+export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMemoryUsage } from './cuckoo-filter.js';
+export { BloomFilter } from './bloom-filter.js';
+export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './bloom-filter.js';
 export type { Key } from './wasm-core.js';
 export {
   ArgumentRangeError,

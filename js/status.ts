@@ -30,6 +30,8 @@ export interface StatusContext {
   readonly bytes?: number;
   /** NotEnoughSpace: the full filter's state, and how many keys of a batch went in first. */
   readonly full?: { size: number; slots: number; capacity: number; maxKicks: number; added: number };
+  /** GrowthLimit: the filter's sub-filters and bytes, and how many keys of a batch went in first. */
+  readonly growth?: { subFilters: number; bytes: number; added: number };
 }
 
 /** How a status that is an error becomes one: each kind is one error class and its message. */
@@ -43,6 +45,15 @@ const KINDS = {
       s.added,
     );
   },
+  growth: (c: StatusContext) => {
+    const g = c.growth!;
+    return new FilterFullError(
+      `the filter is full and cannot grow further (${g.subFilters} sub-filters, ${g.bytes} bytes; at most 32 ` +
+        'sub-filters, 32-bit fingerprints, 2^32 buckets or bits, 1 GiB in all): the key was not added and nothing ' +
+        'stored was lost. Create a filter with a larger capacity or expansion.',
+      g.added,
+    );
+  },
   range: (c: StatusContext) => new ArgumentRangeError(`cannot create filter: ${c.detail}`),
   memory: (c: StatusContext) =>
     new OutOfMemoryError(
@@ -51,7 +62,12 @@ const KINDS = {
       c.bytes!,
     ),
   format: (c: StatusContext, reason: FilterFormatReason) =>
-    new FilterFormatError(`not a valid cuckoo-wasm filter: ${c.detail}`, reason),
+    new FilterFormatError(
+      reason === 'is-bloom-filter' || reason === 'is-cuckoo-filter'
+        ? `wrong filter type: ${c.detail}`
+        : `not a valid cuckoo-wasm filter: ${c.detail}`,
+      reason,
+    ),
 } as const;
 
 /**
@@ -74,6 +90,9 @@ export const STATUSES = {
   FormatCountMismatch: { value: 16, kind: 'format', reason: 'count-mismatch' },
   FormatBadVictim: { value: 17, kind: 'format', reason: 'bad-victim' },
   FormatBadPadding: { value: 18, kind: 'format', reason: 'bad-padding' },
+  FormatIsBloomFilter: { value: 19, kind: 'format', reason: 'is-bloom-filter' },
+  FormatIsCuckooFilter: { value: 20, kind: 'format', reason: 'is-cuckoo-filter' },
+  GrowthLimit: { value: 21, kind: 'growth' },
 } as const;
 
 type Rows = typeof STATUSES;
@@ -90,7 +109,7 @@ export const Status = Object.freeze(
   Object.fromEntries(Object.entries(STATUSES).map(([name, row]) => [name, row.value])),
 ) as { readonly [N in StatusName]: Rows[N]['value'] };
 
-/** The rows indexed by value (a sparse array: values 5..9 are unused). */
+/** The rows indexed by value (a sparse array: some values are unused). */
 const BY_VALUE: readonly (Row | undefined)[] = (() => {
   const rows: (Row | undefined)[] = [];
   for (const row of Object.values(STATUSES) as Row[]) rows[row.value] = row;

@@ -24,9 +24,8 @@
  * whatever user code does while keys are read (dispose, nested batches, memory
  * growth), no half-written region is left for it to disturb.
  *
- * A second filter family adds its own operations here next to the cuckoo
- * ones, with its own handle type; the key writing, the regions and the
- * chunk packing are shared.
+ * Each filter family (cuckoo, Bloom) has its own operations and handle type
+ * here; the key writing, the regions and the chunk packing are shared.
  *
  * @internal
  */
@@ -45,13 +44,27 @@ export type Key = string | Uint8Array;
  */
 export type CuckooHandle = number & { readonly family: 'cuckoo' };
 
+/** A Bloom filter of the core (its ScalableBloomFilter's address), branded like {@link CuckooHandle}. */
+export type BloomHandle = number & { readonly family: 'bloom' };
+
 /** Result of create / deserialize: a cuckoo::Status, and the handle when it is Ok (else 0). */
-export interface OpenResult {
+export interface OpenResult<H extends number = CuckooHandle> {
   status: number;
-  handle: CuckooHandle;
+  handle: H;
 }
 
-/** Fixed parameters of one filter, as the core reports them. */
+/** One cuckoo sub-filter, as the core reports it. */
+export interface CoreCuckooSubFilter {
+  capacity: number;
+  bucketCount: number;
+  fingerprintBits: number;
+  size: number;
+  loadFactor: number;
+  victim: boolean;
+  serializedSize: number;
+}
+
+/** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. */
 export interface CoreInfo {
   capacity: number;
   bucketCount: number;
@@ -60,7 +73,36 @@ export interface CoreInfo {
   maxKicks: number;
   seedLow: number;
   seedHigh: number;
+  expansion: number;
   serializedSize: number;
+  subFilters: CoreCuckooSubFilter[];
+}
+
+/** One Bloom sub-filter, as the core reports it. */
+export interface CoreBloomSubFilter {
+  capacity: number;
+  falsePositiveRate: number;
+  bitCount: number;
+  hashCount: number;
+  size: number;
+  setBitCount: number;
+  expectedFalsePositiveRate: number;
+  serializedSize: number;
+}
+
+/** Parameters and statistics of one Bloom filter, as the core reports them. */
+export interface CoreBloomInfo {
+  capacity: number;
+  falsePositiveRate: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+  serializedSize: number;
+  bitCount: number;
+  hashCount: number;
+  expectedFalsePositiveRate: number;
+  estimatedCount: number;
+  subFilters: CoreBloomSubFilter[];
 }
 
 /** The per-key and per-batch exports of bindings/cuckoo_bindings.cc (plain wasm functions). */
@@ -73,24 +115,45 @@ interface HotExports {
   cf_contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
   cf_size(handle: number): number;
   cf_load_factor(handle: number): number;
+  cf_serialized_size(handle: number): number;
+  cf_sub_filter_count(handle: number): number;
+  bf_add(handle: number, key: number, len: number): number;
+  bf_contain(handle: number, key: number, len: number): number;
+  bf_add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
+  bf_contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
+  bf_size(handle: number): number;
+  bf_serialized_size(handle: number): number;
 }
 
 const HOT_EXPORTS: readonly (keyof HotExports)[] = [
   'cf_add', 'cf_contain', 'cf_delete', 'cf_count', 'cf_add_batch', 'cf_contain_batch', 'cf_size', 'cf_load_factor',
+  'cf_serialized_size', 'cf_sub_filter_count',
+  'bf_add', 'bf_contain', 'bf_add_batch', 'bf_contain_batch', 'bf_size', 'bf_serialized_size',
 ];
 
 /** The Emscripten module: embind functions, and the cf_* exports behind `_`-prefixed wrappers. */
 type CoreModule = {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
+  HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
-  create(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number): OpenResult;
-  serializedSizeFor(capacity: number, f: number, b: number): number;
+  create(
+    capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number,
+  ): OpenResult;
+  serializedSizeFor(capacity: number, f: number, b: number, expansion: number): number;
   deserialize(ptr: number, len: number): OpenResult;
   destroy(handle: number): void;
   info(handle: number): CoreInfo;
   serialize(handle: number, out: number): void;
+  bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): OpenResult<BloomHandle>;
+  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
+  bloomDeserialize(ptr: number, len: number): OpenResult<BloomHandle>;
+  bloomDestroy(handle: number): void;
+  bloomInfo(handle: number): CoreBloomInfo;
+  bloomSerialize(handle: number, out: number): void;
+  bloomCompatible(a: number, b: number): boolean;
+  bloomUnion(into: number, other: number): number;
   statusMessage(status: number): string;
   allocatedBytes(): number;
 } & { [K in keyof HotExports as `_${K}`]: HotExports[K] };
@@ -305,13 +368,24 @@ export class Core {
    * core would refuse them; lets a caller refuse a filter too large for wasm
    * memory before anything is allocated.
    */
-  serializedSizeFor(capacity: number, fingerprintBits: number, bucketSize: number): number {
-    return this.m.serializedSizeFor(capacity, fingerprintBits, bucketSize);
+  serializedSizeFor(capacity: number, fingerprintBits: number, bucketSize: number, expansion: number): number {
+    return this.m.serializedSizeFor(capacity, fingerprintBits, bucketSize, expansion);
   }
 
-  /** Makes an empty cuckoo filter: status Ok and its handle, or InvalidArgument / OutOfMemory. */
-  create(capacity: number, fingerprintBits: number, bucketSize: number, maxKicks: number, seed: bigint): OpenResult {
-    return this.m.create(capacity, fingerprintBits, bucketSize, maxKicks, Number(seed & 0xffffffffn), Number(seed >> 32n));
+  /**
+   * Makes an empty cuckoo filter (growing by `expansion`, or 0 for a fixed
+   * size): status Ok and its handle, or InvalidArgument / OutOfMemory.
+   */
+  create(
+    capacity: number,
+    fingerprintBits: number,
+    bucketSize: number,
+    maxKicks: number,
+    seed: bigint,
+    expansion: number,
+  ): OpenResult {
+    const [low, high] = seedWords(seed);
+    return this.m.create(capacity, fingerprintBits, bucketSize, maxKicks, low, high, expansion);
   }
 
   /**
@@ -321,11 +395,16 @@ export class Core {
    * @throws OutOfMemoryError if wasm memory cannot hold the copy.
    */
   deserialize(bytes: Uint8Array): OpenResult {
+    return this.withBytes(bytes, (ptr, length) => this.m.deserialize(ptr, length));
+  }
+
+  /** Copies `bytes` into wasm memory for the duration of `use`. */
+  private withBytes<T>(bytes: Uint8Array, use: (ptr: number, length: number) => T): T {
     const length = byteLengthOf(bytes);
     const ptr = this.alloc(length);
     try {
       this.m.HEAPU8.set(bytes, ptr);
-      return this.m.deserialize(ptr, length);
+      return use(ptr, length);
     } finally {
       this.m._free(ptr);
     }
@@ -341,14 +420,28 @@ export class Core {
    * `serializedSize`), in a new array the caller owns.
    * @throws OutOfMemoryError if wasm memory cannot hold them.
    */
-  serialize(handle: CuckooHandle, byteLength: number): Uint8Array {
+  serialize(handle: CuckooHandle): Uint8Array {
+    return this.serializeWith(this.hot.cf_serialized_size(handle), (ptr) => this.m.serialize(handle, ptr));
+  }
+
+  private serializeWith(byteLength: number, write: (ptr: number) => void): Uint8Array {
     const ptr = this.alloc(byteLength);
     try {
-      this.m.serialize(handle, ptr);
+      write(ptr);
       return this.m.HEAPU8.slice(ptr, ptr + byteLength);
     } finally {
       this.m._free(ptr);
     }
+  }
+
+  /** Bytes {@link serialize} gives now (it changes as the filter grows). */
+  serializedSize(handle: CuckooHandle): number {
+    return this.hot.cf_serialized_size(handle);
+  }
+
+  /** Sub-filters of the filter: 1, more once it grew. */
+  subFilterCount(handle: CuckooHandle): number {
+    return this.hot.cf_sub_filter_count(handle);
   }
 
   /** Frees the filter; its handle must not be used again. */
@@ -420,7 +513,10 @@ export class Core {
   // Cuckoo filters: one chunk of a batch, one call. Each writes the chunk's
   // keys into the batch region and crosses once; runs no user code.
 
-  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
+  /**
+   * Adds the chunk's keys in order, stopping at the first that does not fit:
+   * how many went in. {@link batchStatus} then says why it stopped.
+   */
   addBatch(handle: CuckooHandle, chunk: Chunk): number {
     const n = chunk.count;
     this.writeChunk(chunk);
@@ -431,11 +527,100 @@ export class Core {
   containBatch(handle: CuckooHandle, chunk: Chunk, out: boolean[], at: number): number {
     const n = chunk.count;
     this.writeChunk(chunk);
-    const results = this.batchResults;
-    this.hot.cf_contain_batch(handle, this.batchPtr, this.batchOffsets, n, results);
+    this.hot.cf_contain_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
+    return this.readAnswers(n, out, at);
+  }
+
+  /** The status of the last addBatch / bloomAddBatch: Ok, or why its last key was not added. */
+  batchStatus(): number {
+    return this.m.HEAP32[this.batchResults >>> 2];
+  }
+
+  private readAnswers(n: number, out: boolean[], at: number): number {
     const heap = this.m.HEAPU8;
+    const results = this.batchResults;
     for (let i = 0; i < n; ++i) out[at++] = heap[results + i] !== 0;
     return at;
+  }
+
+  // -------------------------------------------------------------------------
+  // Bloom filters.
+
+  /** Bytes a new Bloom filter of these parameters serializes to, or 0 if the core would refuse them. */
+  bloomSerializedSizeFor(capacity: number, falsePositiveRate: number, expansion: number): number {
+    return this.m.bloomSerializedSizeFor(capacity, falsePositiveRate, expansion);
+  }
+
+  /** Makes an empty Bloom filter: status Ok and its handle, or InvalidArgument / OutOfMemory. */
+  bloomCreate(capacity: number, falsePositiveRate: number, seed: bigint, expansion: number): OpenResult<BloomHandle> {
+    const [low, high] = seedWords(seed);
+    return this.m.bloomCreate(capacity, falsePositiveRate, low, high, expansion);
+  }
+
+  /** As {@link deserialize}, for a Bloom filter's bytes. */
+  bloomDeserialize(bytes: Uint8Array): OpenResult<BloomHandle> {
+    return this.withBytes(bytes, (ptr, length) => this.m.bloomDeserialize(ptr, length));
+  }
+
+  /** Parameters and statistics of a Bloom filter and its sub-filters. */
+  bloomInfo(handle: BloomHandle): CoreBloomInfo {
+    return this.m.bloomInfo(handle);
+  }
+
+  /** The Bloom filter's serialized bytes, in a new array. @throws OutOfMemoryError */
+  bloomSerialize(handle: BloomHandle): Uint8Array {
+    return this.serializeWith(this.hot.bf_serialized_size(handle), (ptr) => this.m.bloomSerialize(handle, ptr));
+  }
+
+  /** Bytes {@link bloomSerialize} gives now. */
+  bloomSerializedSize(handle: BloomHandle): number {
+    return this.hot.bf_serialized_size(handle);
+  }
+
+  bloomDestroy(handle: BloomHandle): void {
+    this.m.bloomDestroy(handle);
+  }
+
+  /** Same seed, growth and sub-filters of the same m and k. */
+  bloomCompatible(a: BloomHandle, b: BloomHandle): boolean {
+    return this.m.bloomCompatible(a, b);
+  }
+
+  /** ORs `other`'s bits into `into`: Ok, or InvalidArgument (nothing changed) if they are not compatible. */
+  bloomUnion(into: BloomHandle, other: BloomHandle): number {
+    return this.m.bloomUnion(into, other);
+  }
+
+  /** Adds a key: Ok, or GrowthLimit / OutOfMemory (nothing changed). @throws ArgumentTypeError */
+  bloomAdd(handle: BloomHandle, key: Key): number {
+    const len = this.writeKey(key);
+    return this.hot.bf_add(handle, this.scratchPtr, len);
+  }
+
+  /** True if every bit of the key is set in some sub-filter. @throws ArgumentTypeError */
+  bloomContain(handle: BloomHandle, key: Key): boolean {
+    const len = this.writeKey(key);
+    return this.hot.bf_contain(handle, this.scratchPtr, len) !== 0;
+  }
+
+  /** Keys added. */
+  bloomSize(handle: BloomHandle): number {
+    return this.hot.bf_size(handle);
+  }
+
+  /** As {@link addBatch}. */
+  bloomAddBatch(handle: BloomHandle, chunk: Chunk): number {
+    const n = chunk.count;
+    this.writeChunk(chunk);
+    return this.hot.bf_add_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
+  }
+
+  /** As {@link containBatch}. */
+  bloomContainBatch(handle: BloomHandle, chunk: Chunk, out: boolean[], at: number): number {
+    const n = chunk.count;
+    this.writeChunk(chunk);
+    this.hot.bf_contain_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
+    return this.readAnswers(n, out, at);
   }
 
   // -------------------------------------------------------------------------
@@ -628,6 +813,11 @@ export class Core {
     }
     offsets[o + n] = at;
   }
+}
+
+/** A u64 seed as the [low, high] 32-bit words the core's functions take. */
+function seedWords(seed: bigint): [number, number] {
+  return [Number(seed & 0xffffffffn), Number(seed >> 32n)];
 }
 
 let corePromise: Promise<Core> | undefined;

@@ -7,8 +7,51 @@
  * crosses ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk}),
  * how its handle is freed, and the error of a full filter.
  */
-import { ArgumentTypeError, FilterDisposedError } from './errors.js';
-import { Chunk, Core, describe, isKey, keyTypeError } from './wasm-core.js';
+import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
+import { MAX_WASM_MEMORY } from './status.js';
+import {
+  Chunk,
+  Core,
+  byteLengthOf,
+  describe,
+  isArrayBuffer,
+  isDetached,
+  isKey,
+  isUint8Array,
+  keyTypeError,
+  loadCore,
+} from './wasm-core.js';
+
+/**
+ * What every `fromBytes` does before its family's core reads the bytes: checks
+ * that they are a Uint8Array or ArrayBuffer (of any realm), loads the module,
+ * then checks that the buffer is not detached (the caller's code runs during
+ * the await and may transfer it) and not longer than any filter can be.
+ * @throws ArgumentTypeError, ArgumentRangeError, WasmLoadError
+ * @internal
+ */
+export async function checkedBytes(
+  bytes: unknown,
+): Promise<{ core: Core; view: Uint8Array; length: number }> {
+  // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
+  if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
+    throw new ArgumentTypeError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
+  }
+  const core = await loadCore();
+  if (isDetached(bytes)) {
+    throw new ArgumentTypeError(
+      'fromBytes got a detached buffer (transferred to a worker, or resized away): it has no bytes to read; pass the bytes before transferring them',
+    );
+  }
+  const view = isArrayBuffer(bytes) ? new Uint8Array(bytes) : bytes;
+  const length = byteLengthOf(view);
+  if (length > MAX_WASM_MEMORY / 2) {
+    throw new ArgumentRangeError(
+      `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
+    );
+  }
+  return { core, view, length };
+}
 
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');

@@ -43,6 +43,16 @@ uint64_t ScalableCuckooFilter::size() const {
   return n;
 }
 
+double ScalableCuckooFilter::load_factor() const {
+  uint64_t stored = 0;
+  uint64_t slots = 0;
+  for (uint32_t j = 0; j < count_; ++j) {
+    stored += subs_[j]->size() - (subs_[j]->victim_used() ? 1 : 0);
+    slots += subs_[j]->slot_count();
+  }
+  return static_cast<double>(stored) / static_cast<double>(slots);
+}
+
 Status ScalableCuckooFilter::Grow() {
   if (expansion_ == 0) return Status::kNotEnoughSpace;
   if (count_ == format::kMaxSubFilters) return Status::kGrowthLimit;

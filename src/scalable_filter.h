@@ -83,6 +83,8 @@ class ScalableCuckooFilter {
   const CuckooFilter& sub_filter(uint32_t j) const { return *subs_[j]; }
   uint64_t seed() const { return subs_[0]->seed(); }
   uint64_t size() const;  // stored fingerprints in all sub-filters
+  // Fraction of all sub-filters' slots holding a fingerprint, victims excluded.
+  double load_factor() const;
 
  private:
   ScalableCuckooFilter() = default;

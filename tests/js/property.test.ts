@@ -357,12 +357,13 @@ class RoundTripCmd extends Base {
     );
     const loaded = await CuckooFilter.fromBytes(bytes);
     r.f = loaded; // owned by the sequence from here on, disposed at its end
-    old.dispose();
     const params = (x: CuckooFilter) =>
       [x.capacity, x.bucketCount, x.bucketSize, x.fingerprintBits, x.maxKicks, x.seed, x.byteLength].join();
+    const oldParams = params(old);
+    old.dispose();
     check(
-      params(loaded) === params(old),
-      () => `fromBytes(toBytes()) has parameters ${params(loaded)}, the original ${params(old)}`,
+      params(loaded) === oldParams,
+      () => `fromBytes(toBytes()) has parameters ${params(loaded)}, the original ${oldParams}`,
     );
     check(sameBytes(loaded.toBytes(), bytes), () => 'fromBytes(toBytes()).toBytes() differs from toBytes()');
     stats.roundTrips++;

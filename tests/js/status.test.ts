@@ -76,7 +76,12 @@ test('every row of the table is a cuckoo::Status enumerator, and no two share a 
 });
 
 test('each error status becomes its class, code and reason; format reasons are distinct', () => {
-  const context = { detail: 'DETAIL', bytes: 1234, full: { size: 9, slots: 8, capacity: 7, maxKicks: 6, added: 5 } };
+  const context = {
+    detail: 'DETAIL',
+    bytes: 1234,
+    full: { size: 9, slots: 8, capacity: 7, maxKicks: 6, added: 5 },
+    growth: { subFilters: 32, bytes: 4321, added: 3 },
+  };
   const reasons: string[] = [];
   for (const [name, row] of Object.entries(status.STATUSES)) {
     const e = status.statusError(row.value, context);
@@ -88,6 +93,7 @@ test('each error status becomes its class, code and reason; format reasons are d
     }
     const expected = {
       full: ['FilterFullError', 'ERR_FILTER_FULL'],
+      growth: ['FilterFullError', 'ERR_FILTER_FULL'],
       range: ['ArgumentRangeError', 'ERR_OUT_OF_RANGE'],
       memory: ['OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
       format: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
@@ -98,7 +104,8 @@ test('each error status becomes its class, code and reason; format reasons are d
     expect([name, e.name, e.code]).toEqual([name, className, code]);
     if (row.kind === 'format') {
       expect([name, e.reason]).toEqual([name, row.reason]);
-      expect(e.message).toBe('not a valid cuckoo-wasm filter: DETAIL');
+      const wrongType = row.reason === 'is-bloom-filter' || row.reason === 'is-cuckoo-filter';
+      expect(e.message).toBe(`${wrongType ? 'wrong filter type' : 'not a valid cuckoo-wasm filter'}: DETAIL`);
       reasons.push(row.reason!);
     } else {
       expect(row.reason).toBeUndefined();
@@ -109,13 +116,17 @@ test('each error status becomes its class, code and reason; format reasons are d
       expect(e).toMatchObject({ added: 5 });
       expect(e.message).toMatch(/9 fingerprints in 8 slots, capacity 7\): no slot found after 6 kicks/);
     }
+    if (row.kind === 'growth') {
+      expect(e).toMatchObject({ added: 3 });
+      expect(e.message).toMatch(/cannot grow further \(32 sub-filters, 4321 bytes/);
+    }
   }
   expect(new Set(reasons).size).toBe(reasons.length);
-  expect(reasons.length).toBe(9);
+  expect(reasons.length).toBe(11);
 });
 
 test('a value the table does not have is reported as a plain Error naming it', () => {
-  for (const value of [5, 9, 19, 255, -1]) {
+  for (const value of [5, 9, 22, 255, -1]) {
     const e = status.statusError(value, { detail: 'x' });
     expect(e.constructor).toBe(Error);
     expect(e.message).toContain(`status ${value}`);

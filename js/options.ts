@@ -1,0 +1,68 @@
+/**
+ * Checks of the options every filter family takes the same way: integers,
+ * probabilities, the hash seed and the growth factor.
+ * @internal
+ */
+import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
+import { describe } from './wasm-core.js';
+
+/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
+export const DEFAULT_SEED = 0x63756b6f6f2d7761n;
+const U64_MAX = (1n << 64n) - 1n;
+/** Largest growth factor the core accepts (cuckoo::format::kMaxExpansion, src/format.h). */
+export const MAX_EXPANSION = 1024;
+
+/** `value` if it is an integer in [min, max]. @throws ArgumentTypeError, ArgumentRangeError */
+export function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number') {
+    throw new ArgumentTypeError(`${name} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ArgumentRangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+/** `value` if it is a probability in (0, 1). @throws ArgumentTypeError, ArgumentRangeError */
+export function checkProbability(name: string, value: unknown): number {
+  if (typeof value !== 'number') {
+    throw new ArgumentTypeError(`${name} must be a number in (0, 1), got ${describe(value)}`);
+  }
+  if (!(value > 0 && value < 1)) {
+    throw new ArgumentRangeError(`${name} must be a probability in (0, 1), got ${value}`);
+  }
+  return value;
+}
+
+/** The options object of a `create`. @throws ArgumentTypeError if it is not an object */
+export function checkOptions<T>(options: T): T & object {
+  if (typeof options !== 'object' || options === null) {
+    throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
+  }
+  return options;
+}
+
+/** The `seed` option as a u64: the default when undefined. @throws ArgumentTypeError, ArgumentRangeError */
+export function toSeed(value: unknown): bigint {
+  if (value === undefined) return DEFAULT_SEED;
+  if (typeof value === 'bigint') {
+    if (value < 0n || value > U64_MAX) throw new ArgumentRangeError(`seed must be from 0 to 2^64-1, got ${value}`);
+    return value;
+  }
+  return BigInt(checkInteger('seed', value, 0, Number.MAX_SAFE_INTEGER));
+}
+
+/**
+ * The `expansion` option as the core takes it: 0 (undefined: the filter does
+ * not grow) or an integer growth factor 2..1024.
+ * @throws ArgumentTypeError, ArgumentRangeError
+ */
+export function toExpansion(value: unknown): number {
+  if (value === undefined) return 0;
+  return checkInteger('expansion', value, 2, MAX_EXPANSION);
+}
+
+/** The seed from the two 32-bit words the core reports. */
+export function seedFromWords(low: number, high: number): bigint {
+  return (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0);
+}
