@@ -1,6 +1,7 @@
 /**
  * The `cuckoo-wasm` command:
- *   cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
+ *   cuckoo-wasm build LIST -o FILE [--type cuckoo|bloom] [--fpr 0.001] [--capacity N] [--expansion N]
+ *                                  [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
  *   cuckoo-wasm query FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
  * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
@@ -10,22 +11,25 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ArgumentRangeError, CuckooFilter, FilterFullError } from './index.js';
+import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from './index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
 import { listEntries, listEntry } from './lines.js';
 
 const USAGE = `usage:
-  cuckoo-wasm build LIST -o FILE [--fpr 0.001] [--capacity N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
+  cuckoo-wasm build LIST -o FILE [--type cuckoo|bloom] [--fpr 0.001] [--capacity N] [--expansion N]
+                                 [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
       one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
       and lines starting with # skipped. A key listed more than once is added once (the count
-      skipped is printed) unless --keep-duplicates is given; a filter stores one key at most
-      2 x bucket-size times. --capacity defaults to the number of keys added; --max-kicks
-      (0 to 1000000, default 500) bounds the evictions tried per key
+      skipped is printed) unless --keep-duplicates is given; a cuckoo filter stores one key at
+      most 2 x bucket-size times. --type picks the filter (default cuckoo; bloom cannot delete).
+      --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
+      grow by that factor when full, keeping the false-positive rate under --fpr; --bucket-size
+      and --max-kicks (0 to 1000000, default 500) are for cuckoo filters only
   cuckoo-wasm query FILE [KEY...]
       prints "KEY<TAB>yes|no" per key; reads keys from standard input when none are given,
       one per line as build reads them (blank and # lines print nothing)
   cuckoo-wasm info FILE
-      prints the filter's parameters and statistics`;
+      prints the filter's type, parameters and statistics, and its sub-filters`;
 
 /** Most evictions a filter may try per insert (CuckooFilter.create's maxKicks range). */
 
@@ -98,10 +102,16 @@ function joinNegativeValues(args: string[], options: string[]): string[] {
   return out;
 }
 
-async function load(path: string): Promise<CuckooFilter> {
+/** A filter file of either type. */
+async function load(path: string): Promise<CuckooFilter | BloomFilter> {
   const bytes = readFile(path, 'filter');
   try {
-    return await CuckooFilter.fromBytes(bytes);
+    try {
+      return await CuckooFilter.fromBytes(bytes);
+    } catch (e) {
+      if (e instanceof FilterFormatError && e.reason === 'is-bloom-filter') return await BloomFilter.fromBytes(bytes);
+      throw e;
+    }
   } catch (e) {
     throw new Error(`${path}: ${(e as Error).message}`);
   }
@@ -109,10 +119,12 @@ async function load(path: string): Promise<CuckooFilter> {
 
 async function build(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args, ['--fpr', '--capacity', '--bucket-size', '--max-kicks']),
+    args: joinNegativeValues(args, ['--fpr', '--capacity', '--bucket-size', '--max-kicks', '--expansion']),
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o' },
+      type: { type: 'string' },
+      expansion: { type: 'string' },
       fpr: { type: 'string' },
       capacity: { type: 'string' },
       'bucket-size': { type: 'string' },
@@ -122,13 +134,26 @@ async function build(args: string[]): Promise<void> {
   });
   if (positionals.length !== 1) throw new UsageError('build takes one LIST file');
   if (!values.output) throw new UsageError('build needs -o FILE');
+  const type = values.type ?? 'cuckoo';
+  if (type !== 'cuckoo' && type !== 'bloom') throw new UsageError(`--type must be cuckoo or bloom, got "${type}"`);
+  if (type === 'bloom') {
+    for (const cuckooOnly of ['bucket-size', 'max-kicks'] as const) {
+      if (values[cuckooOnly] !== undefined) throw new UsageError(`--${cuckooOnly} is for cuckoo filters; omit it with --type bloom`);
+    }
+  }
+  const expansion = integerOption('expansion', values.expansion, {
+    min: 2,
+    max: 1024,
+    what: 'times (the growth factor)',
+    omit: 'for a filter that does not grow',
+  });
   const fpr = numberOption('fpr', values.fpr) ?? 0.001;
   if (!(fpr > 0 && fpr < 1)) {
     throw new Error(`--fpr must be a number between 0 and 1 (a false-positive rate such as 0.001 for 0.1%), got ${values.fpr}`);
   }
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
   const validBucketSize = bucketSize === 2 || bucketSize === 4 || bucketSize === 8;
-  if (validBucketSize && fpr < lowestFalsePositiveRate(bucketSize)) {
+  if (type === 'cuckoo' && validBucketSize && fpr < lowestFalsePositiveRate(bucketSize) * (expansion ? 2 : 1)) {
     throw new Error(
       `--fpr ${values.fpr} is below ${lowestFalsePositiveRate(bucketSize).toPrecision(3)}, the lowest rate 32-bit fingerprints ` +
         `give with bucket size ${bucketSize} (2b/2^32): raise --fpr`,
@@ -158,9 +183,12 @@ async function build(args: string[]): Promise<void> {
   const repeats = entries.length - counts.size;
 
   const capacity = requested ?? Math.max(1, keys.length);
-  let filter: CuckooFilter;
+  let filter: CuckooFilter | BloomFilter;
   try {
-    filter = await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize, maxKicks });
+    filter =
+      type === 'bloom'
+        ? await BloomFilter.create({ capacity, falsePositiveRate: fpr, expansion })
+        : await CuckooFilter.create({ capacity, falsePositiveRate: fpr, bucketSize, maxKicks, expansion });
   } catch (e) {
     // With every option checked above, a range error left means the filter is too large.
     if (!(e instanceof ArgumentRangeError) || !validBucketSize) throw e;
@@ -176,6 +204,9 @@ async function build(args: string[]): Promise<void> {
       added = filter.addAll(keys);
     } catch (e) {
       if (!(e instanceof FilterFullError)) throw e;
+      if (filter instanceof BloomFilter || filter.expansion !== 0) {
+        throw new Error(`the filter is full after ${e.added} of the ${keys.length} keys of ${list}: ${e.message}`);
+      }
       throw new Error(whyFull({ filter, list, added: e.added, keys: keys.length, requested, keepDuplicates, counts }));
     }
     const bytes = filter.toBytes();
@@ -188,8 +219,13 @@ async function build(args: string[]): Promise<void> {
     console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     console.log(`bytes:               ${bytes.length}`);
     console.log(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
-    console.log(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}, load factor ${filter.loadFactor.toFixed(4)})`);
-    console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound 2b/2^f = ${filter.falsePositiveRate.toPrecision(3)})`);
+    if (filter instanceof BloomFilter) {
+      console.log(`bits, hash count:    ${filter.bitCount} bits, k = ${filter.hashCount} (sub-filters ${filter.subFilterCount})`);
+      console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (sized for ${fpr})`);
+    } else {
+      console.log(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}, load factor ${filter.loadFactor.toFixed(4)}, sub-filters ${filter.subFilterCount})`);
+      console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
+    }
     console.log(`wrote ${values.output}`);
   } finally {
     filter.dispose();
@@ -266,20 +302,45 @@ async function info(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError('info takes one FILE');
   const f = await load(positionals[0]);
   try {
-    const rows: [string, string | number][] = [
-      ['items', f.size],
-      ['capacity', f.capacity],
-      ['load factor', f.loadFactor.toFixed(4)],
-      ['fingerprint bits', f.fingerprintBits],
-      ['bucket size', f.bucketSize],
-      ['buckets', f.bucketCount],
-      ['max kicks', f.maxKicks],
+    const rate = `${f.expectedFalsePositiveRate.toPrecision(3)} expected, ${f instanceof BloomFilter ? 'sized for' : 'bound'} ${f.falsePositiveRate.toPrecision(3)}`;
+    const rows: [string, string | number][] =
+      f instanceof BloomFilter
+        ? [
+            ['type', 'bloom'],
+            ['items', f.size],
+            ['estimated items', Math.round(f.estimatedCount())],
+            ['capacity', f.capacity],
+            ['bits', f.bitCount],
+            ['hash functions', f.hashCount],
+          ]
+        : [
+            ['type', 'cuckoo'],
+            ['items', f.size],
+            ['capacity', f.capacity],
+            ['load factor', f.loadFactor.toFixed(4)],
+            ['fingerprint bits', f.fingerprintBits],
+            ['bucket size', f.bucketSize],
+            ['buckets', f.bucketCount],
+            ['max kicks', f.maxKicks],
+          ];
+    rows.push(
       ['seed', `0x${f.seed.toString(16)}`],
+      ['expansion', f.expansion === 0 ? 'none (does not grow)' : f.expansion],
       ['bytes', f.byteLength],
       ['bits per item', f.bitsPerItem.toFixed(2)],
-      ['false-positive rate', `${f.expectedFalsePositiveRate.toPrecision(3)} expected, bound ${f.falsePositiveRate.toPrecision(3)}`],
-    ];
+      ['false-positive rate', rate],
+      ['sub-filters', f.subFilterCount],
+    );
     for (const [k, v] of rows) console.log(`${`${k}:`.padEnd(21)}${v}`);
+    if (f.subFilterCount > 1) {
+      f.info().subFilters.forEach((sub, j) => {
+        const shape =
+          'hashCount' in sub
+            ? `${sub.bitCount} bits, k = ${sub.hashCount}, sized for ${sub.falsePositiveRate.toPrecision(3)}`
+            : `${sub.bucketCount} buckets, f = ${sub.fingerprintBits}, load factor ${sub.loadFactor.toFixed(4)}`;
+        console.log(`  sub-filter ${j}: ${sub.size} items, capacity ${sub.capacity}, ${shape}, ${sub.byteLength} bytes`);
+      });
+    }
   } finally {
     f.dispose();
   }
