@@ -272,7 +272,10 @@ Status ScalableBloomFilter::Grow() {
 }
 
 Status ScalableBloomFilter::Add(const uint8_t* key, size_t len) {
-  const uint64_t hash = HashKey(key, len, seed());
+  return AddHash(HashKey(key, len, seed()));
+}
+
+Status ScalableBloomFilter::AddHash(uint64_t hash) {
   if (expansion_ != 0 && subs_[count_ - 1]->size() >= subs_[count_ - 1]->capacity()) {
     const Status s = Grow();
     if (s != Status::kOk) return s;
@@ -282,7 +285,10 @@ Status ScalableBloomFilter::Add(const uint8_t* key, size_t len) {
 }
 
 bool ScalableBloomFilter::Contain(const uint8_t* key, size_t len) const {
-  const uint64_t hash = HashKey(key, len, seed());
+  return ContainHash(HashKey(key, len, seed()));
+}
+
+bool ScalableBloomFilter::ContainHash(uint64_t hash) const {
   // Newest first: it holds the most keys.
   for (uint32_t j = count_; j-- > 0;) {
     if (subs_[j]->ContainHash(hash)) return true;

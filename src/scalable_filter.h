@@ -74,6 +74,9 @@ class ScalableCuckooFilter {
   // As CuckooFilter::AddBatch / ContainBatch.
   size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status);
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+  // Add and Contain of a key given by its hash (HashKey with seed()).
+  Status AddHash(uint64_t hash);
+  bool ContainHash(uint64_t hash) const;
 
   uint64_t SerializedSize() const;
   void Serialize(uint8_t* out) const;
@@ -91,8 +94,6 @@ class ScalableCuckooFilter {
   static Status Wrap(std::unique_ptr<CuckooFilter> first, uint32_t expansion,
                      std::unique_ptr<ScalableCuckooFilter>* out);
   Status Grow();
-  Status AddHash(uint64_t hash);
-  bool ContainHash(uint64_t hash) const;
 
   uint32_t expansion_ = 0;
   uint32_t count_ = 0;
@@ -126,6 +127,9 @@ class ScalableBloomFilter {
   bool Contain(const uint8_t* key, size_t len) const;
   size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status);
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+  // Add and Contain of a key given by its hash (HashKey with seed()).
+  Status AddHash(uint64_t hash);
+  bool ContainHash(uint64_t hash) const;
 
   // Same seed, growth and sub-filters of the same m and k: then Union ORs
   // each sub-filter's bits into this one's. kInvalidArgument otherwise.
