@@ -27,6 +27,21 @@ const char* StatusMessage(Status status) {
       return "the header's item count disagrees with the occupied slots in the table";
     case Status::kFormatBadVictim: return "the victim fingerprint or its bucket index is out of range";
     case Status::kFormatBadPadding: return "non-zero padding bits after the last slot of the table";
+    case Status::kUrlEmpty:
+      return "the URL is empty: it holds nothing but spaces or control characters";
+    case Status::kUrlNoHost:
+      return "the URL has no host: give a host name or IP address, as in \"http://example.com/\" "
+             "or \"example.com/path\" (a bare path, a fragment, \"http://\" or a scheme without "
+             "\"//\" has none)";
+    case Status::kUrlBadHost:
+      return "the URL's host cannot be used: it is only dots, keeps a ':' or a bracket after the "
+             "port is removed, is a malformed bracketed IPv6 address, or mixes valid and invalid "
+             "UTF-8; fix the host";
+    case Status::kUrlTooLong:
+      return "the URL is longer than 2 MiB (2097152 bytes), the longest accepted; shorten it";
+    case Status::kUrlNonAsciiHost:
+      return "the URL's host has non-ASCII characters and must be converted to Punycode "
+             "(e.g. with url.domainToASCII) before it is canonicalized again";
   }
   return "unknown status";
 }
