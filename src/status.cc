@@ -38,6 +38,21 @@ const char* StatusMessage(Status status) {
       return "the filter is full and cannot grow further (32 sub-filters, 32-bit fingerprints, "
              "2^32 buckets or bits, or 1 GiB in all); the key was not added: create a filter "
              "with a larger capacity or a larger expansion";
+    case Status::kUrlEmpty:
+      return "the URL is empty: it holds nothing but spaces or control characters";
+    case Status::kUrlNoHost:
+      return "the URL has no host: give a host name or IP address, as in \"http://example.com/\" "
+             "or \"example.com/path\" (a bare path, a fragment, \"http://\" or a scheme without "
+             "\"//\" has none)";
+    case Status::kUrlBadHost:
+      return "the URL's host cannot be used: it is only dots, keeps a ':' or a bracket after the "
+             "port is removed, is a malformed bracketed IPv6 address, or mixes valid and invalid "
+             "UTF-8; fix the host";
+    case Status::kUrlTooLong:
+      return "the URL is longer than 2 MiB (2097152 bytes), the longest accepted; shorten it";
+    case Status::kUrlNonAsciiHost:
+      return "the URL's host has non-ASCII characters and must be converted to Punycode "
+             "(e.g. with url.domainToASCII) before it is canonicalized again";
   }
   return "unknown status";
 }

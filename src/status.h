@@ -32,6 +32,12 @@ enum class Status : uint8_t {
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,
+  // Canonicalize / EntryExpression (src/url_canon.h, docs/URLS.md): the bytes are not a URL.
+  kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
+  kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."
+  kUrlBadHost = 32,       // host only dots, a ':' or '[' left in it, a bad IPv6 literal, mixed UTF-8
+  kUrlTooLong = 33,       // longer than url::kMaxUrlBytes (2 MiB)
+  kUrlNonAsciiHost = 34,  // internal: the host is UTF-8 text; the caller maps it to Punycode and retries
 };
 
 // A short English description of `status`, naming what was wrong and what to do.

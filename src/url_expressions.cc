@@ -1,0 +1,79 @@
+#include "url_expressions.h"
+
+namespace cuckoo {
+namespace url {
+namespace {
+
+UrlSpan ExpressionOf(const CanonicalUrl& url) {
+  return UrlSpan{url.host_offset, url.length - url.host_offset};
+}
+
+Status Finish(Status s, const CanonicalUrl* url, UrlSpan* expression) {
+  if (expression == nullptr) return Status::kInvalidArgument;
+  *expression = s == Status::kOk ? ExpressionOf(*url) : UrlSpan{0, 0};
+  return s;
+}
+
+}  // namespace
+
+size_t UrlExpressions(const CanonicalUrl& url, const uint8_t* buf, UrlSpan out[kMaxExpressions]) {
+  // Host starts: the exact host, then the suffixes of 5, 4, 3 and 2 labels
+  // that are shorter than it.
+  uint32_t hosts[kMaxHostVariants];
+  size_t host_count = 0;
+  hosts[host_count++] = url.host_offset;
+  const uint32_t host_end = url.host_offset + url.host_length;
+  if (url.host_kind == HostKind::kName) {
+    // starts[c - 2]: where the suffix of c labels begins (c = 2..5), the byte
+    // after the c-th dot from the end; only suffixes shorter than the host
+    // have such a dot. The last label alone (after the first dot) is never one.
+    uint32_t starts[4];
+    size_t n = 0;
+    size_t dots = 0;
+    for (uint32_t i = host_end; i > url.host_offset && n < 4; --i) {
+      if (buf[i - 1] == '.' && ++dots >= 2) starts[n++] = i;
+    }
+    for (size_t k = n; k-- > 0;) {
+      const uint32_t start = starts[k];
+      uint32_t ignored = 0;
+      if (ParseIPv4(buf + start, host_end - start, &ignored)) continue;
+      hosts[host_count++] = start;
+    }
+  }
+
+  // Path variant ends (exclusive): with the query, without it, then the prefixes.
+  uint32_t ends[kMaxPathVariants];
+  size_t end_count = 0;
+  const uint32_t path_end = url.path_offset + url.path_length;
+  if (url.has_query) ends[end_count++] = url.length;
+  ends[end_count++] = path_end;
+  size_t prefixes = 0;
+  for (uint32_t i = url.path_offset; i < path_end && prefixes < 4; ++i) {
+    if (buf[i] != '/') continue;
+    ++prefixes;
+    if (i + 1 != path_end) ends[end_count++] = i + 1;
+  }
+
+  size_t count = 0;
+  for (size_t h = 0; h < host_count; ++h) {
+    for (size_t p = 0; p < end_count; ++p) out[count++] = UrlSpan{hosts[h], ends[p] - hosts[h]};
+  }
+  return count;
+}
+
+Status EntryExpression(const uint8_t* entry, size_t len, uint8_t* buf, size_t buf_len,
+                       CanonicalUrl* url, UrlSpan* expression) {
+  const Status s = Canonicalize(entry, len, buf, buf_len, url);
+  return Finish(s, url, expression);
+}
+
+Status EntryExpressionWithAsciiHost(const uint8_t* entry, size_t len, const uint8_t* ascii_host,
+                                    size_t ascii_host_len, uint8_t* buf, size_t buf_len,
+                                    CanonicalUrl* url, UrlSpan* expression) {
+  const Status s =
+      CanonicalizeWithAsciiHost(entry, len, ascii_host, ascii_host_len, buf, buf_len, url);
+  return Finish(s, url, expression);
+}
+
+}  // namespace url
+}  // namespace cuckoo
