@@ -47,6 +47,7 @@
 #include <memory>
 
 #include "scalable_filter.h"
+#include "url_filter.h"
 
 namespace {
 
@@ -255,9 +256,170 @@ double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
 // The JS string is read from StatusMessage's static ASCII text.
 val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
 
+// ---------------------------------------------------------------------------
+// URLs. A call takes the URL (or list entry) as bytes, the Punycode host JS
+// found for it after a kUrlNonAsciiHost (host_len 0: none), and a region of
+// wasm memory JS owns, laid out as
+//   region + kCanonicalAt   CanonicalUrl (40 bytes): where the parts are
+//   region + kSpanAt        UrlSpan: the matched expression, or the entry's
+//   region + kSpansAt       UrlSpan[30]: url_expressions' expressions
+//   region + kBufferAt      the workspace the spans point into, to region_len
+// JS sizes it with url::WorkspaceSize (CanonicalBufferSize of the lengths).
+
+constexpr size_t kCanonicalAt = 0;
+constexpr size_t kSpanAt = 40;
+constexpr size_t kSpansAt = 48;
+constexpr size_t kBufferAt = kSpansAt + 8 * cuckoo::url::kMaxExpressions;
+static_assert(sizeof(cuckoo::url::CanonicalUrl) == kSpanAt - kCanonicalAt, "region layout");
+
+struct Region {
+  cuckoo::url::CanonicalUrl* canon;
+  cuckoo::url::UrlSpan* span;
+  cuckoo::url::UrlSpan* spans;
+  uint8_t* buf;
+  size_t buf_len;
+};
+
+Region RegionAt(uint8_t* region, size_t region_len) {
+  Region r;
+  r.canon = reinterpret_cast<cuckoo::url::CanonicalUrl*>(region + kCanonicalAt);
+  r.span = reinterpret_cast<cuckoo::url::UrlSpan*>(region + kSpanAt);
+  r.spans = reinterpret_cast<cuckoo::url::UrlSpan*>(region + kSpansAt);
+  r.buf = region + kBufferAt;
+  r.buf_len = region_len > kBufferAt ? region_len - kBufferAt : 0;
+  return r;
+}
+
+cuckoo::url::UrlInput Input(const uint8_t* url, size_t len, const uint8_t* host, size_t host_len) {
+  cuckoo::url::UrlInput in;
+  in.url = url;
+  in.len = len;
+  in.ascii_host = host;
+  in.ascii_host_len = host_len;
+  return in;
+}
+
+// Filter families as JS numbers them (js/wasm-core.ts Family).
+constexpr int kFamilyCuckoo = 0;
+
+template <typename Filter>
+size_t AddUrlBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, size_t n,
+                   Region r, Status* status) {
+  for (size_t k = 0; k < n; ++k) {
+    const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
+    const Status s = cuckoo::url::AddEntry(*f, in, r.buf, r.buf_len, r.canon, r.span);
+    if (s != Status::kOk) {
+      *status = s;
+      return k;
+    }
+  }
+  *status = Status::kOk;
+  return n;
+}
+
+// results[k]: 1 found, 0 not found, else the status that refused URL k.
+template <typename Filter>
+void MatchUrlBatch(const Filter* f, const uint8_t* keys, const uint32_t* offsets, size_t n,
+                   Region r, uint8_t* results) {
+  for (size_t k = 0; k < n; ++k) {
+    const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
+    Status s;
+    const bool hit = cuckoo::url::Match(*f, in, r.buf, r.buf_len, r.canon, r.span, &s);
+    results[k] = s != Status::kOk ? static_cast<uint8_t>(s) : hit ? 1 : 0;
+  }
+}
+
 }  // namespace
 
 extern "C" {
+
+// A list entry's canonical expression added to filter `f` of `family`: the
+// status (kUrl* from canonicalization, or the filter's Add status).
+EMSCRIPTEN_KEEPALIVE int url_add(int family, void* f, const uint8_t* url, size_t len,
+                                 const uint8_t* host, size_t host_len, uint8_t* region,
+                                 size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  const auto in = Input(url, len, host, host_len);
+  const Status s =
+      family == kFamilyCuckoo
+          ? cuckoo::url::AddEntry(*static_cast<ScalableCuckooFilter*>(f), in, r.buf, r.buf_len,
+                                  r.canon, r.span)
+          : cuckoo::url::AddEntry(*static_cast<ScalableBloomFilter*>(f), in, r.buf, r.buf_len,
+                                  r.canon, r.span);
+  return static_cast<int>(s);
+}
+
+// 1 if an expression of the URL is in `f` (the first at region + kSpanAt), 0
+// if none is, -status if the URL was refused.
+EMSCRIPTEN_KEEPALIVE int url_match(int family, const void* f, const uint8_t* url, size_t len,
+                                   const uint8_t* host, size_t host_len, uint8_t* region,
+                                   size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  const auto in = Input(url, len, host, host_len);
+  Status s;
+  const bool hit =
+      family == kFamilyCuckoo
+          ? cuckoo::url::Match(*static_cast<const ScalableCuckooFilter*>(f), in, r.buf, r.buf_len,
+                               r.canon, r.span, &s)
+          : cuckoo::url::Match(*static_cast<const ScalableBloomFilter*>(f), in, r.buf, r.buf_len,
+                               r.canon, r.span, &s);
+  return s != Status::kOk ? -static_cast<int>(s) : hit ? 1 : 0;
+}
+
+// url_add for n entries packed as for cf_add_batch, stopping at the first
+// refused: how many were added, and the status of the first refusal (or 0)
+// in *status. The region must fit the longest entry.
+EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* keys,
+                                            const uint32_t* offsets, uint32_t n, int32_t* status,
+                                            uint8_t* region, size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  Status s;
+  const size_t added =
+      family == kFamilyCuckoo
+          ? AddUrlBatch(static_cast<ScalableCuckooFilter*>(f), keys, offsets, n, r, &s)
+          : AddUrlBatch(static_cast<ScalableBloomFilter*>(f), keys, offsets, n, r, &s);
+  *status = static_cast<int32_t>(s);
+  return static_cast<uint32_t>(added);
+}
+
+// url_match for n URLs: results[k] is 1 (found), 0 (not found) or the status
+// that refused URL k (all >= 2).
+EMSCRIPTEN_KEEPALIVE void url_match_batch(int family, const void* f, const uint8_t* keys,
+                                          const uint32_t* offsets, uint32_t n, uint8_t* results,
+                                          uint8_t* region, size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  if (family == kFamilyCuckoo) {
+    MatchUrlBatch(static_cast<const ScalableCuckooFilter*>(f), keys, offsets, n, r, results);
+  } else {
+    MatchUrlBatch(static_cast<const ScalableBloomFilter*>(f), keys, offsets, n, r, results);
+  }
+}
+
+// The canonical URL (CanonicalUrl at region + kCanonicalAt): its status.
+EMSCRIPTEN_KEEPALIVE int url_canonicalize(const uint8_t* url, size_t len, const uint8_t* host,
+                                          size_t host_len, uint8_t* region, size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  return static_cast<int>(
+      cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon));
+}
+
+// The URL's expressions (UrlSpan[n] at region + kSpansAt): n, or -status.
+EMSCRIPTEN_KEEPALIVE int url_expressions(const uint8_t* url, size_t len, const uint8_t* host,
+                                         size_t host_len, uint8_t* region, size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  const Status s =
+      cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon);
+  if (s != Status::kOk) return -static_cast<int>(s);
+  return static_cast<int>(cuckoo::url::UrlExpressions(*r.canon, r.buf, r.spans));
+}
+
+// A list entry's canonical expression (UrlSpan at region + kSpanAt): its status.
+EMSCRIPTEN_KEEPALIVE int url_entry(const uint8_t* url, size_t len, const uint8_t* host,
+                                   size_t host_len, uint8_t* region, size_t region_len) {
+  const Region r = RegionAt(region, region_len);
+  return static_cast<int>(
+      cuckoo::url::Entry(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon, r.span));
+}
 
 EMSCRIPTEN_KEEPALIVE int cf_add(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
   return static_cast<int>(f->Add(key, len));

@@ -1,7 +1,7 @@
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import { BloomHandle, Chunk, Core, Key, describe, loadCore } from './wasm-core.js';
+import { BloomHandle, Chunk, Core, Family, Key, describe, loadCore } from './wasm-core.js';
 import { Release, WasmFilter, checkedBytes } from './wasm-filter.js';
 
 /** Options of {@link BloomFilter.create}. */
@@ -104,8 +104,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   readonly expansion: number;
   /** The configured total false-positive rate ε, a probability. */
   readonly falsePositiveRate: number;
-  /** Why the last add that found no room failed (GrowthLimit or OutOfMemory). */
-  private lastFailure: number = Status.GrowthLimit;
+  /** @internal */
+  protected readonly family = Family.Bloom;
 
   private constructor(core: Core, handle: BloomHandle) {
     super(core, handle, releaseBloom);

@@ -1,8 +1,8 @@
 /**
  * The `cuckoo-wasm` command:
- *   cuckoo-wasm build LIST -o FILE [--type cuckoo|bloom] [--fpr 0.001] [--capacity N] [--expansion N]
- *                                  [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
- *   cuckoo-wasm query FILE [KEY...]     (keys from stdin, one per line, when none are given)
+ *   cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]
+ *                                  [--expansion N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
+ *   cuckoo-wasm query [--urls] FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
  * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
  * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
@@ -14,20 +14,28 @@ import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from './index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
 import { listEntries, listEntry } from './lines.js';
+import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
+import { loadCore } from './wasm-core.js';
 
 const USAGE = `usage:
-  cuckoo-wasm build LIST -o FILE [--type cuckoo|bloom] [--fpr 0.001] [--capacity N] [--expansion N]
-                                 [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
+  cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]
+                                 [--expansion N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
       one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
       and lines starting with # skipped. A key listed more than once is added once (the count
       skipped is printed) unless --keep-duplicates is given; a cuckoo filter stores one key at
       most 2 x bucket-size times. --type picks the filter (default cuckoo; bloom cannot delete).
       --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
       grow by that factor when full, keeping the false-positive rate under --fpr; --bucket-size
-      and --max-kicks (0 to 1000000, default 500) are for cuckoo filters only
-  cuckoo-wasm query FILE [KEY...]
+      and --max-kicks (0 to 1000000, default 500) are for cuckoo filters only.
+      --urls: each line is a URL blocklist entry (a URL, host/path, or a bare host meaning the
+      whole site), stored as its Safe Browsing canonical expression; entries with the same
+      expression count as duplicates. --url-fpr R sizes the filter so that one URL lookup (up
+      to 30 expressions) is a false positive with probability at most R
+  cuckoo-wasm query [--urls] FILE [KEY...]
       prints "KEY<TAB>yes|no" per key; reads keys from standard input when none are given,
-      one per line as build reads them (blank and # lines print nothing)
+      one per line as build reads them (blank and # lines print nothing). --urls: looks each
+      URL up by its expressions and prints "URL<TAB>yes<TAB>matched-expression" or "URL<TAB>no";
+      a line that is not a URL is reported on stderr (the exit code is then 1)
   cuckoo-wasm info FILE
       prints the filter's type, parameters and statistics, and its sub-filters`;
 
@@ -119,10 +127,12 @@ async function load(path: string): Promise<CuckooFilter | BloomFilter> {
 
 async function build(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args, ['--fpr', '--capacity', '--bucket-size', '--max-kicks', '--expansion']),
+    args: joinNegativeValues(args, ['--fpr', '--url-fpr', '--capacity', '--bucket-size', '--max-kicks', '--expansion']),
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o' },
+      urls: { type: 'boolean' },
+      'url-fpr': { type: 'string' },
       type: { type: 'string' },
       expansion: { type: 'string' },
       fpr: { type: 'string' },
@@ -147,7 +157,17 @@ async function build(args: string[]): Promise<void> {
     what: 'times (the growth factor)',
     omit: 'for a filter that does not grow',
   });
-  const fpr = numberOption('fpr', values.fpr) ?? 0.001;
+  const urls = values.urls === true;
+  if (values['url-fpr'] !== undefined && (!urls || values.fpr !== undefined)) {
+    throw new UsageError(urls ? 'give --fpr or --url-fpr, not both' : '--url-fpr is for URL lists: add --urls');
+  }
+  const urlFpr = numberOption('url-fpr', values['url-fpr']);
+  if (urlFpr !== undefined && !(urlFpr > 0 && urlFpr < 1)) {
+    throw new Error(`--url-fpr must be a number between 0 and 1 (a per-URL false-positive rate such as 0.01), got ${values['url-fpr']}`);
+  }
+  // A URL is looked up by up to 30 expressions: 1 - (1 - ε)^30 <= R per URL.
+  const fpr =
+    urlFpr !== undefined ? 1 - (1 - urlFpr) ** (1 / MAX_URL_EXPRESSIONS) : (numberOption('fpr', values.fpr) ?? 0.001);
   if (!(fpr > 0 && fpr < 1)) {
     throw new Error(`--fpr must be a number between 0 and 1 (a false-positive rate such as 0.001 for 0.1%), got ${values.fpr}`);
   }
@@ -176,7 +196,8 @@ async function build(args: string[]): Promise<void> {
   const list = positionals[0];
 
   // Every entry, then each distinct key once in first-seen order with how often it occurs.
-  const entries = listEntries(readFile(list, 'list').toString('utf8'));
+  let entries = listEntries(readFile(list, 'list').toString('utf8'));
+  if (urls) entries = await urlEntries(list, entries);
   const counts = new Map<string, number>();
   for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
   const keys = keepDuplicates ? entries : [...counts.keys()];
@@ -201,6 +222,7 @@ async function build(args: string[]): Promise<void> {
   try {
     let added: number;
     try {
+      // URL entries are already their canonical expressions: adding them as keys stores the same.
       added = filter.addAll(keys);
     } catch (e) {
       if (!(e instanceof FilterFullError)) throw e;
@@ -215,7 +237,7 @@ async function build(args: string[]): Promise<void> {
     } catch (e) {
       throw fileError('write', 'filter', values.output, e);
     }
-    console.log(`keys added:          ${added}`);
+    console.log(`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`);
     console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     console.log(`bytes:               ${bytes.length}`);
     console.log(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
@@ -226,10 +248,27 @@ async function build(args: string[]): Promise<void> {
       console.log(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}, load factor ${filter.loadFactor.toFixed(4)}, sub-filters ${filter.subFilterCount})`);
       console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
     }
+    if (urls) console.log(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
     console.log(`wrote ${values.output}`);
   } finally {
     filter.dispose();
   }
+}
+
+/**
+ * Each URL entry of `list` as the canonical expression addUrl stores, so that
+ * entries naming the same page are counted as duplicates.
+ * @throws Error naming the line's entry and why it is not a URL.
+ */
+async function urlEntries(list: string, entries: string[]): Promise<string[]> {
+  const core = await loadCore();
+  return entries.map((entry) => {
+    try {
+      return entryExpression(core, entry);
+    } catch (e) {
+      throw new Error(`${list}: ${(e as Error).message}`);
+    }
+  });
 }
 
 /**
@@ -274,13 +313,26 @@ function whyFull(o: {
 }
 
 async function query(args: string[]): Promise<void> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { urls: { type: 'boolean' } } });
   if (positionals.length < 1) throw new UsageError('query takes a FILE and then keys');
   const filter = await load(positionals[0]);
   try {
-    const answer = (key: string) => `${key}\t${filter.has(key) ? 'yes' : 'no'}`;
+    const answer = (key: string): string | undefined => {
+      if (values.urls !== true) return `${key}\t${filter.has(key) ? 'yes' : 'no'}`;
+      try {
+        const matched = filter.matchUrl(key);
+        return matched === null ? `${key}\tno` : `${key}\tyes\t${matched}`;
+      } catch (e) {
+        process.stderr.write(`cuckoo-wasm: ${(e as Error).message}\n`);
+        process.exitCode = 1;
+        return undefined;
+      }
+    };
     if (positionals.length > 1) {
-      for (const key of positionals.slice(1)) console.log(answer(key));
+      for (const key of positionals.slice(1)) {
+        const line = answer(key);
+        if (line !== undefined) console.log(line);
+      }
       return;
     }
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -288,7 +340,8 @@ async function query(args: string[]): Promise<void> {
     for await (const line of lines) {
       const key = listEntry(line);
       if (key === undefined) continue;
-      out.push(answer(key));
+      const answered = answer(key);
+      if (answered !== undefined) out.push(answered);
       if (out.length >= 4096) process.stdout.write(out.splice(0).join('\n') + '\n');
     }
     if (out.length > 0) process.stdout.write(out.join('\n') + '\n');

@@ -1,7 +1,7 @@
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import { Chunk, Core, CuckooHandle, Key, describe, loadCore } from './wasm-core.js';
+import { Chunk, Core, CuckooHandle, Family, Key, describe, loadCore } from './wasm-core.js';
 import { Release, WasmFilter, checkedBytes } from './wasm-filter.js';
 
 /** Options of {@link CuckooFilter.create}. */
@@ -157,8 +157,8 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
   readonly seed: bigint;
   /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
   readonly expansion: number;
-  /** Why the last add that found no room failed (NotEnoughSpace, GrowthLimit or OutOfMemory). */
-  private lastFailure: number = Status.NotEnoughSpace;
+  /** @internal */
+  protected readonly family = Family.Cuckoo;
 
   private constructor(core: Core, handle: CuckooHandle) {
     super(core, handle, releaseCuckoo);

@@ -144,3 +144,33 @@ export class OutOfMemoryError extends codedError('OutOfMemoryError', 'ERR_OUT_OF
     this.requestedBytes = requestedBytes;
   }
 }
+
+/** Why {@link InvalidUrlError} was thrown. */
+export type InvalidUrlReason =
+  /** Nothing but spaces and control characters. */
+  | 'empty'
+  /** No host: a bare path (`/a`), a fragment (`#ref`), `http://`, or a scheme without `//` (`mailto:x`). */
+  | 'no-host'
+  /** A host that cannot be canonicalized: only dots, a stray `:`, `[` or `]`, an IPv6 address that does not parse, or an internationalized name the platform cannot convert to Punycode. */
+  | 'bad-host'
+  /** Longer than 2 MiB of UTF-8 (Chrome's URL length limit). */
+  | 'too-long';
+
+/**
+ * Thrown by the URL methods (`addUrl`, `hasUrl`, `matchUrl`, their batch forms,
+ * `canonicalizeUrl`, `urlExpressions`) for a string that cannot be a URL or a
+ * list entry. A `TypeError`; its code is `'ERR_INVALID_URL'`, as Node.js uses it.
+ * Nothing is added for it; in `addUrls`, entries before it stay added.
+ */
+export class InvalidUrlError extends codedError('InvalidUrlError', 'ERR_INVALID_URL', TypeError) {
+  /** Why the string is not a URL. */
+  readonly reason: InvalidUrlReason;
+  /** In a batch (`addUrls`, `hasAllUrls`): the index of the refused URL. */
+  readonly index: number | undefined;
+
+  constructor(message: string, reason: InvalidUrlReason, index?: number) {
+    super(message);
+    this.reason = reason;
+    this.index = index;
+  }
+}

@@ -11,13 +11,15 @@ export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMe
 export { BloomFilter } from './bloom-filter.js';
 export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './bloom-filter.js';
 export type { Key } from './wasm-core.js';
+export { canonicalizeUrl, urlExpressions } from './url.js';
 export {
   ArgumentRangeError,
   ArgumentTypeError,
   FilterDisposedError,
   FilterFormatError,
   FilterFullError,
+  InvalidUrlError,
   OutOfMemoryError,
   WasmLoadError,
 } from './errors.js';
-export type { FilterFormatReason, WasmLoadReason } from './errors.js';
+export type { FilterFormatReason, InvalidUrlReason, WasmLoadReason } from './errors.js';

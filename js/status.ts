@@ -16,6 +16,8 @@ import {
   ArgumentRangeError,
   FilterFormatError,
   FilterFullError,
+  InvalidUrlError,
+  InvalidUrlReason,
   OutOfMemoryError,
 } from './errors.js';
 
@@ -32,6 +34,8 @@ export interface StatusContext {
   readonly full?: { size: number; slots: number; capacity: number; maxKicks: number; added: number };
   /** GrowthLimit: the filter's sub-filters and bytes, and how many keys of a batch went in first. */
   readonly growth?: { subFilters: number; bytes: number; added: number };
+  /** Url*: the refused URL (a string, or a description of bytes), and its index in a batch. */
+  readonly url?: { input: string; index?: number };
 }
 
 /** How a status that is an error becomes one: each kind is one error class and its message. */
@@ -61,6 +65,12 @@ const KINDS = {
         'dispose filters you no longer need, or use a smaller filter',
       c.bytes!,
     ),
+  url: (c: StatusContext, reason: InvalidUrlReason) => {
+    const u = c.url!;
+    const shown = u.input.length > 200 ? `${JSON.stringify(u.input.slice(0, 200))}...` : JSON.stringify(u.input);
+    const where = u.index === undefined ? '' : ` (index ${u.index})`;
+    return new InvalidUrlError(`${shown}${where} is not a URL: ${c.detail}`, reason, u.index);
+  },
   format: (c: StatusContext, reason: FilterFormatReason) =>
     new FilterFormatError(
       reason === 'is-bloom-filter' || reason === 'is-cuckoo-filter'
@@ -93,6 +103,12 @@ export const STATUSES = {
   FormatIsBloomFilter: { value: 19, kind: 'format', reason: 'is-bloom-filter' },
   FormatIsCuckooFilter: { value: 20, kind: 'format', reason: 'is-cuckoo-filter' },
   GrowthLimit: { value: 21, kind: 'growth' },
+  UrlEmpty: { value: 30, kind: 'url', reason: 'empty' },
+  UrlNoHost: { value: 31, kind: 'url', reason: 'no-host' },
+  UrlBadHost: { value: 32, kind: 'url', reason: 'bad-host' },
+  UrlTooLong: { value: 33, kind: 'url', reason: 'too-long' },
+  // Not an error a caller sees: the URL methods convert the host to Punycode and call again.
+  UrlNonAsciiHost: { value: 34 },
 } as const;
 
 type Rows = typeof STATUSES;
@@ -102,7 +118,7 @@ type Row = Rows[keyof Rows];
 export type StatusName = keyof Rows;
 
 /** Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed. */
-export type FilterFormatReason = Extract<Row, { reason: string }>['reason'];
+export type FilterFormatReason = Extract<Row, { kind: 'format' }>['reason'];
 
 /** The status values by name, for comparing what a call returned: `Status.Ok` is 0. */
 export const Status = Object.freeze(
@@ -127,5 +143,6 @@ export function statusError(status: number, context: StatusContext): Error {
     return new Error(`cuckoo-wasm: the core reported status ${status}, which is not an error this call can report`);
   }
   if (row.kind === 'format') return KINDS.format(context, row.reason);
+  if (row.kind === 'url') return KINDS.url(context, row.reason);
   return KINDS[row.kind](context);
 }

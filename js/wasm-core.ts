@@ -123,13 +123,47 @@ interface HotExports {
   bf_contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
   bf_size(handle: number): number;
   bf_serialized_size(handle: number): number;
+  url_add(family: number, handle: number, url: number, len: number, host: number, hostLen: number, region: number, regionLen: number): number;
+  url_match(family: number, handle: number, url: number, len: number, host: number, hostLen: number, region: number, regionLen: number): number;
+  url_add_batch(
+    family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number,
+  ): number;
+  url_match_batch(
+    family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number,
+  ): void;
+  url_canonicalize(url: number, len: number, host: number, hostLen: number, region: number, regionLen: number): number;
+  url_expressions(url: number, len: number, host: number, hostLen: number, region: number, regionLen: number): number;
+  url_entry(url: number, len: number, host: number, hostLen: number, region: number, regionLen: number): number;
 }
 
 const HOT_EXPORTS: readonly (keyof HotExports)[] = [
   'cf_add', 'cf_contain', 'cf_delete', 'cf_count', 'cf_add_batch', 'cf_contain_batch', 'cf_size', 'cf_load_factor',
   'cf_serialized_size', 'cf_sub_filter_count',
   'bf_add', 'bf_contain', 'bf_add_batch', 'bf_contain_batch', 'bf_size', 'bf_serialized_size',
+  'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
 ];
+
+/** A filter family as the URL exports take it (bindings/cuckoo_bindings.cc kFamilyCuckoo). */
+export const enum Family {
+  Cuckoo = 0,
+  Bloom = 1,
+}
+
+/**
+ * The URL region's layout (bindings/cuckoo_bindings.cc): the CanonicalUrl
+ * (ten u32: length, scheme length, host offset, host length, path offset and
+ * length, query offset and length, has query, host kind), one UrlSpan (offset,
+ * length), 30 UrlSpans, then the workspace the offsets count from.
+ */
+const URL_CANONICAL_AT = 0;
+const URL_SPAN_AT = 40;
+const URL_SPANS_AT = 48;
+const URL_BUFFER_AT = URL_SPANS_AT + 8 * 30;
+/** Workspace bytes for a URL of `bytes` UTF-8 bytes (src/url_canon.h CanonicalBufferSize). */
+const urlWorkspace = (bytes: number) => 4 * bytes + 32;
+
+/** What a URL call needs besides the URL: the Punycode host, after a first call reported a non-ASCII host. */
+export type AsciiHost = string | undefined;
 
 /** The Emscripten module: embind functions, and the cf_* exports behind `_`-prefixed wrappers. */
 type CoreModule = {
@@ -336,6 +370,8 @@ export class Core {
   private scratchView: Uint8Array;
   private batchPtr = 0;
   private batchCap = 0;
+  private urlPtr = 0;
+  private urlCap = 0;
 
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
@@ -621,6 +657,137 @@ export class Core {
     this.writeChunk(chunk);
     this.hot.bf_contain_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
     return this.readAnswers(n, out, at);
+  }
+
+  // -------------------------------------------------------------------------
+  // URLs (src/url_filter.h). Each call writes the URL into the scratch region
+  // (the Punycode host, if any, behind it) and crosses once; what the core
+  // found is read from the URL region afterwards: urlHost, urlCanonical,
+  // urlSpan, urlSpans. A status of UrlNonAsciiHost asks the caller to call
+  // again with the host in Punycode (js/url.ts).
+
+  /** Adds a list entry's canonical expression: Ok, a Url* status, or the filter's add status. */
+  urlAdd(family: Family, handle: number, url: Key, host: AsciiHost): number {
+    return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_add(family, handle, u, n, h, hn, r, rn));
+  }
+
+  /** 1 if an expression of the URL is in the filter ({@link urlSpan} is the first), 0 if none, -status if refused. */
+  urlMatch(family: Family, handle: number, url: Key, host: AsciiHost): number {
+    return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_match(family, handle, u, n, h, hn, r, rn));
+  }
+
+  /** Canonicalizes: Ok ({@link urlCanonical} is the result) or a Url* status. */
+  urlCanonicalize(url: Key, host: AsciiHost): number {
+    return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_canonicalize(u, n, h, hn, r, rn));
+  }
+
+  /** The URL's expressions: their count ({@link urlSpans} reads them), or -status. */
+  urlExpressions(url: Key, host: AsciiHost): number {
+    return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_expressions(u, n, h, hn, r, rn));
+  }
+
+  /** A list entry's canonical expression: Ok ({@link urlSpan} is it) or a Url* status. */
+  urlEntry(url: Key, host: AsciiHost): number {
+    return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_entry(u, n, h, hn, r, rn));
+  }
+
+  /** After UrlNonAsciiHost: the host as the core found it (decoded, dots and ASCII case canonical). */
+  urlHost(): string {
+    const at = this.urlPtr + URL_CANONICAL_AT;
+    const u32 = this.m.HEAPU32;
+    return this.urlText(u32[(at >>> 2) + 2], u32[(at >>> 2) + 3], true);
+  }
+
+  /** After a canonicalization that returned Ok: the canonical URL. */
+  urlCanonical(): string {
+    return this.urlText(0, this.m.HEAPU32[(this.urlPtr + URL_CANONICAL_AT) >>> 2], false);
+  }
+
+  /** After a match or an entry: the expression in the span slot. */
+  urlSpan(): string {
+    const at = (this.urlPtr + URL_SPAN_AT) >>> 2;
+    return this.urlText(this.m.HEAPU32[at], this.m.HEAPU32[at + 1], false);
+  }
+
+  /** After urlExpressions returned n: the n expressions. */
+  urlSpans(n: number): string[] {
+    const at = (this.urlPtr + URL_SPANS_AT) >>> 2;
+    const out: string[] = [];
+    for (let i = 0; i < n; ++i) out.push(this.urlText(this.m.HEAPU32[at + 2 * i], this.m.HEAPU32[at + 2 * i + 1], false));
+    return out;
+  }
+
+  /**
+   * Adds a chunk of list entries, stopping at the first refused: how many went
+   * in ({@link batchStatus} says why it stopped). `from` resumes a chunk written
+   * by an earlier call at that index.
+   */
+  urlAddBatch(family: Family, handle: number, chunk: Chunk | undefined, from: number, n: number): number {
+    if (chunk !== undefined) this.writeChunkForUrls(chunk);
+    const offsets = this.batchOffsets + 4 * from;
+    return this.hot.url_add_batch(family, handle, this.batchPtr, offsets, n - from, this.batchResults, this.urlPtr, this.urlCap);
+  }
+
+  /**
+   * Looks up a chunk of URLs; each result goes to `codes[i]`: 1 found, 0 not
+   * found, else the status that refused URL i (UrlNonAsciiHost included).
+   */
+  urlMatchBatch(family: Family, handle: number, chunk: Chunk, codes: Uint8Array): void {
+    const n = chunk.count;
+    this.writeChunkForUrls(chunk);
+    this.hot.url_match_batch(family, handle, this.batchPtr, this.batchOffsets, n, this.batchResults, this.urlPtr, this.urlCap);
+    codes.set(this.m.HEAPU8.subarray(this.batchResults, this.batchResults + n));
+  }
+
+  /** writeChunk, with the URL region sized for the chunk's longest possible key. */
+  private writeChunkForUrls(chunk: Chunk): void {
+    this.ensureUrlRegion(chunk.maxBytes);
+    this.writeChunk(chunk);
+  }
+
+  private urlCall(
+    url: Key,
+    host: AsciiHost,
+    call: (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number,
+  ): number {
+    const len = this.writeKey(url);
+    let hostPtr = 0;
+    let hostLen = 0;
+    if (host !== undefined) {
+      // The host goes behind the URL in the scratch region (ASCII: one byte per unit).
+      hostLen = host.length;
+      if (len + hostLen > this.scratchCap) {
+        const copy = this.m.HEAPU8.slice(this.scratchPtr, this.scratchPtr + len);
+        this.growScratch(len + hostLen);
+        this.m.HEAPU8.set(copy, this.scratchPtr);
+      }
+      hostPtr = this.scratchPtr + len;
+      const heap = this.m.HEAPU8;
+      for (let i = 0; i < hostLen; ++i) heap[hostPtr + i] = host.charCodeAt(i) & 0x7f;
+    }
+    this.ensureUrlRegion(len + hostLen);
+    return call(this.scratchPtr, len, hostPtr, hostLen, this.urlPtr, this.urlCap);
+  }
+
+  /** Makes the URL region large enough for a URL (plus host) of `bytes` bytes. */
+  private ensureUrlRegion(bytes: number): void {
+    const need = URL_BUFFER_AT + urlWorkspace(bytes);
+    if (need <= this.urlCap) return;
+    const cap = Math.max(need, 4096);
+    const ptr = this.alloc(cap);
+    if (this.urlPtr) this.m._free(this.urlPtr);
+    this.urlPtr = ptr;
+    this.urlCap = cap;
+  }
+
+  /** `length` bytes of the URL workspace from `offset`, as a string (UTF-8 when `utf8`, else ASCII). */
+  private urlText(offset: number, length: number, utf8: boolean): string {
+    const at = this.urlPtr + URL_BUFFER_AT + offset;
+    const bytes = this.m.HEAPU8.subarray(at, at + length);
+    if (utf8) return new TextDecoder().decode(bytes);
+    let s = '';
+    for (let i = 0; i < length; i += 4096) s += String.fromCharCode(...bytes.subarray(i, Math.min(length, i + 4096)));
+    return s;
   }
 
   // -------------------------------------------------------------------------

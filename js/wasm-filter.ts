@@ -8,10 +8,14 @@
  * how its handle is freed, and the error of a full filter.
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
-import { MAX_WASM_MEMORY } from './status.js';
+import { MAX_WASM_MEMORY, Status } from './status.js';
+import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
 import {
+  BATCH_MAX_KEYS,
   Chunk,
   Core,
+  Family,
+  Key,
   byteLengthOf,
   describe,
   isArrayBuffer,
@@ -53,6 +57,9 @@ export async function checkedBytes(
   return { core, view, length };
 }
 
+/** Answer codes of a chunk of URLs, reused from chunk to chunk. */
+let codeScratch: Uint8Array | undefined;
+
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -81,6 +88,8 @@ interface Batch {
   full: boolean;
   /** An error met while a call of user code on this filter made the batch write its chunk early. */
   failure: unknown;
+  /** The keys are URLs (addUrls, hasAllUrls). */
+  urls: boolean;
 }
 
 /** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
@@ -133,6 +142,14 @@ export abstract class WasmFilter<H extends number> {
   /** The batch reading keys while {@link handle} is negative. */
   private pending: Batch | null = null;
   private readonly release: Release<H>;
+  /**
+   * Why the last add that went wrong failed: NotEnoughSpace, GrowthLimit or
+   * OutOfMemory (the family's {@link fullError} reads it), or a Url* status.
+   * @internal
+   */
+  protected lastFailure: number = Status.NotEnoughSpace;
+  /** The URL the last refused addUrl / addUrls entry was. */
+  private refusedUrl: Key | undefined;
 
   /** @internal */
   protected constructor(core: Core, handle: H, release: Release<H>) {
@@ -161,6 +178,12 @@ export abstract class WasmFilter<H extends number> {
    * @internal
    */
   protected abstract fullError(added: number): Error;
+
+  /** The family, as the core's URL functions take it. @internal */
+  protected abstract readonly family: Family;
+
+  /** The per-key false-positive rate the filter was sized for. */
+  abstract readonly falsePositiveRate: number;
 
   /**
    * The handle, for a call that crosses into wasm.
@@ -206,8 +229,8 @@ export abstract class WasmFilter<H extends number> {
    * fit (no further key was read).
    * @internal
    */
-  protected addKeys(keys: unknown): { added: number; full: boolean } {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined };
+  protected addKeys(keys: unknown, urls = false): { added: number; full: boolean } {
+    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined, urls };
     this.runBatch(keys, batch);
     return batch;
   }
@@ -217,8 +240,8 @@ export abstract class WasmFilter<H extends number> {
    * chunk per crossing.
    * @internal
    */
-  protected containKeys(keys: unknown): boolean[] {
-    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined };
+  protected containKeys(keys: unknown, urls = false): boolean[] {
+    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined, urls };
     this.runBatch(keys, batch);
     const out = batch.out!;
     out.length = batch.answered; // an array-like's answers were allocated up front
@@ -302,11 +325,13 @@ export abstract class WasmFilter<H extends number> {
     }
     const h = Math.abs(this.handle) as H;
     if (batch.out === undefined) {
-      const done = this.addChunk(h, chunk);
+      const done = batch.urls ? this.addUrlChunk(h, chunk) : this.addChunk(h, chunk);
       batch.added += done;
       if (done < n) batch.full = true;
     } else {
-      batch.answered = this.containChunk(h, chunk, batch.out, batch.answered);
+      batch.answered = batch.urls
+        ? this.containUrlChunk(h, chunk, batch.out, batch.answered)
+        : this.containChunk(h, chunk, batch.out, batch.answered);
     }
   }
 
@@ -322,7 +347,166 @@ export abstract class WasmFilter<H extends number> {
     } catch (e) {
       return e;
     }
-    return batch.full ? this.fullError(batch.added) : error;
+    return batch.full ? this.addError(batch.added) : error;
+  }
+
+  /**
+   * The error of an add (addUrl, addAll, addUrls) that stopped after `added`
+   * keys of its batch: the URL's error if an entry was refused, else the
+   * family's full error.
+   * @internal
+   */
+  protected addError(added: number): Error {
+    const status = this.lastFailure;
+    if (this.refusedUrl !== undefined && status >= Status.UrlEmpty) {
+      const url = this.refusedUrl;
+      this.refusedUrl = undefined;
+      return urlError(this.core, status, url, added);
+    }
+    return this.fullError(added);
+  }
+
+  // -------------------------------------------------------------------------
+  // URLs (js/url.ts, src/url_filter.h).
+
+  /**
+   * Adds a blocklist entry as its one canonical expression (Safe Browsing's
+   * "URLs and Hashing"; docs/URLS.md). An entry is a URL (`http://evil.example/a/b`),
+   * a host with a path (`evil.example/login/`, which then blocks that folder) or
+   * a bare host (`evil.example`, meaning `evil.example/`: the whole site and its
+   * subdomains).
+   *
+   * @returns this filter.
+   * @throws InvalidUrlError if the entry cannot be a URL; nothing is added.
+   * @throws FilterFullError as {@link add}; ArgumentTypeError if the entry is neither a string
+   *   nor a Uint8Array; FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.addUrl('evil.example').addUrl('shared-host.example/~phisher/');
+   * ```
+   */
+  addUrl(entry: Key): this {
+    const h = this.live();
+    const status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, h, entry, host));
+    if (status === Status.Ok) return this;
+    this.lastFailure = status;
+    this.refusedUrl = entry;
+    throw this.addError(0);
+  }
+
+  /**
+   * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
+   * chunk of entries (as {@link addKeys} reads keys: any iterable or array-like).
+   * @returns how many entries were added (all of them).
+   * @throws InvalidUrlError at the first entry that cannot be a URL: its `index` names it, and
+   *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
+   *   as for `addAll`.
+   */
+  addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
+    const { added, full } = this.addKeys(entries, true);
+    if (full) throw this.addError(added);
+    return added;
+  }
+
+  /**
+   * True if any of the URL's expressions (up to 30: host suffixes × path
+   * prefixes, see {@link urlExpressions}) is in the filter; one crossing into
+   * WebAssembly, which canonicalizes, expands, hashes and probes. Never false
+   * for a URL under an entry that was added (and, for a cuckoo filter, not deleted).
+   *
+   * @throws InvalidUrlError if the string cannot be a URL; ArgumentTypeError, FilterDisposedError.
+   * @example
+   * ```ts
+   * if (f.hasUrl(link.href)) warn(link);
+   * ```
+   */
+  hasUrl(url: Key): boolean {
+    return this.matchCode(url) === 1;
+  }
+
+  /**
+   * The first of the URL's expressions that is in the filter, for "blocked
+   * because of …" messages, or null if none is (exact host first, then shorter
+   * host suffixes; per host the exact path with query, without, then `/`,
+   * `/1/`, ...).
+   * @throws InvalidUrlError, ArgumentTypeError, FilterDisposedError as {@link hasUrl}.
+   * @example
+   * ```ts
+   * f.addUrl('evil.example/login/');
+   * f.matchUrl('https://www.evil.example/login/form.php?x=1'); // 'evil.example/login/'
+   * ```
+   */
+  matchUrl(url: Key): string | null {
+    return this.matchCode(url) === 1 ? this.core.urlSpan() : null;
+  }
+
+  /**
+   * `hasUrl` for many URLs, crossing into WebAssembly once per chunk.
+   * @returns `result[i] === hasUrl(urls[i])`.
+   * @throws InvalidUrlError at the first URL that cannot be one (its `index` names it).
+   *   ArgumentTypeError, FilterDisposedError as for `hasAll`.
+   */
+  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>): boolean[] {
+    return this.containKeys(urls, true);
+  }
+
+  /**
+   * The false-positive rate of one URL lookup, a probability: a URL is looked
+   * up by up to 30 expressions, so its rate is at most 1 − (1 − ε)^30 ≈ 30·ε,
+   * ε the per-key {@link falsePositiveRate}. Size a URL filter for ε = URL rate / 30.
+   */
+  get urlFalsePositiveRate(): number {
+    return 1 - (1 - this.falsePositiveRate) ** MAX_URL_EXPRESSIONS;
+  }
+
+  /** 1 found, 0 not found; throws for a refused URL. */
+  private matchCode(url: Key): number {
+    const h = this.live();
+    const r = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, h, url, host));
+    if (r < 0) throw urlError(this.core, -r, url);
+    return r;
+  }
+
+  /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
+  private addUrlChunk(handle: number, chunk: Chunk): number {
+    const n = chunk.count;
+    const keys = chunk.keys;
+    let added = this.core.urlAddBatch(this.family, handle, chunk, 0, n);
+    while (added < n) {
+      let status = this.core.batchStatus();
+      if (status === Status.UrlNonAsciiHost) {
+        const entry = keys[added];
+        status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, handle, entry, host));
+        if (status === Status.Ok) {
+          added += 1;
+          if (added < n) added += this.core.urlAddBatch(this.family, handle, undefined, added, n);
+          continue;
+        }
+      }
+      this.lastFailure = status;
+      this.refusedUrl = keys[added];
+      break;
+    }
+    return added;
+  }
+
+  /** containChunk for URLs: internationalized hosts are looked up again one by one. */
+  private containUrlChunk(handle: number, chunk: Chunk, out: boolean[], at: number): number {
+    const n = chunk.count;
+    const keys = chunk.keys;
+    const codes = (codeScratch ??= new Uint8Array(BATCH_MAX_KEYS));
+    this.core.urlMatchBatch(this.family, handle, chunk, codes);
+    for (let i = 0; i < n; ++i) {
+      let code = codes[i];
+      if (code === Status.UrlNonAsciiHost) {
+        const url = keys[i];
+        code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, handle, url, host));
+        code = code < 0 ? -code : code;
+      }
+      if (code > 1) throw urlError(this.core, code, keys[i], at + i);
+      out[at + i] = code === 1;
+    }
+    return at + n;
   }
 
   /** True once {@link dispose} has been called. */

@@ -47,7 +47,7 @@ type Row = { value: number; kind?: string; reason?: string };
 const status = load('status') as {
   STATUSES: Record<string, Row>;
   Status: Record<string, number>;
-  statusError: (status: number, context: object) => Error & { code?: string; reason?: string };
+  statusError: (status: number, context: object) => Error & { code?: string; reason?: string; index?: number };
 };
 const errors = load('errors') as Record<string, new (...args: never[]) => Error>;
 
@@ -81,6 +81,7 @@ test('each error status becomes its class, code and reason; format reasons are d
     bytes: 1234,
     full: { size: 9, slots: 8, capacity: 7, maxKicks: 6, added: 5 },
     growth: { subFilters: 32, bytes: 4321, added: 3 },
+    url: { input: 'not a url', index: 7 },
   };
   const reasons: string[] = [];
   for (const [name, row] of Object.entries(status.STATUSES)) {
@@ -97,6 +98,7 @@ test('each error status becomes its class, code and reason; format reasons are d
       range: ['ArgumentRangeError', 'ERR_OUT_OF_RANGE'],
       memory: ['OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
       format: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
+      url: ['InvalidUrlError', 'ERR_INVALID_URL'],
     }[row.kind];
     expect([name, expected]).not.toEqual([name, undefined]);
     const [className, code] = expected!;
@@ -107,6 +109,10 @@ test('each error status becomes its class, code and reason; format reasons are d
       const wrongType = row.reason === 'is-bloom-filter' || row.reason === 'is-cuckoo-filter';
       expect(e.message).toBe(`${wrongType ? 'wrong filter type' : 'not a valid cuckoo-wasm filter'}: DETAIL`);
       reasons.push(row.reason!);
+    } else if (row.kind === 'url') {
+      expect([name, e.reason, e.index]).toEqual([name, row.reason, 7]);
+      expect(e).toBeInstanceOf(TypeError);
+      expect(e.message).toBe('"not a url" (index 7) is not a URL: DETAIL');
     } else {
       expect(row.reason).toBeUndefined();
     }
