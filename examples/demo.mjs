@@ -1,9 +1,14 @@
-// npm run demo: the main job end to end on a real blocklist sample.
-// Builds a cuckoo filter from examples/data/blocklist-sample.txt, writes it to a
-// file, loads it back from the file, then measures false negatives (must be 0),
-// the false-positive rate on benign domains against the expected one, and
-// lookups per second.
-//   node examples/demo.mjs [BLOCKLIST] [BENIGN] [--fpr 0.001]
+// npm run demo: the main job end to end on real blocklist samples.
+// 1. Domains: builds a cuckoo filter from examples/data/blocklist-sample.txt,
+//    writes it to a file, loads it back from the file, then measures false
+//    negatives (must be 0), the false-positive rate on benign domains against
+//    the expected one, and lookups per second.
+// 2. URLs: builds a URL blocklist (addUrls) from the phishing URLs of
+//    examples/data/phishing-urls-sample.txt, round-trips it through bytes, and
+//    checks whole URLs against it: every listed URL and variants of it (a
+//    fragment, an upper-case host, a deeper path, a subdomain of a listed bare
+//    host) must be found, benign URLs give the per-URL false-positive rate.
+//   node examples/demo.mjs [BLOCKLIST] [BENIGN] [--fpr 0.001] [--urls URLS] [--url-fpr 0.01]
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
@@ -12,7 +17,14 @@ import { parseArgs } from 'node:util';
 import { CuckooFilter } from 'cuckoo-wasm';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { fpr: { type: 'string', default: '0.001' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    fpr: { type: 'string', default: '0.001' },
+    urls: { type: 'string' },
+    'url-fpr': { type: 'string', default: '0.01' },
+  },
+});
 const blockPath = positionals[0] ?? join(here, 'data/blocklist-sample.txt');
 const benignPath = positionals[1] ?? join(here, 'data/benign-opendns.txt');
 const fpr = Number(values.fpr);
@@ -66,7 +78,63 @@ console.log(`false-positive rate:      ${(measured * 100).toFixed(3)}% measured 
   `${(filter.expectedFalsePositiveRate * 100).toFixed(3)}% expected, ${(fpr * 100).toFixed(3)}% configured`);
 console.log(`lookups per second:       ${(best / 1e6).toFixed(2)} M (has), ${(batchRate / 1e6).toFixed(2)} M (hasAll)`);
 filter.dispose();
-if (falseNegatives !== 0 || sink < 0) {
+
+// --- 2. A URL blocklist -----------------------------------------------------
+const urlPath = values.urls ?? join(here, 'data/phishing-urls-sample.txt');
+const urlFpr = Number(values['url-fpr']);
+const listed = lines(urlPath);
+// A URL is looked up by up to 30 expressions: size each key for 1 - (1 - R)^(1/30).
+const keyFpr = 1 - (1 - urlFpr) ** (1 / 30);
+const urlBuilt = await CuckooFilter.create({ capacity: listed.length, falsePositiveRate: keyFpr });
+urlBuilt.addUrls(listed);
+const urlFilter = await CuckooFilter.fromBytes(urlBuilt.toBytes());
+urlBuilt.dispose();
+
+// Every listed URL, and URLs the rules say its entry covers.
+const variants = [];
+for (const u of listed) {
+  variants.push(u, `${u}#section-2`);
+  const m = /^(https?:\/\/)([^/?#]+)(.*)$/i.exec(u);
+  if (!m) continue;
+  const [, scheme, host, rest] = m;
+  variants.push(`${scheme}${host.toUpperCase()}${rest}`);
+  // A subdomain of a listed bare host. An IP address has none, and a URL is looked up
+  // by host suffixes of its last 5 labels only, so the listed host may have at most 5.
+  const name = !/^[\d.]+(:\d+)?$/.test(host) && host.split('.').length <= 5;
+  if ((rest === '' || rest === '/') && name) variants.push(`${scheme}www.${host}/any/page.html?x=1`);
+  else if (rest.endsWith('/')) variants.push(`${u}deeper/page.php`);
+}
+let urlMisses = 0;
+const answers = urlFilter.hasAllUrls(variants);
+answers.forEach((hit, i) => {
+  if (!hit || !urlFilter.hasUrl(variants[i])) urlMisses++;
+});
+const benignUrls = benign.map((d, i) => `https://${d}/${i % 3 === 0 ? '' : `news/${i}.html`}`);
+const urlFalsePositives = urlFilter.hasAllUrls(benignUrls).filter(Boolean).length;
+
+let urlRate = 0;
+let urlBatchRate = 0;
+for (let round = 0; round < 3; round++) {
+  let t0 = process.hrtime.bigint();
+  for (const u of variants) sink += urlFilter.hasUrl(u) ? 1 : 0;
+  urlRate = Math.max(urlRate, variants.length / (Number(process.hrtime.bigint() - t0) / 1e9));
+  t0 = process.hrtime.bigint();
+  sink += urlFilter.hasAllUrls(variants).length;
+  urlBatchRate = Math.max(urlBatchRate, variants.length / (Number(process.hrtime.bigint() - t0) / 1e9));
+}
+const example = variants.find((u) => /^https?:\/\/[a-z0-9.-]+\/[^@#]+\/[^@#]+$/i.test(u)) ?? variants[0];
+
+console.log('');
+console.log(`URL blocklist: ${rel(urlPath)} (whole URLs, Safe Browsing canonicalization and expressions)`);
+console.log(`entries:                  ${listed.length.toLocaleString('en-US')} (${urlFilter.byteLength.toLocaleString('en-US')} bytes, ${urlFilter.bitsPerItem.toFixed(2)} bits per entry)`);
+console.log(`false negatives:          ${urlMisses} of ${variants.length.toLocaleString('en-US')} listed URLs and variants (fragment, upper-case host, deeper path, www. subdomain)`);
+console.log(`false-positive rate:      ${((urlFalsePositives / benignUrls.length) * 100).toFixed(3)}% per URL measured (${urlFalsePositives} of ${benignUrls.length.toLocaleString('en-US')} benign URLs); ` +
+  `at most ${(urlFilter.urlFalsePositiveRate * 100).toFixed(3)}% expected`);
+console.log(`URLs per second:          ${(urlRate / 1e6).toFixed(2)} M (hasUrl), ${(urlBatchRate / 1e6).toFixed(2)} M (hasAllUrls)`);
+console.log(`for example:              ${example}\n                          blocked because of "${urlFilter.matchUrl(example)}"`);
+urlFilter.dispose();
+
+if (falseNegatives !== 0 || urlMisses !== 0 || sink < 0) {
   console.error('FAIL: false negatives');
   process.exit(1);
 }
