@@ -5,14 +5,16 @@ const url = params.get('url') ?? '';
 const match = params.get('match') ?? '';
 
 // An entry is host/path: path `/` is the whole site, a path ending in `/` a folder, any other one page.
+// A host name's entry also covers its subdomains; an IP address (canonical: dotted decimal or [v6]) has none.
 function scopeOf(entry) {
   const slash = entry.indexOf('/');
   if (slash < 0) return '';
   const host = entry.slice(0, slash);
   const path = entry.slice(slash);
-  if (path === '/') return `The whole site ${host} is listed, with its subdomains.`;
-  if (path.endsWith('/')) return `Everything under the folder ${path} of ${host} (and its subdomains) is listed.`;
-  return 'This page is listed.';
+  const subdomains = /^(\d+\.\d+\.\d+\.\d+|\[.*\])$/.test(host) ? '' : ' and its subdomains';
+  if (path === '/') return `It lists the whole site ${host}${subdomains}.`;
+  if (path.endsWith('/')) return `It lists everything under the folder ${path} of ${host}${subdomains}.`;
+  return 'It lists this one page.';
 }
 
 document.getElementById('url').textContent = url;
