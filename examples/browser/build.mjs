@@ -4,13 +4,19 @@
  *   node examples/browser/build.mjs [OUTDIR]      (default examples/browser/dist)
  *
  * runs Vite's build() into OUTDIR (emptied first), then writes the filter the app
- * fetches, OUTDIR/filters/blocklist-sample.cuckoo, with the package's CLI from
- * examples/data/blocklist-sample.txt. Needs the built package (dist/, made by
- * `npm run build`). Also importable: `await buildExample(outDir)` returns
- * `{ outDir, filterFile }` as absolute paths.
+ * fetches, OUTDIR/filters/url-blocklist.cuckoo, with the package's CLI
+ * (`cuckoo-wasm build --urls LIST --url-fpr 0.001`) from one URL blocklist made of
+ *   - examples/data/blocklist-sample.txt: 50,114 bare hosts, each the whole site and its subdomains,
+ *   - examples/data/phishing-urls-sample.txt: 4,926 phishing URLs, each that one page (or, without a path, that site),
+ *   - demo-entries.txt (this folder): a folder, the entry form the samples lack,
+ * sized so that one URL lookup (up to 30 expressions) is a false positive at most 0.1% of the time.
+ * The samples' sources and licenses go along as OUTDIR/filters/DATA-SOURCES.md.
+ * Needs the built package (dist/, made by `npm run build`). Also importable:
+ * `await buildExample(outDir)` returns `{ outDir, filterFile }` as absolute paths.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
@@ -18,10 +24,18 @@ import { build } from 'vite';
 const exampleDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(exampleDir, '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
-const blocklist = path.join(repoRoot, 'examples/data/blocklist-sample.txt');
+const dataDir = path.join(repoRoot, 'examples/data');
 
+/** The lists the filter is built from, in this order. */
+export const LISTS = [
+  path.join(dataDir, 'blocklist-sample.txt'),
+  path.join(dataDir, 'phishing-urls-sample.txt'),
+  path.join(exampleDir, 'demo-entries.txt'),
+];
+/** The false-positive rate of one URL lookup the filter is sized for (the CLI's --url-fpr). */
+export const URL_FALSE_POSITIVE_RATE = 0.001;
 /** Path of the filter inside the output folder; main.js fetches the same path relative to the page. */
-export const FILTER_PATH = 'filters/blocklist-sample.cuckoo';
+export const FILTER_PATH = 'filters/url-blocklist.cuckoo';
 
 export async function buildExample(outDir = path.join(exampleDir, 'dist')) {
   outDir = path.resolve(outDir);
@@ -38,7 +52,17 @@ export async function buildExample(outDir = path.join(exampleDir, 'dist')) {
   });
   const filterFile = path.join(outDir, FILTER_PATH);
   mkdirSync(path.dirname(filterFile), { recursive: true });
-  execFileSync(process.execPath, [cli, 'build', blocklist, '-o', filterFile], { stdio: 'inherit' });
+  // The CLI reads one list: the three, joined. Their entries are URL entries as they stand.
+  const tmp = mkdtempSync(path.join(tmpdir(), 'cuckoo-example-'));
+  try {
+    const list = path.join(tmp, 'url-blocklist.txt');
+    writeFileSync(list, LISTS.map((file) => readFileSync(file, 'utf8').replace(/\n?$/, '\n')).join(''));
+    const args = ['build', '--urls', list, '-o', filterFile, '--url-fpr', String(URL_FALSE_POSITIVE_RATE)];
+    execFileSync(process.execPath, [cli, ...args], { stdio: 'inherit' });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  copyFileSync(path.join(dataDir, 'SOURCES.md'), path.join(outDir, 'filters/DATA-SOURCES.md'));
   return { outDir, filterFile };
 }
 

@@ -1,20 +1,28 @@
 /**
- * cuckoo-wasm browser example: the app. On page load it fetches the filter
- * written by build.mjs, loads it with CuckooFilter.fromBytes, shows its
- * statistics, answers the domain field on every `input` event and marks the
- * listed links of the sample section (clicks on them are not followed).
+ * cuckoo-wasm browser example: the app. On page load it fetches the URL
+ * blocklist filter written by build.mjs, loads it with CuckooFilter.fromBytes,
+ * shows its statistics, marks the blocked links of the sample section
+ * (hasAllUrls, one crossing into WebAssembly for all of them) and answers the
+ * URL field on every `input` event with the list entry that matched (matchUrl).
+ * The field starts with the page's `?url=` parameter, if any, and a click on a
+ * sample link puts that link in the field instead of following it.
  *
  * For automated tests, which only read it, the outcome is published as
- *   window.__cuckooExample = { ready, filterUrl, stats, links, marked, error }
+ *   window.__cuckooExample = { ready, filterUrl, stats, links, marked, lookup, error }
+ *     links:  [{ url, listed, match }] for the sample links, in page order
+ *     marked: the URLs of the links marked blocked
+ *     lookup: the field's last answer, { input, verdict, match, reason, message }, where
+ *             verdict is 'empty' | 'listed' | 'not-listed' | 'invalid', match the matched
+ *             expression (or null), and reason and message the InvalidUrlError's (or null)
  *   document.body.dataset.state = 'loading' | 'ready' | 'error'
  * (and document.body.dataset.error = the message on failure).
  */
-import { CuckooFilter } from 'cuckoo-wasm';
+import { CuckooFilter, InvalidUrlError } from 'cuckoo-wasm';
 
 /** Where build.mjs writes the filter, relative to this page. */
-const FILTER_PATH = 'filters/blocklist-sample.cuckoo';
+const FILTER_PATH = 'filters/url-blocklist.cuckoo';
 
-const state = { ready: false, filterUrl: null, stats: null, links: [], marked: [], error: null };
+const state = { ready: false, filterUrl: null, stats: null, links: [], marked: [], lookup: null, error: null };
 window.__cuckooExample = state;
 
 const integer = new Intl.NumberFormat('en');
@@ -22,29 +30,15 @@ const decimal = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
 const rate = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 3 });
 const share = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
 
-/**
- * The hostname the blocklist would store for what a person typed: lowercase,
- * punycode, no port, path or trailing dot. A URL is accepted as well.
- */
-function hostnameOf(text) {
-  const trimmed = text.trim();
-  if (trimmed === '') return '';
-  try {
-    return new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).hostname.replace(/\.$/, '');
-  } catch {
-    return trimmed.toLowerCase();
-  }
-}
-
 function showStats(stats) {
   // [value, detail under it]
   const shown = {
-    items: [integer.format(stats.items), 'domains'],
+    items: [integer.format(stats.items), 'hosts, pages, folders'],
     bytes: [integer.format(stats.bytes), `${decimal.format(stats.bytes / 1024)} KiB`],
     bitsPerItem: [decimal.format(stats.bitsPerItem), 'serialized'],
-    expectedFalsePositiveRate: [
-      rate.format(stats.expectedFalsePositiveRate),
-      `1 in ${integer.format(Math.round(1 / stats.expectedFalsePositiveRate))}`,
+    urlFalsePositiveRate: [
+      rate.format(stats.urlFalsePositiveRate),
+      `at most, 1 in ${integer.format(Math.floor(1 / stats.urlFalsePositiveRate))}`,
     ],
     loadFactor: [share.format(stats.loadFactor), 'of slots in use'],
   };
@@ -56,44 +50,85 @@ function showStats(stats) {
   }
 }
 
+/** `<code>text</code>`, built as nodes: nothing typed by a user is parsed as HTML. */
+function code(text) {
+  const element = document.createElement('code');
+  element.textContent = text;
+  return element;
+}
+
+/** The answer for what is in the field: a lookup of the whole URL, path and query included. */
+function lookUp(filter, input) {
+  if (input.trim() === '') return { input, verdict: 'empty', match: null, reason: null, message: null };
+  try {
+    const match = filter.matchUrl(input);
+    return { input, verdict: match === null ? 'not-listed' : 'listed', match, reason: null, message: null };
+  } catch (err) {
+    if (!(err instanceof InvalidUrlError)) throw err;
+    return { input, verdict: 'invalid', match: null, reason: err.reason, message: err.message };
+  }
+}
+
 function connectLookup(filter) {
-  const input = document.getElementById('domain');
+  const input = document.getElementById('url');
   const verdict = document.getElementById('verdict');
   const update = () => {
-    const host = hostnameOf(input.value);
-    if (host === '') {
-      verdict.dataset.verdict = 'empty';
-      verdict.textContent = 'Type a domain to check it.';
-    } else if (filter.has(host)) {
-      verdict.dataset.verdict = 'listed';
-      verdict.textContent = `Listed: ${host} is on the blocklist.`;
-    } else {
-      verdict.dataset.verdict = 'not-listed';
-      verdict.textContent = `Not listed: ${host} is not on the blocklist.`;
+    const answer = lookUp(filter, input.value);
+    state.lookup = answer;
+    verdict.dataset.verdict = answer.verdict;
+    verdict.dataset.match = answer.match ?? '';
+    verdict.dataset.reason = answer.reason ?? '';
+    switch (answer.verdict) {
+      case 'empty':
+        verdict.replaceChildren('Type a URL to check it.');
+        break;
+      case 'listed':
+        verdict.replaceChildren('Blocked: it matches the list entry ', code(answer.match), '.');
+        break;
+      case 'not-listed':
+        verdict.replaceChildren('Not listed: none of its host and path expressions is on the list.');
+        break;
+      case 'invalid':
+        verdict.replaceChildren(answer.message); // e.g. "/login" is not a URL: the URL has no host: give a host …
+        break;
     }
   };
   input.addEventListener('input', update);
+  // A link to this page can carry the URL to check: ?url=https://evil.example/login/
+  const fromQuery = new URLSearchParams(location.search).get('url');
+  if (fromQuery !== null) input.value = fromQuery;
   input.disabled = false;
   update();
+  return { input, update };
 }
 
-function markLinks(filter) {
+function markLinks(filter, field) {
   const anchors = [...document.querySelectorAll('#links a')];
-  const hosts = anchors.map((a) => hostnameOf(a.href));
-  const listed = filter.hasAll(hosts);
+  // a.href is the URL as the browser resolved it, as a click would open it.
+  const urls = anchors.map((a) => a.href);
+  const listed = filter.hasAllUrls(urls);
+  state.links = urls.map((url, i) => ({ url, listed: listed[i], match: listed[i] ? filter.matchUrl(url) : null }));
+  state.marked = urls.filter((_, i) => listed[i]);
   anchors.forEach((a, i) => {
+    const { match } = state.links[i];
     a.dataset.listed = String(listed[i]);
     a.classList.toggle('listed', listed[i]);
+    if (match !== null) a.title = `matches the list entry ${match}`;
     const badge = document.createElement('span');
     badge.className = listed[i] ? 'badge badge-listed' : 'badge badge-clean';
-    badge.textContent = listed[i] ? 'listed' : 'not listed';
+    badge.textContent = listed[i] ? 'blocked' : 'not listed';
     a.parentElement.append(badge);
   });
+  // Some unlisted links are on phishing sites too (another page of a listed page's site):
+  // no sample link is followed; a click checks it in the field above instead.
   document.getElementById('links').addEventListener('click', (event) => {
-    if (event.target.closest('a.listed')) event.preventDefault();
+    const a = event.target.closest('a');
+    if (!a) return;
+    event.preventDefault();
+    field.input.value = a.href;
+    field.update();
+    field.input.scrollIntoView({ block: 'center' });
   });
-  state.links = hosts.map((hostname, i) => ({ hostname, listed: listed[i] }));
-  state.marked = hosts.filter((_, i) => listed[i]);
 }
 
 async function main() {
@@ -110,13 +145,14 @@ async function main() {
       bytes: filter.byteLength,
       bitsPerItem: filter.bitsPerItem,
       expectedFalsePositiveRate: filter.expectedFalsePositiveRate,
+      urlFalsePositiveRate: filter.urlFalsePositiveRate,
       loadFactor: filter.loadFactor,
       fingerprintBits: filter.fingerprintBits,
       bucketSize: filter.bucketSize,
     };
     showStats(state.stats);
-    connectLookup(filter);
-    markLinks(filter);
+    const field = connectLookup(filter);
+    markLinks(filter, field);
     status.textContent =
       `Loaded ${FILTER_PATH}: ${filter.fingerprintBits}-bit fingerprints, ${filter.bucketSize} slots per bucket.`;
     state.ready = true;

@@ -1,19 +1,21 @@
 // Service worker of the cuckoo-wasm example extension (Manifest V3).
-// Loads the cuckoo filter that build.mjs packaged as blocklist.cuckoo, and when a tab
-// starts a top-level navigation to a listed hostname, sends the tab to warning.html
-// instead. A hostname is checked exactly as it is, like the list's entries (one
-// hostname per line, no wildcards): a listed example.com does not cover www.example.com.
+// Loads the cuckoo filter that build.mjs packaged as blocklist.cuckoo, a URL blocklist, and
+// when a tab starts a top-level navigation, looks the whole URL up the way Google Safe Browsing
+// does (filter.matchUrl: its host and up to 4 parent domains, each with its exact path, with and
+// without the query, and up to 4 parent folders). On a match the tab goes to warning.html, which
+// says which entry matched: a bare host (`evil.example/`, the whole site and its subdomains),
+// a folder (`shared.example/~phisher/`) or one page.
 //
 // What it decided is readable at self.__cuckooExtension (see README.md):
-//   { ready, items, error, errors: [string], decisions: [{ url, hostname, listed, time }] }
-import { CuckooFilter } from './lib/cuckoo-wasm.mjs';
+//   { ready, items, error, errors: [string], decisions: [{ url, match, listed, time }] }
+import { CuckooFilter, InvalidUrlError } from './lib/cuckoo-wasm.mjs';
 
 const FILTER_FILE = 'blocklist.cuckoo';
 const MAX_DECISIONS = 100;
 
 const state = {
   ready: false,    // true once the filter is loaded
-  items: 0,        // fingerprints in the filter (the list's hostnames)
+  items: 0,        // fingerprints in the filter (the list's entries)
   error: null,     // why the filter could not be loaded, if it could not
   errors: [],      // anything else that went wrong in this worker
   decisions: [],   // the last MAX_DECISIONS checks, oldest first
@@ -42,10 +44,17 @@ async function loadFilter() {
   }
 }
 
-// The key a URL is looked up by: its hostname as the URL parser gives it (lowercase,
-// internationalized names in punycode), without a trailing dot.
-function hostnameOf(url) {
-  return new URL(url).hostname.replace(/\.$/, '');
+// The list entry (an expression such as `evil.example/login/`) that the URL matches, or null.
+// An http(s) URL the browser navigates to always has a host, so InvalidUrlError is not expected;
+// if it comes, the navigation goes ahead and the error is kept.
+function matchOf(filter, url) {
+  try {
+    return filter.matchUrl(url);
+  } catch (e) {
+    if (!(e instanceof InvalidUrlError)) throw e;
+    state.errors.push(`not checked: ${e.message}`);
+    return null;
+  }
 }
 
 function record(decision) {
@@ -59,11 +68,11 @@ chrome.webNavigation.onBeforeNavigate.addListener(async ({ tabId, frameId, url }
   if (frameId !== 0 || tabId < 0) return;
   const filter = await filterReady;
   if (!filter) return;
-  const hostname = hostnameOf(url);
-  const listed = filter.has(hostname);
-  record({ url, hostname, listed, time: Date.now() });
-  if (!listed) return;
-  const warning = chrome.runtime.getURL(`warning.html?url=${encodeURIComponent(url)}`);
+  const match = matchOf(filter, url);
+  record({ url, match, listed: match !== null, time: Date.now() });
+  if (match === null) return;
+  const query = new URLSearchParams({ url, match });
+  const warning = chrome.runtime.getURL(`warning.html?${query}`);
   try {
     await chrome.tabs.update(tabId, { url: warning });
   } catch (e) {

@@ -1,10 +1,11 @@
 // The Vite browser example (examples/browser/) in Chromium, as a user meets it:
 // built by its own build.mjs into a fresh folder, served from 127.0.0.1 with
 // `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'` on
-// every response, and used by typing into the domain field. The app fetches its
-// filter, loads it and publishes what it did (window.__cuckooExample and
-// body[data-state]); the test only reads that, the DOM and the console
-// (harness.ts says why nothing is driven through `evaluate`).
+// every response, and used by opening it with ?url=, typing into the URL field and
+// clicking sample links. The app fetches its URL blocklist filter, loads it and
+// publishes what it did (window.__cuckooExample and body[data-state]); the test
+// only reads that, the DOM and the console (harness.ts says why nothing is driven
+// through `evaluate`).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,17 +25,42 @@ import {
   watch,
 } from './harness';
 
-/** Hostnames of the page's sample links that are on examples/data/blocklist-sample.txt, in page order. */
-const LISTED = [
-  'googleads.g.doubleclick.net',
-  'beacon-2.newrelic.com',
-  'cat.criteo.com',
-  'ads.roku.com',
-  'analytics-api.webflow.com',
+/**
+ * The page's sample links that are blocked, in page order, with the entry each matches: a page of
+ * examples/data/phishing-urls-sample.txt (as listed, and on www. with a query), a site listed whole
+ * there (no path), the folder of examples/browser/demo-entries.txt, and two hosts of
+ * examples/data/blocklist-sample.txt (a path on one, a subdomain of the other).
+ */
+const BLOCKED: Record<string, string> = {
+  'http://aasp-apple-portal-online.com/loading.html': 'aasp-apple-portal-online.com/loading.html',
+  'http://www.aasp-apple-portal-online.com/loading.html?session=42': 'aasp-apple-portal-online.com/loading.html',
+  'http://account-verification-id3.appspot.com/j3bwlc/rs0mta?pp=11':
+    'account-verification-id3.appspot.com/j3bwlc/rs0mta?pp=11',
+  'https://0000-1t8.pages.dev/signin/verify.html': '0000-1t8.pages.dev/',
+  'http://shared-host.example/~phisher/paypal/login.html': 'shared-host.example/~phisher/',
+  'https://googleads.g.doubleclick.net/pagead/ads?client=ca-pub-1': 'googleads.g.doubleclick.net/',
+  'https://www.1netflixsupports.com/account/login': '1netflixsupports.com/',
+};
+/** The sample links that are not: the front page of a site only one page of which is listed, a neighbour of the listed folder, benign sites. */
+const NOT_BLOCKED = [
+  'http://aasp-apple-portal-online.com/',
+  'http://shared-host.example/~student/notes.html',
+  'https://developer.mozilla.org/en-US/docs/Web/API/URL',
+  'https://en.wikipedia.org/wiki/Cuckoo_filter',
+  'https://webassembly.org/docs/security/',
+  'https://example.org/',
 ];
-/** The sample links' hostnames that are not on it. */
-const NOT_LISTED = ['developer.mozilla.org', 'en.wikipedia.org', 'webassembly.org', 'www.w3.org', 'example.org'];
-const FILTER_PATH = '/filters/blocklist-sample.cuckoo';
+const FILTER_PATH = '/filters/url-blocklist.cuckoo';
+/** 50,114 hosts + 4,926 phishing URLs + 1 demo folder, none the same expression as another. */
+const ENTRIES = 55041;
+
+interface Lookup {
+  input: string;
+  verdict: 'empty' | 'listed' | 'not-listed' | 'invalid';
+  match: string | null;
+  reason: string | null;
+  message: string | null;
+}
 
 interface ExampleState {
   ready: boolean;
@@ -44,12 +70,14 @@ interface ExampleState {
     bytes: number;
     bitsPerItem: number;
     expectedFalsePositiveRate: number;
+    urlFalsePositiveRate: number;
     loadFactor: number;
     fingerprintBits: number;
     bucketSize: number;
   } | null;
-  links: { hostname: string; listed: boolean }[];
+  links: { url: string; listed: boolean; match: string | null }[];
   marked: string[];
+  lookup: Lookup | null;
   error: string | null;
 }
 
@@ -80,32 +108,48 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-/** Replaces the domain field's text as a user would and returns the verdict the app then shows. */
-async function verdictFor(text: string, how: 'fill' | 'type' = 'fill'): Promise<string | null> {
-  if (how === 'fill') {
-    await page.fill('#domain', text, { timeout: 5000 });
-  } else {
-    await page.fill('#domain', '', { timeout: 5000 });
-    await page.locator('#domain').pressSequentially(text, { timeout: 5000 });
-  }
-  // The app answers on each `input` event, synchronously, so the verdict is there once typing returns.
-  return page.getAttribute('#verdict', 'data-verdict', { timeout: 5000 });
+/** The app's published state, copied out as plain data (a read: the app computed it). */
+function readState(): Promise<ExampleState> {
+  return page.evaluate(
+    () => JSON.parse(JSON.stringify((window as unknown as { __cuckooExample: unknown }).__cuckooExample)) as unknown,
+  ) as Promise<ExampleState>;
 }
 
-test("the example app loads its filter under script-src 'self' 'wasm-unsafe-eval', answers typed domains", async () => {
+/** Opens the app (with `?url=` when given) and waits until it is no longer loading. */
+async function open(url?: string): Promise<ExampleState> {
+  const query = url === undefined ? '' : `?url=${encodeURIComponent(url)}`;
+  await page.goto(`${server.origin}/${query}`, { timeout: 10000 });
+  await page.waitForSelector('body:not([data-state="loading"])', { timeout: 15000 });
+  return readState();
+}
+
+/** Replaces the URL field's text as a user would and returns the answer the app then published. */
+async function lookUp(text: string, how: 'fill' | 'type' = 'fill'): Promise<Lookup> {
+  if (how === 'fill') {
+    await page.fill('#url', text, { timeout: 5000 });
+  } else {
+    await page.fill('#url', '', { timeout: 5000 });
+    await page.locator('#url').pressSequentially(text, { timeout: 5000 });
+  }
+  // The app answers on each `input` event, synchronously, so the answer is there once typing returns.
+  const { lookup } = await readState();
+  expect(lookup?.input).toBe(text);
+  // The verdict on screen is the published one.
+  expect(await page.getAttribute('#verdict', 'data-verdict', { timeout: 5000 })).toBe(lookup!.verdict);
+  expect(await page.getAttribute('#verdict', 'data-match', { timeout: 5000 })).toBe(lookup!.match ?? '');
+  return lookup!;
+}
+
+test("the example app loads its URL filter under script-src 'self' 'wasm-unsafe-eval', marks and answers whole URLs", async () => {
   const jsBytes = readFileSync(jsAsset);
   const js = jsBytes.toString('utf8');
   expect(js).not.toContain('new Function');
   expect(js).not.toMatch(/\beval\(/);
 
   const started = performance.now();
-  await page.goto(server.origin + '/', { timeout: 10000 });
-  await page.waitForSelector('body:not([data-state="loading"])', { timeout: 15000 });
+  const state = await open();
   const msToReady = performance.now() - started;
 
-  const state = await page.evaluate(
-    () => JSON.parse(JSON.stringify((window as unknown as { __cuckooExample: unknown }).__cuckooExample)) as unknown,
-  ) as ExampleState;
   const body = await page.evaluate(() => ({ ...document.body.dataset }));
   expect({ state: body.state, error: body.error, published: state.error }).toEqual({
     state: 'ready',
@@ -114,41 +158,76 @@ test("the example app loads its filter under script-src 'self' 'wasm-unsafe-eval
   });
   expect(state.ready).toBe(true);
 
-  // The filter the app reports on is the file that was served.
+  // The filter the app reports on is the file that was served, built from the three lists by `build --urls`.
   const fileBytes = statSync(join(outDir, FILTER_PATH)).size;
   expect(state.filterUrl).toBe(server.origin + FILTER_PATH);
   expect(server.requests).toContain(FILTER_PATH);
   const stats = state.stats!;
-  expect(stats.items).toBe(50114);
+  expect(stats.items).toBe(ENTRIES);
   expect(stats.bytes).toBe(fileBytes);
-  expect(stats.bytes).toBe(85640);
-  expect(stats.bitsPerItem).toBeCloseTo(13.67, 2);
+  expect(stats.bytes).toBe(130139);
+  expect(stats.bitsPerItem).toBeCloseTo(18.92, 2);
   expect(stats.loadFactor).toBeGreaterThan(0.94);
   expect(stats.loadFactor).toBeLessThan(0.96);
-  expect(stats).toMatchObject({ fingerprintBits: 13, bucketSize: 4 });
-  expect(stats.expectedFalsePositiveRate).toBeGreaterThan(0);
-  expect(stats.expectedFalsePositiveRate).toBeLessThanOrEqual(0.001);
+  expect(stats).toMatchObject({ fingerprintBits: 18, bucketSize: 4 });
+  // Sized with --url-fpr 0.001: one URL lookup, up to 30 expressions, is a false positive at most 0.1% of the time.
+  expect(stats.urlFalsePositiveRate).toBeGreaterThan(0.0005);
+  expect(stats.urlFalsePositiveRate).toBeLessThanOrEqual(0.001);
+  expect(stats.expectedFalsePositiveRate).toBeLessThanOrEqual(0.001 / 30);
   // The statistics are on screen too, formatted.
-  expect(await page.textContent('[data-stat="items"]')).toMatch(/^50,114/);
+  expect(await page.textContent('[data-stat="items"]')).toMatch(/^55,041/);
+  expect(await page.textContent('[data-stat="urlFalsePositiveRate"]')).toMatch(/^0\.09\d%/);
 
-  // The sample links: exactly the listed hosts are marked, in the page's state and in the DOM.
-  expect([...state.marked].sort()).toEqual([...LISTED].sort());
-  expect(state.links.filter((l) => !l.listed).map((l) => l.hostname).sort()).toEqual([...NOT_LISTED].sort());
+  // The sample links: exactly the blocked whole URLs are marked, each with the entry it matched,
+  // in the page's state and in the DOM.
+  const links = Object.fromEntries(state.links.map((l) => [l.url, l.match]));
+  expect(links).toEqual({ ...BLOCKED, ...Object.fromEntries(NOT_BLOCKED.map((u) => [u, null])) });
+  expect(state.links.map((l) => l.listed)).toEqual(state.links.map((l) => l.match !== null));
+  expect([...state.marked].sort()).toEqual(Object.keys(BLOCKED).sort());
   const markedInDom = await page.$$eval('#links a.listed', (as) => as.map((a) => a.textContent));
-  expect(markedInDom.sort()).toEqual([...LISTED].sort());
+  expect(markedInDom.sort()).toEqual(Object.keys(BLOCKED).sort());
 
-  // Typing: every listed host is listed, every other one is not; a URL and capitals are reduced to the hostname.
-  const verdicts: Record<string, string | null> = {};
-  for (const host of [...LISTED, ...NOT_LISTED]) verdicts[host] = await verdictFor(host);
-  expect(verdicts).toEqual({
-    ...Object.fromEntries(LISTED.map((h) => [h, 'listed'])),
-    ...Object.fromEntries(NOT_LISTED.map((h) => [h, 'not-listed'])),
+  // Typing whole URLs: each of the kinds the filter must block, with the entry that matched.
+  const typed: Record<string, Lookup> = {};
+  const cases: [string, Lookup['verdict'], string | null][] = [
+    // a listed whole URL, as the list has it (examples/data/phishing-urls-sample.txt)
+    ['http://3pattipro.com/citi/login.php', 'listed', '3pattipro.com/citi/login.php'],
+    // a fragment, capitals, a port and an escaped letter do not change which page it is
+    ['HTTPS://3PattiPro.com:8443/citi/%6Cogin.php#top', 'listed', '3pattipro.com/citi/login.php'],
+    // another page beside it is not listed: a page entry is that page only
+    ['http://3pattipro.com/citi/index.php', 'not-listed', null],
+    // deeper under the listed folder (demo-entries.txt), and its neighbour folder
+    ['shared-host.example/~phisher/kit/v2/verify.php?id=7', 'listed', 'shared-host.example/~phisher/'],
+    ['http://shared-host.example/~student/', 'not-listed', null],
+    // a subdomain of a listed bare host (examples/data/blocklist-sample.txt), with a path
+    ['https://eu.ads.roku.com/v1/track?e=1', 'listed', 'ads.roku.com/'],
+    // benign
+    ['https://developer.mozilla.org/en-US/docs/Web/API/URL/URL', 'not-listed', null],
+  ];
+  for (const [url] of cases) typed[url] = await lookUp(url);
+  expect(Object.entries(typed).map(([url, l]) => [url, l.verdict, l.match])).toEqual(cases);
+
+  // Not a URL: the InvalidUrlError's reason, and its message on screen.
+  const invalid = await lookUp('/login.php');
+  expect(invalid).toMatchObject({ verdict: 'invalid', match: null, reason: 'no-host' });
+  expect(await page.getAttribute('#verdict', 'data-reason')).toBe('no-host');
+  expect(await page.textContent('#verdict')).toContain('"/login.php" is not a URL: the URL has no host');
+  expect((await lookUp('http://[::1/')).reason).toBe('bad-host');
+  expect((await lookUp('')).verdict).toBe('empty');
+
+  // A click on a sample link is not followed: the app checks the link in the field instead.
+  const [linkUrl, linkMatch] = Object.entries(BLOCKED)[4];
+  await page.click(`#links a[href="${linkUrl}"]`, { timeout: 5000 });
+  expect(page.url()).toBe(`${server.origin}/`);
+  expect(await page.inputValue('#url')).toBe(linkUrl);
+  expect((await readState()).lookup).toMatchObject({ input: linkUrl, verdict: 'listed', match: linkMatch });
+
+  // Last, key by key, so the screenshot shows a blocked verdict.
+  expect(await lookUp('https://www.0000-1t8.pages.dev/signin/verify.html', 'type')).toMatchObject({
+    verdict: 'listed',
+    match: '0000-1t8.pages.dev/',
   });
-  expect(await verdictFor('https://Ads.Roku.com/some/path?q=1')).toBe('listed');
-  expect(await verdictFor('')).toBe('empty');
-  // Last, key by key, so the screenshot shows a listed verdict.
-  expect(await verdictFor('cat.criteo.com', 'type')).toBe('listed');
-  expect(await page.textContent('#verdict')).toContain('Listed: cat.criteo.com');
+  expect(await page.textContent('#verdict')).toBe('Blocked: it matches the list entry 0000-1t8.pages.dev/.');
 
   mkdirSync(outputDir, { recursive: true });
   await page.screenshot({ path: join(outputDir, 'example-browser.png'), fullPage: true, timeout: 10000 });
@@ -158,11 +237,36 @@ test("the example app loads its filter under script-src 'self' 'wasm-unsafe-eval
 
   const gzipped = gzipSync(jsBytes).length;
   console.log(
-    `example app: ready in ${msToReady.toFixed(0)} ms; ${stats.items} items, ${stats.bytes} bytes ` +
-      `(file ${fileBytes}), ${stats.bitsPerItem.toFixed(2)} bits/item, load factor ${stats.loadFactor.toFixed(4)}, ` +
-      `expected FP rate ${stats.expectedFalsePositiveRate.toFixed(6)}; ` +
+    `example app: ready in ${msToReady.toFixed(0)} ms; ${stats.items} entries, ${stats.bytes} bytes ` +
+      `(file ${fileBytes}), ${stats.bitsPerItem.toFixed(2)} bits/entry, load factor ${stats.loadFactor.toFixed(4)}, ` +
+      `FP rate per URL at most ${stats.urlFalsePositiveRate.toFixed(6)}; ` +
       `marked ${state.marked.length}/${state.links.length} links; ` +
       `JS asset ${jsBytes.length} bytes, ${gzipped} gzipped\n` +
-      `verdicts: ${Object.entries(verdicts).map(([h, v]) => `${h}=${v}`).join(', ')}`,
+      `typed: ${Object.entries(typed).map(([u, l]) => `${u} => ${l.match ?? l.verdict}`).join(', ')}`,
   );
+}, 45000);
+
+test('the app answers the URL it is opened with (?url=), before anyone types', async () => {
+  const answers: Record<string, Lookup | null> = {};
+  for (const url of [
+    'https://www.aasp-apple-portal-online.com/loading.html', // a listed page's www. variant
+    'http://shared-host.example/~phisher/a/b/c.html', // deeper under a listed folder
+    'https://cat.criteo.com.', // a listed bare host, with a trailing dot and no path
+    'https://en.wikipedia.org/wiki/Bloom_filter', // benign
+    'mailto:someone', // not a URL with a host
+  ]) {
+    const state = await open(url);
+    expect(state.ready).toBe(true);
+    expect(await page.inputValue('#url')).toBe(url);
+    answers[url] = state.lookup;
+  }
+  expect(Object.values(answers).map((a) => [a?.input, a?.verdict, a?.match, a?.reason])).toEqual([
+    ['https://www.aasp-apple-portal-online.com/loading.html', 'listed', 'aasp-apple-portal-online.com/loading.html', null],
+    ['http://shared-host.example/~phisher/a/b/c.html', 'listed', 'shared-host.example/~phisher/', null],
+    ['https://cat.criteo.com.', 'listed', 'cat.criteo.com/', null],
+    ['https://en.wikipedia.org/wiki/Bloom_filter', 'not-listed', null, null],
+    ['mailto:someone', 'invalid', null, 'no-host'],
+  ]);
+  expect(await readCspViolations(page)).toEqual([]);
+  expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
 }, 45000);
