@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Fuzzes CuckooFilter::Deserialize (tests/fuzz/deserialize_fuzz.cc) with libFuzzer,
-# AddressSanitizer and UndefinedBehaviorSanitizer, built by Debian's clang-14 as
-# the CMake preset "fuzz" (CMakePresets.json, build/fuzz/).
+# Fuzzes the core's parsers of untrusted bytes with libFuzzer, AddressSanitizer and
+# UndefinedBehaviorSanitizer, built by Debian's clang-14 as the CMake preset "fuzz"
+# (CMakePresets.json, build/fuzz/). Two targets:
+#   deserialize  CuckooFilter::Deserialize (tests/fuzz/deserialize_fuzz.cc), the default
+#   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
 #
-#   bash scripts/fuzz.sh [RUNS]     run RUNS executions (default 10,000,000; CI: 50000)
+#   bash scripts/fuzz.sh [--target deserialize|url] [RUNS]
+#                                   run RUNS executions (default 10,000,000; CI: 50000)
 #   bash scripts/fuzz.sh --corpus   regenerate the seed corpus tests/fuzz/corpus/
-#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file)
+#                                   (deserialize; url's tests/fuzz/url_corpus/ is kept by hand)
+#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file); likewise url_fuzz
 #
-# Builds build/fuzz/deserialize_fuzz and build/fuzz/make_corpus (cmake --build
-# --preset fuzz: only what changed), copies the seed corpus into a scratch corpus
-# build/fuzz/corpus/ (recreated on every run; tests/fuzz/corpus/ is never written
-# while fuzzing) and runs libFuzzer there. Crash, timeout and out-of-memory inputs
-# go to build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log. Prints
-# libFuzzer's final stats line and ends with "fuzz: N executions, K crashes";
+# Builds build/fuzz/deserialize_fuzz, build/fuzz/url_fuzz and build/fuzz/make_corpus
+# (cmake --build --preset fuzz: only what changed), copies the target's seed corpus
+# into a scratch corpus (build/fuzz/corpus/ for deserialize, build/fuzz/corpus-url/
+# for url; recreated on every run; the committed seeds are never written while
+# fuzzing) and runs libFuzzer there. Crash, timeout and out-of-memory inputs go to
+# build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log (fuzz-url.log for url).
+# Prints libFuzzer's final stats line and ends with "fuzz: N executions, K crashes";
 # exits non-zero if K > 0.
 #
 # Environment: FUZZ_CXX (default clang++-14, else clang++), FUZZ_SEED (libFuzzer
@@ -22,20 +27,36 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 out=build/fuzz
-bin=$out/deserialize_fuzz
 gen=$out/make_corpus
-seeds=tests/fuzz/corpus
 
 mode=fuzz
 runs=10000000
-case "${1:-}" in
-  "") ;;
-  --corpus) mode=corpus ;;
-  -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
-  *) runs=$1 ;;
-esac
+target=deserialize
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --corpus) mode=corpus ;;
+    --target)
+      [ $# -ge 2 ] || { echo "fuzz: --target needs deserialize or url" >&2; exit 2; }
+      target=$2
+      shift
+      ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
+    *) runs=$1 ;;
+  esac
+  shift
+done
 [ "$runs" -gt 0 ] || { echo "fuzz: RUNS must be > 0" >&2; exit 2; }
+case "$target" in
+  deserialize) seeds=tests/fuzz/corpus; dict=tests/fuzz/deserialize.dict; work=$out/corpus; logname=fuzz.log ;;
+  url) seeds=tests/fuzz/url_corpus; dict=tests/fuzz/url.dict; work=$out/corpus-url; logname=fuzz-url.log ;;
+  *) echo "fuzz: --target must be deserialize or url, got '$target'" >&2; exit 2 ;;
+esac
+if [ "$mode" = corpus ] && [ "$target" != deserialize ]; then
+  echo "fuzz: --corpus regenerates the deserialize seeds only; $seeds is kept by hand" >&2
+  exit 2
+fi
+bin=$out/${target}_fuzz
 
 cxx=${FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
@@ -66,32 +87,38 @@ if [ "$mode" = corpus ]; then
   exit 0
 fi
 
-# Scratch corpus: the committed seeds, plus freshly generated ones if the format
-# has moved on since they were committed (then say so: they should be regenerated).
-work=$out/corpus
-rm -rf "$work" "$out/seeds"
-mkdir -p "$work" "$out/seeds"
-"$gen" "$out/seeds" >/dev/null
-if [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ]; then
-  cp "$seeds"/* "$work"/
-  if ! diff -rq "$seeds" "$out/seeds" >/dev/null; then
-    echo "fuzz: warning: $seeds differs from what make_corpus writes now;" \
-         "run 'bash scripts/fuzz.sh --corpus' and commit it" >&2
-    for f in "$out/seeds"/*; do cp "$f" "$work/fresh-$(basename "$f")"; done
+# Scratch corpus: the committed seeds; for deserialize, plus freshly generated ones
+# if the format has moved on since they were committed (then say so: they should be
+# regenerated).
+rm -rf "$work"
+mkdir -p "$work"
+if [ "$target" = deserialize ]; then
+  rm -rf "$out/seeds"
+  mkdir -p "$out/seeds"
+  "$gen" "$out/seeds" >/dev/null
+  if [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ]; then
+    cp "$seeds"/* "$work"/
+    if ! diff -rq "$seeds" "$out/seeds" >/dev/null; then
+      echo "fuzz: warning: $seeds differs from what make_corpus writes now;" \
+           "run 'bash scripts/fuzz.sh --corpus' and commit it" >&2
+      for f in "$out/seeds"/*; do cp "$f" "$work/fresh-$(basename "$f")"; done
+    fi
+  else
+    cp "$out/seeds"/* "$work"/
   fi
 else
-  cp "$out/seeds"/* "$work"/
+  cp "$seeds"/* "$work"/
 fi
 
-marker=$out/run-start
+marker=$out/run-start-$target
 touch "$marker"
-log=$out/fuzz.log
+log=$out/$logname
 echo "fuzz: $runs executions from $(find "$work" -type f | wc -l) seeds; log: $log"
 start=$(date +%s%N)
 set +e
 # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
 "$bin" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-  -seed="${FUZZ_SEED:-0}" -dict=tests/fuzz/deserialize.dict -print_final_stats=1 \
+  -seed="${FUZZ_SEED:-0}" -dict="$dict" -print_final_stats=1 \
   -artifact_prefix="$out/artifacts/" ${FUZZ_ARGS:-} "$work" </dev/null 2>&1 |
   tee "$log" | grep --line-buffered -E '^INFO: Seed|^#[0-9]+[[:space:]]+(INITED|pulse)'
 status=("${PIPESTATUS[@]}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run, then the Jest tests (API, real data, format,
+# npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run of each target, then the Jest tests (API, real data, format,
 # CLI, npm pack). The C++ runs are the CMake presets native, asan and fuzz (CMakePresets.json). `npm test` runs
 # scripts/setup.sh first (pretest), which installs what is missing and builds. Ends with one line
 # "tests: N passed, N failed".
@@ -21,11 +21,15 @@ cmake --preset asan >/dev/null &&
   ctest --preset asan -j "$jobs" --output-junit "$root/build/test-results/ctest-asan.xml"
 asan=$?
 
-echo "== fuzzing the C++ deserializer (libFuzzer + ASan/UBSan, 50,000 executions)"
+echo "== fuzzing the C++ deserializer and URL canonicalizer (libFuzzer + ASan/UBSan, 50,000 executions each)"
 bash scripts/fuzz.sh 50000 > build/test-results/fuzz.log 2>&1
 fuzz=$?
 tail -n 1 build/test-results/fuzz.log
 [ "$fuzz" -eq 0 ] || tail -n 40 build/test-results/fuzz.log
+bash scripts/fuzz.sh --target url 50000 > build/test-results/fuzz-url.log 2>&1
+fuzz_url=$?
+tail -n 1 build/test-results/fuzz-url.log
+[ "$fuzz_url" -eq 0 ] || tail -n 40 build/test-results/fuzz-url.log
 
 echo "== JavaScript tests (jest)"
 npx jest --ci --json --outputFile=build/test-results/jest.json "$@"
@@ -47,4 +51,4 @@ try {
 } catch { failed += 1; }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
-[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$js" -eq 0 ]

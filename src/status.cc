@@ -49,7 +49,8 @@ const char* StatusMessage(Status status) {
              "port is removed, is a malformed bracketed IPv6 address, or mixes valid and invalid "
              "UTF-8; fix the host";
     case Status::kUrlTooLong:
-      return "the URL is longer than 2 MiB (2097152 bytes), the longest accepted; shorten it";
+      return "the URL, or its canonical form, is longer than 2 MiB (2097152 bytes), the longest "
+             "accepted; shorten it";
     case Status::kUrlNonAsciiHost:
       return "the URL's host has non-ASCII characters and must be converted to Punycode "
              "(e.g. with url.domainToASCII) before it is canonicalized again";

@@ -36,7 +36,7 @@ enum class Status : uint8_t {
   kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
   kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."
   kUrlBadHost = 32,       // host only dots, a ':' or '[' left in it, a bad IPv6 literal, mixed UTF-8
-  kUrlTooLong = 33,       // longer than url::kMaxUrlBytes (2 MiB)
+  kUrlTooLong = 33,       // it or its canonical form longer than url::kMaxUrlBytes (2 MiB)
   kUrlNonAsciiHost = 34,  // internal: the host is UTF-8 text; the caller maps it to Punycode and retries
 };
 

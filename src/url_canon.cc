@@ -576,6 +576,12 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
   HostKind kind = HostKind::kName;
   size_t host_len = 0;
   if (replace_host) {
+    // A '%' in the replacement would be escaped as "%25" and decode, with the
+    // bytes after it, into something else when the output is canonicalized
+    // again; a Punycode host never has one.
+    if (ascii_host_len > 0 && std::memchr(ascii_host, '%', ascii_host_len) != nullptr) {
+      return Status::kUrlBadHost;
+    }
     const Status s = WriteNameHost(ascii_host, ascii_host_len, false, o, &host_len, &kind);
     if (s != Status::kOk) return s;
   } else if (bracketed) {
@@ -606,6 +612,8 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
     o = EscapeCopy(u + query_begin + 1, m - query_begin - 1, o);
   }
   const size_t length = static_cast<size_t>(o - buf);
+  // A canonical URL is itself an input Canonicalize accepts (idempotence).
+  if (length > kMaxUrlBytes) return Status::kUrlTooLong;
   const size_t query_offset = has_query ? path_offset + path_len + 1 : length;
 
   out->length = static_cast<uint32_t>(length);

@@ -43,9 +43,9 @@
 namespace cuckoo {
 namespace url {
 
-// Longest input accepted, bytes (Chrome's URL length limit, kMaxURLChars):
-// longer inputs are refused with kUrlTooLong, which keeps every offset and
-// every buffer size below in uint32_t, also in wasm32.
+// Longest input, and longest canonical URL, accepted, bytes (Chrome's URL
+// length limit, kMaxURLChars): longer ones are refused with kUrlTooLong, which
+// keeps every offset and every buffer size below in uint32_t, also in wasm32.
 inline constexpr size_t kMaxUrlBytes = size_t{2} << 20;
 
 // Upper bound of CanonicalUrl::length for an input of `len` bytes: each byte
@@ -98,7 +98,8 @@ static_assert(std::is_standard_layout<CanonicalUrl>::value && sizeof(CanonicalUr
 // UTF-8) into buf[0, out->length). `buf` must hold CanonicalBufferSize(len)
 // bytes; url and buf must not overlap. Returns
 //   kOk              *out describes the canonical URL in buf;
-//   kUrlTooLong      len > kMaxUrlBytes;
+//   kUrlTooLong      len > kMaxUrlBytes, or the canonical URL would be longer
+//                    (so that every canonical URL is an input this accepts);
 //   kInvalidArgument buf is null or buf_len < CanonicalBufferSize(len), or url
 //                    is null with len > 0;
 //   kUrlEmpty        nothing but bytes <= 0x20 (spaces, tabs, control bytes);
@@ -132,7 +133,7 @@ Status Canonicalize(const uint8_t* url, size_t len, uint8_t* buf, size_t buf_len
 // Canonicalize, with the host replaced by ascii_host[0, ascii_host_len) (the
 // Punycode form of the host Canonicalize reported with kUrlNonAsciiHost). The
 // replacement goes through the same host rules (dots, lowercase, IPv4), and
-// must be non-empty ASCII without '/', '?', '@', ':', '[' or ']', else
+// must be non-empty ASCII without '/', '?', '@', ':', '[', ']' or '%', else
 // kUrlBadHost; url must still have a host (else kUrlNoHost). Never returns
 // kUrlNonAsciiHost. `buf` must hold CanonicalBufferSize(len + ascii_host_len)
 // bytes; kUrlTooLong if either length exceeds kMaxUrlBytes.

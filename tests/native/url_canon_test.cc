@@ -346,12 +346,12 @@ TEST(UrlCanonIdn, TheAsciiHostReplacesItAndTheRestIsCanonicalizedOnce) {
   for (const auto& [host, want] : std::vector<std::pair<std::string, std::string>>{
            {"..XN--BCHER-KVA.DE..", "http://xn--bcher-kva.de/"},
            {"1.2.3", "http://1.2.0.3/"},
-           {"a%b", "http://a%25b/"},
+           {"a#b c", "http://a%23b%20c/"},
        }) {
     EXPECT_EQ(Canonicalize("http://\xC3\xBC/", &host).url, want) << host;
   }
-  for (const std::string host : {"", "...", "a/b", "a?b", "a@b", "a:80", "[::1]", "\xC3\xBC",
-                                 "\x80"}) {
+  for (const std::string host : {"", "...", "a/b", "a?b", "a@b", "a:80", "[::1]", "a%b", "%41",
+                                 "\xC3\xBC", "\x80"}) {
     EXPECT_EQ(Name(Canonicalize("http://\xC3\xBC/", &host).status), "kUrlBadHost") << host;
   }
   const std::string any = "example.com";
@@ -404,7 +404,13 @@ TEST(UrlCanonErrors, TooLongAndBadBuffers) {
             "kUrlTooLong");
   huge.pop_back();
   huge.replace(0, 7, "http://");
+  huge.back() = '/';
   EXPECT_EQ(Name(Canonicalize(huge).status), "kOk") << "kMaxUrlBytes itself is accepted";
+  huge.back() = 'a';
+  EXPECT_EQ(Name(Canonicalize(huge).status), "kUrlTooLong")
+      << "its canonical form, with a '/' added, would be one byte too long";
+  huge.replace(huge.size() - 3, 3, "/\x01" "a");
+  EXPECT_EQ(Name(Canonicalize(huge).status), "kUrlTooLong") << "\\x01 becomes %01, 2 bytes longer";
 
   std::vector<uint8_t> buf(url::CanonicalBufferSize(ok.size()));
   EXPECT_EQ(Name(url::Canonicalize(U8(ok), ok.size(), buf.data(), buf.size() - 1, &out)),

@@ -134,6 +134,16 @@ inline Canon Canonicalize(const std::string& in, const std::string* ascii_host =
   EXPECT_EQ(expression.offset, p.host_offset);
   EXPECT_EQ(expression.length, p.length - p.host_offset);
   r.expression.assign(b + expression.offset, expression.length);
+  // Idempotence, for every canonical URL any test makes.
+  {
+    std::vector<uint8_t> again(url::CanonicalBufferSize(r.url.size()));
+    url::CanonicalUrl q{};
+    EXPECT_EQ(Name(url::Canonicalize(U8(r.url), r.url.size(), again.data(), again.size(), &q)),
+              "kOk")
+        << in;
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(again.data()), q.length), r.url)
+        << "not idempotent: " << in;
+  }
   url::UrlSpan spans[url::kMaxExpressions];
   const size_t n = url::UrlExpressions(p, buf, spans);
   EXPECT_GE(n, 1u);
