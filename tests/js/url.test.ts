@@ -289,11 +289,19 @@ describe('the rules as documented (src/url_canon.h, src/url_expressions.h, docs/
     expect(await canonicalizeUrl('http://１２７.０.０.１/')).toBe('http://127.0.0.1/');
   });
 
-  test('an internationalized host is not cut short where the platform\'s URL parser would end a host ("#", "\\")', async () => {
-    // The core decodes %23 to '#' inside the host and keeps it (docs' "host%23.com");
-    // the Punycode step must convert the whole host or refuse it, never take a prefix.
+  test('an internationalized host is not cut short or changed where the platform\'s URL parser would end a host or drop a character', async () => {
+    // The core decodes %23 to '#' and %09 to a tab inside the host and keeps them (docs' "host%23.com");
+    // the Punycode step must convert the whole host or refuse it, never a prefix or an altered host.
     expect(await canonicalizeUrl('http://x%23u.evil.example/login')).toBe('http://x%23u.evil.example/login');
-    for (const input of ['http://x%23ü.evil.example/login', 'http://x%5Cü.evil.example/login', 'http://ü\\x.evil.example/', 'http://ü%23/']) {
+    expect(await canonicalizeUrl('http://x%09u.evil.example/')).toBe('http://x%09u.evil.example/');
+    for (const input of [
+      'http://x%23ü.evil.example/login', // was http://x/login
+      'http://x%5Cü.evil.example/login', // was http://x/login
+      'http://ü\\x.evil.example/', // was http://xn--tda/
+      'http://ü%23/', // was http://xn--tda/
+      'http://x%09ü.evil.example/', // was http://xn--x-eha.evil.example/ (the tab dropped)
+      'http://x%0Aü.evil.example/',
+    ]) {
       const e = await caught(() => canonicalizeUrl(input)).catch((x) => x);
       expect([input, e instanceof InvalidUrlError ? (e as InvalidUrlError).reason : String(e)]).toEqual([input, 'bad-host']);
     }
