@@ -17,9 +17,14 @@ export const MAX_URL_EXPRESSIONS = 30;
  * The Punycode form of an internationalized host (`bücher.example` →
  * `xn--bcher-kva.example`), by the platform's WHATWG URL parser, which maps it
  * by UTS #46 the same way in Node.js and browsers. Undefined if the parser
- * refuses the host or gives back anything but printable ASCII.
+ * refuses the host or gives back anything but printable ASCII, and for a host
+ * holding a character the parser would end the host at (`#`, `/`, `\`, `?`),
+ * read as userinfo or port (`@`, `:`) or drop (tab, CR, LF): the core keeps
+ * those in a host (decoded from `%23`, `%5C`, `%09`), and the parser would
+ * convert only a part of the host, or another host.
  */
 export function punycodeHost(host: string): string | undefined {
+  if (/[\t\n\r#/\\?@:]/.test(host)) return undefined;
   try {
     const ascii = new URL(`http://${host}/`).hostname;
     return /^[\x21-\x7e]+$/.test(ascii) ? ascii : undefined;

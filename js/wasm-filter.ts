@@ -389,8 +389,8 @@ export abstract class WasmFilter<H extends number> {
     const h = this.live();
     const status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, h, entry, host));
     if (status === Status.Ok) return this;
+    if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
     this.lastFailure = status;
-    this.refusedUrl = entry;
     throw this.addError(0);
   }
 
