@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from './index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
-import { listEntries, listEntry } from './lines.js';
+import { listEntries, listEntry, numberedListEntries } from './lines.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
 import { loadCore } from './wasm-core.js';
 
@@ -196,8 +196,8 @@ async function build(args: string[]): Promise<void> {
   const list = positionals[0];
 
   // Every entry, then each distinct key once in first-seen order with how often it occurs.
-  let entries = listEntries(readFile(list, 'list').toString('utf8'));
-  if (urls) entries = await urlEntries(list, entries);
+  const text = readFile(list, 'list').toString('utf8');
+  const entries = urls ? await urlEntries(list, text) : listEntries(text);
   const counts = new Map<string, number>();
   for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
   const keys = keepDuplicates ? entries : [...counts.keys()];
@@ -260,13 +260,13 @@ async function build(args: string[]): Promise<void> {
  * entries naming the same page are counted as duplicates.
  * @throws Error naming the line's entry and why it is not a URL.
  */
-async function urlEntries(list: string, entries: string[]): Promise<string[]> {
+async function urlEntries(list: string, text: string): Promise<string[]> {
   const core = await loadCore();
-  return entries.map((entry) => {
+  return numberedListEntries(text).map(({ entry, line }) => {
     try {
       return entryExpression(core, entry);
     } catch (e) {
-      throw new Error(`${list}: ${(e as Error).message}`);
+      throw new Error(`${list}:${line}: ${(e as Error).message}`);
     }
   });
 }

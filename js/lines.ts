@@ -33,10 +33,19 @@ export function listEntry(line: string): string | undefined {
  * @example listEntries('\uFEFFa.example\r\n\r\n# c\r\nb.example\r\n') // ['a.example', 'b.example']
  */
 export function listEntries(text: string): string[] {
-  const entries: string[] = [];
-  for (const line of text.split(LINE_BREAK)) {
+  return numberedListEntries(text).map(({ entry }) => entry);
+}
+
+/**
+ * The entries of a whole list with their 1-based line numbers, for messages about one entry.
+ *
+ * @example numberedListEntries('# c\nb.example\n') // [{ entry: 'b.example', line: 2 }]
+ */
+export function numberedListEntries(text: string): { entry: string; line: number }[] {
+  const entries: { entry: string; line: number }[] = [];
+  text.split(LINE_BREAK).forEach((line, i) => {
     const entry = listEntry(line);
-    if (entry !== undefined) entries.push(entry);
-  }
+    if (entry !== undefined) entries.push({ entry, line: i + 1 });
+  });
   return entries;
 }

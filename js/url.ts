@@ -88,7 +88,7 @@ export function entryExpression(core: Core, entry: Key): string {
  * then control, space, non-ASCII, `#` and `%` bytes escaped as `%XX`. The same
  * code the filters' URL methods run.
  *
- * @param url - a URL (`https://Evil.EXAMPLE/a/./b#x`), with or without a scheme (`evil.example/a`).
+ * @param url - a URL (`https://Evil.EXAMPLE/a/./b#x`), with or without a scheme (`evil.example/a`), or its UTF-8 bytes.
  * @returns the canonical URL as the Safe Browsing docs write it (`http://evil.example/a/b`).
  * @throws InvalidUrlError if the string cannot be a URL (its `reason` says why).
  * @throws ArgumentTypeError if `url` is neither a string nor a Uint8Array.
@@ -97,7 +97,7 @@ export function entryExpression(core: Core, entry: Key): string {
  * await canonicalizeUrl('http://www.GOOgle.com/'); // 'http://www.google.com/'
  * ```
  */
-export async function canonicalizeUrl(url: string): Promise<string> {
+export async function canonicalizeUrl(url: string | Uint8Array): Promise<string> {
   const key = checkUrl(url, 'url');
   const core = await loadCore();
   const status = withAsciiHost(core, (host) => core.urlCanonicalize(key, host));
@@ -120,7 +120,7 @@ export async function canonicalizeUrl(url: string): Promise<string> {
  * // ['a.b.c/1/2.html?param=1', 'a.b.c/1/2.html', 'a.b.c/', 'a.b.c/1/', 'b.c/1/2.html?param=1', ...]
  * ```
  */
-export async function urlExpressions(url: string): Promise<string[]> {
+export async function urlExpressions(url: string | Uint8Array): Promise<string[]> {
   const key = checkUrl(url, 'url');
   const core = await loadCore();
   const n = withAsciiHost(core, (host) => core.urlExpressions(key, host));

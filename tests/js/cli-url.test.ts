@@ -156,10 +156,10 @@ test.each([
   expect(existsSync((args as string[])[(args as string[]).indexOf('-o') + 1])).toBe(false);
 });
 
-test('build --urls with an entry that is not a URL: the list and the entry named, exit code 1, no file written', () => {
+test('build --urls with an entry that is not a URL: the list, its line and the entry named, exit code 1, no file written', () => {
   writeFileSync(at('bad.txt'), 'ok.example\n\nhttp:///nohost\nlater.example\n');
   const r = run(['build', '--urls', at('bad.txt'), '-o', at('bad.cuckoo')]);
   expect(r.status).toBe(1);
-  expect(r.stderr).toMatch(/bad\.txt: "http:\/\/\/nohost" is not a URL: .*no host/);
+  expect(r.stderr).toMatch(/bad\.txt:3: "http:\/\/\/nohost" is not a URL: .*no host/);
   expect(existsSync(at('bad.cuckoo'))).toBe(false);
 });
