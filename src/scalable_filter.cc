@@ -53,11 +53,19 @@ Status ScalableCuckooFilter::Grow() {
   base.bucket_size = first.bucket_size();
   base.max_kicks = first.max_kicks();
   base.seed = first.seed();
+  // Judge the new sub-filter's size before allocating it (m0 * e^j buckets of
+  // b slots of f0 + j bits): a table over the limit may be gigabytes.
+  uint64_t m = first.bucket_count();
+  for (uint32_t l = 0; l < count_ && m <= kMaxBucketCount; ++l) m *= expansion_;
+  const uint32_t bits = base.fingerprint_bits + count_;
+  if (m > kMaxBucketCount || bits > kMaxFingerprintBits) return Status::kGrowthLimit;
+  const uint64_t next_bytes =
+      format::CuckooFileBytes(PackedTable::ByteLength(m * base.bucket_size, bits));
+  if (SerializedSize() + next_bytes > kMaxFilterBytes) return Status::kGrowthLimit;
   std::unique_ptr<CuckooFilter> next;
   const Status s = CuckooFilter::CreateLevel(base, first.bucket_count(), expansion_, count_, &next);
   if (s == Status::kInvalidArgument) return Status::kGrowthLimit;  // f or m out of range
   if (s != Status::kOk) return s;
-  if (SerializedSize() + next->SerializedSize() > kMaxFilterBytes) return Status::kGrowthLimit;
   subs_[count_++] = std::move(next);
   return Status::kOk;
 }
