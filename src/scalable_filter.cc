@@ -230,6 +230,11 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
 Status ScalableBloomFilter::Create(const ScalableBloomParams& params,
                                    std::unique_ptr<ScalableBloomFilter>* out) {
   if (!ValidExpansion(params.expansion)) return Status::kInvalidArgument;
+  // ε is the whole filter's; sub-filter 0 gets ε / 2 when the filter grows,
+  // which is in (0, 1) for some ε >= 1 too.
+  if (!(params.false_positive_rate > 0 && params.false_positive_rate < 1)) {
+    return Status::kInvalidArgument;
+  }
   BloomParams first;
   first.capacity = params.capacity;
   first.false_positive_rate =
