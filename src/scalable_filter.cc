@@ -194,6 +194,9 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
   s = format::ReadStack(data, len, &h, offsets);
   if (s != Status::kOk) return s;
   if (h.type != format::kTypeCuckoo) return Status::kFormatIsBloomFilter;
+  // A cuckoo filter that does not grow is written as version 1, never as
+  // version 2 with expansion 0 (which would load, then save as other bytes).
+  if (h.expansion == 0) return Status::kFormatBadParameter;
 
   std::unique_ptr<CuckooFilter> subs[format::kMaxSubFilters];
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
