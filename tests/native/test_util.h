@@ -65,6 +65,12 @@ inline const char* TestStatusName(Status s) {
       return "kFormatBadVictim";
     case Status::kFormatBadPadding:
       return "kFormatBadPadding";
+    case Status::kFormatIsBloomFilter:
+      return "kFormatIsBloomFilter";
+    case Status::kFormatIsCuckooFilter:
+      return "kFormatIsCuckooFilter";
+    case Status::kGrowthLimit:
+      return "kGrowthLimit";
   }
   return "(unnamed status)";
 }
