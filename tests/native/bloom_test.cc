@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -172,6 +173,36 @@ TEST(BloomBits, AKeySetsExactlyItsSpecPositions) {
       EXPECT_EQ(f->size(), 1u);
     }
   }
+}
+
+// A position is fastrange32 of the HIGH 32 bits of x, so the increments
+// y += i + 1 reach a position only by a carry out of the low 32 bits. These
+// hashes are made so that such a carry happens at position 2 (lo32(h + 2y0)
+// = 2^32 - 1, so the + 1 added to y after position 0 carries) and moves it to
+// the next bit: the positions must include that carry.
+TEST(BloomBits, TheIncrementsReachThePositionsThroughTheCarry) {
+  const uint64_t m = uint64_t{1} << 20;
+  const uint32_t k = 4;
+  const Bytes zero(BloomFilter::WordBytesFor(m), 0);
+  int found = 0;
+  for (uint64_t hi = 1; found < 5 && hi < 100000000; ++hi) {
+    const uint64_t lo = (0xffffffffULL - 2 * hi) & 0xffffffffULL;
+    const uint64_t h = hi << 32 | lo;
+    // Position 2 without the carry: x = h + 2y0 (y0 = h rotated by 32).
+    const uint64_t y0 = (h << 32) | (h >> 32);
+    const uint32_t without = static_cast<uint32_t>((((h + 2 * y0) >> 32) * m) >> 32);
+    const std::vector<uint32_t> spec = SpecPositions(h, k, m);
+    if (spec[2] == without) continue;  // the carry did not cross into another bit
+    ++found;
+    BloomPtr f;
+    ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01), m, k, 0, zero.data(), &f), Status::kOk);
+    f->AddHash(h);
+    EXPECT_TRUE(BitSet(*f, spec[2])) << "hash " << h;
+    if (std::count(spec.begin(), spec.end(), without) == 0) {
+      EXPECT_FALSE(BitSet(*f, without)) << "hash " << h << ": position 2 without the carry";
+    }
+  }
+  EXPECT_EQ(found, 5);
 }
 
 TEST(BloomBits, ContainIsTrueExactlyWhenEveryPositionIsSet) {
