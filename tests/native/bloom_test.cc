@@ -1,6 +1,6 @@
 // Tests of cuckoo::BloomFilter (src/bloom_filter.h): sizing (m and k from
 // capacity and ε, against values computed apart), bit positions by enhanced
-// double hashing (an independent implementation of docs/FORMAT.md §11.4), no
+// double hashing (an independent implementation of docs/FORMAT.md §11.6), no
 // false negatives, the measured false-positive rate against (1 - e^(-kn/m))^k,
 // the fill estimates, Union / IsCompatible, refused parameters, and running
 // out of memory.
@@ -29,7 +29,7 @@
 namespace cuckoo_test {
 namespace {
 
-// The k positions of a key hash in m bits (docs/FORMAT.md §11.4), written
+// The k positions of a key hash in m bits (docs/FORMAT.md §11.6), written
 // from the spec: x = h, y = h rotated by 32; position i = fastrange32(x >> 32, m),
 // then x += y, y += i + 1 (mod 2^64).
 std::vector<uint32_t> SpecPositions(uint64_t h, uint32_t k, uint64_t m) {

@@ -180,7 +180,7 @@ TEST(FormatV2Reader, EachTypesBytesAreNamedToTheOtherTypesReader) {
   EXPECT_EQ(Load(cuckoo_v2, &out), Status::kFormatUnsupportedVersion);
   EXPECT_EQ(Load(bloom, &out), Status::kFormatUnsupportedVersion);
   // The type is judged before the length and the checksum (FORMAT.md §12,
-  // check 5): a cut or damaged file of the other type is still named.
+  // check 4a): a cut or damaged file of the other type is still named.
   EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes(bloom.begin(), bloom.begin() + 7)),
             Status::kFormatIsBloomFilter);
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes(cuckoo_v2.begin(), cuckoo_v2.begin() + 7)),
