@@ -957,6 +957,40 @@ TEST(ScalableBloom, GrowthStopsBeforeTwoToTheThirtyTwoBits) {
   for (uint64_t i = 0; i < fit; i += 97) ASSERT_TRUE(Contain(*f, Key("big-", i))) << i;
 }
 
+// 32 sub-filters cannot be reached by adding keys (sub-filter 31 holds 2^31
+// times the first one's capacity), so the file is made by hand: capacities
+// 1, 2, 4, ..., 2^31 at rates 0.25, 0.125, ..., each of 64 bits and 1 hash (m and
+// k are stored, not derived), the newest holding its capacity.
+TEST(ScalableBloom, GrowthStopsAtThirtyTwoSubFilters) {
+  StackFile file;
+  file.type = format::kTypeBloom;
+  file.expansion = 2;
+  file.seed = 7;
+  for (uint32_t j = 0; j < 32; ++j) {
+    BloomSectionSpec s;
+    s.k = 1;
+    s.m = 64;
+    s.capacity = uint64_t{1} << j;
+    s.item_count = s.capacity;
+    s.rate = std::ldexp(0.25, -static_cast<int>(j));
+    file.sections.push_back(s.Write());
+  }
+  const Bytes bytes = file.Write();
+  GrowingBloomPtr f;
+  ASSERT_EQ(LoadAs(bytes, &f), Status::kOk);
+  ASSERT_EQ(f->sub_filter_count(), 32u);
+  EXPECT_EQ(Add(*f, "one more"), Status::kGrowthLimit);
+  EXPECT_EQ(Serialize(*f), bytes);
+  EXPECT_EQ(f->size(), (uint64_t{1} << 32) - 1);
+  // (A 33rd would also need more than 2^32 - 1 bits: capacity 2^32 at any rate
+  // below 1/2. So would a 32nd here; growth by doubling from capacity 1 meets
+  // the bit limit no later than the sub-filter limit.)
+  file.sections.pop_back();
+  ASSERT_EQ(LoadAs(file.Write(), &f), Status::kOk);
+  EXPECT_EQ(Add(*f, "one more"), Status::kGrowthLimit);
+  EXPECT_EQ(f->sub_filter_count(), 31u);
+}
+
 TEST(ScalableBloomOutOfMemory, CreateLoadAndGrowReportEachRefusalAndLeaveNothing) {
   const ScalableBloomParams p = GrowingBloom(20, 0.05, 2, 3);
   {
