@@ -16,7 +16,7 @@
 //
 // Bits are stored in 64-bit words, bit p being bit (p mod 64) of word p / 64;
 // bits from m up to the end of the last word stay 0. Not thread-safe;
-// non-copyable. Byte layout: docs/FORMAT.md §10, written and read by format.h.
+// non-copyable. Byte layout: docs/FORMAT.md §11.5-§11.7, written and read by format.h.
 #ifndef CUCKOO_WASM_SRC_BLOOM_FILTER_H_
 #define CUCKOO_WASM_SRC_BLOOM_FILTER_H_
 

@@ -61,7 +61,7 @@ inline uint64_t GetU64(const uint8_t* p) {
 // Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4). This
 // build writes it for such a filter, so their bytes stay what they were.
 constexpr uint16_t kFormatVersion = 1;
-// Version 2: any filter type, with its sub-filters (FORMAT.md §10). Readers
+// Version 2: any filter type, with its sub-filters (FORMAT.md §11). Readers
 // refuse versions other than 1 and 2 (FORMAT.md §9).
 constexpr uint16_t kFormatVersionStack = 2;
 constexpr uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
@@ -155,7 +155,7 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& header);
 
 // ---------------------------------------------------------------------------
-// Version 2 (FORMAT.md §10): a 24-byte stack header, then one section per
+// Version 2 (FORMAT.md §11): a 24-byte stack header, then one section per
 // sub-filter, oldest first, then the checksum.
 //
 //   | prefix | type | count S | expansion | reserved | seed | S sections | checksum |
@@ -192,7 +192,7 @@ void WriteStackHeader(const StackHeader& header, uint8_t* out);
 // too short to hold it or the version is neither).
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 
-// FORMAT.md §11 checks 5-9 on a version-2 file of `len` bytes whose prefix
+// FORMAT.md §12 checks 5-9 on a version-2 file of `len` bytes whose prefix
 // was read: the stack header's fields, the section lengths against `len`, and
 // the checksum. kOk fills *header and section_offsets[0 .. S] (section j is
 // data[offsets[j], offsets[j+1])); the sections' own fields are the type's

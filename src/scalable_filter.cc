@@ -63,11 +63,19 @@ Status ScalableCuckooFilter::Grow() {
   base.bucket_size = first.bucket_size();
   base.max_kicks = first.max_kicks();
   base.seed = first.seed();
+  // Judge the new sub-filter's size before allocating it (m0 * e^j buckets of
+  // b slots of f0 + j bits): a table over the limit may be gigabytes.
+  uint64_t m = first.bucket_count();
+  for (uint32_t l = 0; l < count_ && m <= kMaxBucketCount; ++l) m *= expansion_;
+  const uint32_t bits = base.fingerprint_bits + count_;
+  if (m > kMaxBucketCount || bits > kMaxFingerprintBits) return Status::kGrowthLimit;
+  const uint64_t next_bytes =
+      format::CuckooFileBytes(PackedTable::ByteLength(m * base.bucket_size, bits));
+  if (SerializedSize() + next_bytes > kMaxFilterBytes) return Status::kGrowthLimit;
   std::unique_ptr<CuckooFilter> next;
   const Status s = CuckooFilter::CreateLevel(base, first.bucket_count(), expansion_, count_, &next);
   if (s == Status::kInvalidArgument) return Status::kGrowthLimit;  // f or m out of range
   if (s != Status::kOk) return s;
-  if (SerializedSize() + next->SerializedSize() > kMaxFilterBytes) return Status::kGrowthLimit;
   subs_[count_++] = std::move(next);
   return Status::kOk;
 }
@@ -196,6 +204,9 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
   s = format::ReadStack(data, len, &h, offsets);
   if (s != Status::kOk) return s;
   if (h.type != format::kTypeCuckoo) return Status::kFormatIsBloomFilter;
+  // A cuckoo filter that does not grow is written as version 1, never as
+  // version 2 with expansion 0 (which would load, then save as other bytes).
+  if (h.expansion == 0) return Status::kFormatBadParameter;
 
   std::unique_ptr<CuckooFilter> subs[format::kMaxSubFilters];
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
@@ -232,6 +243,11 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
 Status ScalableBloomFilter::Create(const ScalableBloomParams& params,
                                    std::unique_ptr<ScalableBloomFilter>* out) {
   if (!ValidExpansion(params.expansion)) return Status::kInvalidArgument;
+  // ε is the whole filter's; sub-filter 0 gets ε / 2 when the filter grows,
+  // which is in (0, 1) for some ε >= 1 too.
+  if (!(params.false_positive_rate > 0 && params.false_positive_rate < 1)) {
+    return Status::kInvalidArgument;
+  }
   BloomParams first;
   first.capacity = params.capacity;
   first.false_positive_rate =

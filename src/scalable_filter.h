@@ -24,7 +24,7 @@
 // their sub-filters. At most kMaxSubFilters sub-filters and 1 GiB of
 // serialized bytes: an Add that would need more returns kGrowthLimit and adds
 // nothing. Byte layout: a cuckoo filter without growth is a version-1 file;
-// everything else version 2 (docs/FORMAT.md §10).
+// everything else version 2 (docs/FORMAT.md §11).
 #ifndef CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 #define CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 
@@ -52,7 +52,7 @@ class ScalableCuckooFilter {
   static Status Create(const CuckooParams& params, uint32_t expansion,
                        std::unique_ptr<ScalableCuckooFilter>* out);
   // Loads version-1 or version-2 (type cuckoo) bytes: every check of
-  // FORMAT.md §7 / §11. kFormatIsBloomFilter for a Bloom filter's bytes.
+  // FORMAT.md §7 / §12. kFormatIsBloomFilter for a Bloom filter's bytes.
   static Status Deserialize(const uint8_t* data, size_t len,
                             std::unique_ptr<ScalableCuckooFilter>* out);
 
@@ -110,7 +110,7 @@ struct ScalableBloomParams {
 class ScalableBloomFilter {
  public:
   static Status Create(const ScalableBloomParams& params, std::unique_ptr<ScalableBloomFilter>* out);
-  // Loads version-2 bytes of type Bloom (FORMAT.md §11); kFormatIsCuckooFilter
+  // Loads version-2 bytes of type Bloom (FORMAT.md §12); kFormatIsCuckooFilter
   // for a cuckoo filter's bytes (version 1, or version 2 of type cuckoo).
   static Status Deserialize(const uint8_t* data, size_t len,
                             std::unique_ptr<ScalableBloomFilter>* out);

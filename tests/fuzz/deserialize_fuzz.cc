@@ -1,6 +1,9 @@
-// libFuzzer target for CuckooFilter::Deserialize, the core's one parser of
-// untrusted bytes (docs/FORMAT.md, src/format.h). Built with ASan + UBSan by
-// the CMake preset "fuzz" (CMakePresets.json), which scripts/fuzz.sh runs:
+// libFuzzer target for the core's parsers of untrusted bytes (docs/FORMAT.md,
+// src/format.h): CuckooFilter::Deserialize (version 1),
+// ScalableCuckooFilter::Deserialize (versions 1 and 2, type cuckoo) and
+// ScalableBloomFilter::Deserialize (version 2, type Bloom), all three on every
+// input. Built with ASan + UBSan by the CMake preset "fuzz"
+// (CMakePresets.json), which scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh            # 10,000,000 executions
 //   bash scripts/fuzz.sh 50000      # the short CI run
@@ -11,25 +14,33 @@
 //   mode & 1 == 1  checksum fix-up: random bytes almost never carry a valid
 //                  XXH3-64 checksum, so Deserialize would refuse nearly every
 //                  mutant at kFormatChecksumMismatch and never reach the checks
-//                  behind it (victim, padding, item count). In this mode the
-//                  last 8 payload bytes are overwritten with cuckoo::Checksum
-//                  (XXH3-64, seed 0) of all preceding payload bytes, little-
-//                  endian, as Serialize writes it.
-//   mode & 3 == 3  length fix-up as well: before the checksum, the header's
-//                  table-length field is set from its bucket count, bucket size
-//                  and fingerprint bits, and the payload is cut or zero-padded to
-//                  header + table + checksum (only when those three are in range
-//                  and the total is at most kMaxFixupBytes), so that mutating f,
-//                  b or m still reaches the table checks.
+//                  behind it. In this mode the checksums are recomputed as
+//                  Serialize writes them: for version 1 the last 8 payload
+//                  bytes; for version 2 each cuckoo section's own checksum
+//                  (where the section's length field fits), then the last 8.
+//   mode & 3 == 3  length fix-up as well, before the checksums: version 1, the
+//                  header's table-length field is set from its bucket count,
+//                  bucket size and fingerprint bits and the payload cut or
+//                  zero-padded to match; version 2, the file is rebuilt section
+//                  by section the same way (cuckoo: table length from m, b, f;
+//                  Bloom: W from m, bits past m cleared), up to the header's
+//                  sub-filter count. Only while everything stays within
+//                  kMaxFixupBytes (version 1: 64 KiB) or kMaxStackFixupBytes
+//                  (version 2: 16 KiB); so mutating f, b or m still reaches
+//                  the table checks.
 // The seed corpus (tests/fuzz/corpus, made by tests/fuzz/make_corpus.cc) holds
-// valid filters under each mode byte.
+// valid filters of both versions and both types under each mode byte.
 //
-// Every input must end in kOk or a kFormat* / kOutOfMemory status. A loaded
-// filter must re-serialize to exactly the payload, load again, keep its
-// invariants (size <= slots + 1, capacity <= slots, ...), and survive Add /
-// Contain / Count / Delete of keys cut from the input, after which it must
-// still serialize to bytes that load. A failed check prints what failed and
-// traps; like any ASan/UBSan report or leak, that is a finding.
+// Every input must end in kOk or a kFormat* / kOutOfMemory status, and the
+// three readers must agree (a version-1 file: the growing reader gives the
+// plain reader's status, the Bloom reader kFormatIsCuckooFilter; a version-2
+// file of one type: the other type's reader names it). A loaded filter must
+// re-serialize to exactly the payload, load again to the same bytes, keep its
+// invariants, and survive operations on keys cut from the input: Add (which
+// may grow it), Contain, Count, Delete, the batches, and for Bloom filters a
+// Union with a second copy; after which it must still serialize to bytes that
+// load. A failed check prints what failed and traps; like any ASan/UBSan
+// report or leak, that is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -37,13 +48,18 @@
 #include <memory>
 #include <vector>
 
+#include "bloom_filter.h"
 #include "cuckoo_filter.h"
 #include "format.h"
+#include "scalable_filter.h"
 #include "status.h"
 
 namespace {
 
+using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
+using cuckoo::ScalableBloomFilter;
+using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
 namespace format = cuckoo::format;
 namespace field = cuckoo::format::cuckoo_field;
@@ -57,12 +73,19 @@ namespace field = cuckoo::format::cuckoo_field;
     }                                                                             \
   } while (0)
 
-// Largest payload the length fix-up builds (bounds time per input).
+// Largest payload the length fix-up builds (bounds time per input): a version-1
+// file, and a version-2 file (three readers, several sub-filters, each
+// checksummed on every load and save).
 constexpr uint64_t kMaxFixupBytes = 64 * 1024;
+constexpr uint64_t kMaxStackFixupBytes = 16 * 1024;
 // Above this max_kicks, a loaded filter is only checked read-only: a full table
 // with max_kicks up to kMaxMaxKicks (1,000,000) makes each Add a million-kick
 // chain, which is correct but would drop the fuzzer to a few executions/s.
 constexpr uint32_t kMaxKicksForMutation = 2000;
+// A growing filter is only given keys while the sub-filter an Add could make
+// stays under this many bytes (growth by up to 1024 times a 64 KiB file would
+// be legal, and slow: every byte is checksummed on each Serialize).
+constexpr uint64_t kMaxGrowthBytes = 1 << 20;
 
 bool IsRefusal(Status s) {
   switch (s) {
@@ -76,13 +99,21 @@ bool IsRefusal(Status s) {
     case Status::kFormatCountMismatch:
     case Status::kFormatBadVictim:
     case Status::kFormatBadPadding:
+    case Status::kFormatIsBloomFilter:
+    case Status::kFormatIsCuckooFilter:
       return true;
     default:
       return false;
   }
 }
 
-// Mode 3: makes the table-length field and the payload length agree with (m, b, f).
+uint16_t VersionOf(const std::vector<uint8_t>& buf) {
+  if (buf.size() < format::kPrefixBytes || std::memcmp(buf.data(), format::kMagic, 4) != 0) return 0;
+  return format::GetU16(buf.data() + format::kVersionOffset);
+}
+
+// Mode 3, version 1: makes the table-length field and the payload length agree
+// with (m, b, f).
 void FixLength(std::vector<uint8_t>* buf) {
   if (buf->size() < format::kCuckooHeaderBytes) return;
   const uint8_t* h = buf->data();
@@ -97,13 +128,80 @@ void FixLength(std::vector<uint8_t>* buf) {
   buf->resize(total, 0);
 }
 
-// Mode 1 and 3: the last 8 bytes become the checksum of the bytes before them.
-void FixChecksum(std::vector<uint8_t>* buf) {
-  if (buf->size() < format::kChecksumBytes) return;
-  format::WriteChecksum(buf->data(), buf->size() - format::kChecksumBytes);
+// Mode 3, version 2: rebuilds the file section by section from the input's
+// bytes, each section's length field set from its own shape (cuckoo: m, b,
+// f; Bloom: m, whose bits past m are cleared), up to the header's sub-filter
+// count (at most 32). Leaves the file alone if a shape is out of range or the
+// result would pass kMaxStackFixupBytes.
+void FixStackLengths(std::vector<uint8_t>* buf) {
+  if (buf->size() < format::kStackHeaderBytes) return;
+  const uint8_t type = (*buf)[format::stack_field::kType];
+  const uint32_t count = (*buf)[format::stack_field::kSubFilterCount];
+  if ((type != format::kTypeCuckoo && type != format::kTypeBloom) || count == 0 ||
+      count > format::kMaxSubFilters) {
+    return;
+  }
+  std::vector<uint8_t> out(buf->begin(), buf->begin() + format::kStackHeaderBytes);
+  size_t at = format::kStackHeaderBytes;  // next input byte
+  // Appends n input bytes from `at` (zeros past the end).
+  auto take = [&](uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i, ++at) out.push_back(at < buf->size() ? (*buf)[at] : 0);
+  };
+  for (uint32_t j = 0; j < count; ++j) {
+    const size_t start = out.size();
+    if (type == format::kTypeCuckoo) {
+      take(format::kCuckooHeaderBytes);
+      const uint8_t* h = out.data() + start;
+      const uint32_t f = h[field::kFingerprintBits];
+      const uint32_t b = h[field::kBucketSize];
+      const uint64_t m = format::GetU32(h + field::kBucketCount);
+      if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
+      const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
+      if (out.size() + table + 2 * format::kChecksumBytes > kMaxStackFixupBytes) return;
+      format::PutU64(out.data() + start + field::kTableBytes, table);
+      take(table + format::kChecksumBytes);
+    } else {
+      take(format::kBloomSectionHeaderBytes);
+      const uint64_t m = format::GetU64(out.data() + start + format::bloom_field::kBitCount);
+      if (m == 0 || m > cuckoo::kMaxBloomBits) return;
+      const uint64_t words = BloomFilter::WordBytesFor(m);
+      if (out.size() + words + format::kChecksumBytes > kMaxStackFixupBytes) return;
+      format::PutU64(out.data() + start + format::bloom_field::kWordBytes, words);
+      take(words);
+      if (m % 64 != 0) {  // clear the bits past m in the last word
+        uint8_t* last = out.data() + out.size() - 8;
+        format::PutU64(last, format::GetU64(last) & ((uint64_t{1} << (m % 64)) - 1));
+      }
+    }
+  }
+  take(format::kChecksumBytes);
+  buf->swap(out);
 }
 
-std::vector<uint8_t> SerializeToVector(const CuckooFilter& filter) {
+// Mode 1 and 3: the last 8 bytes become the checksum of the bytes before them;
+// in a version-2 file of type cuckoo, each section's own checksum first (for
+// the sections whose length fields fit in the file).
+void FixChecksum(std::vector<uint8_t>* buf) {
+  if (buf->size() < format::kChecksumBytes) return;
+  const size_t body = buf->size() - format::kChecksumBytes;
+  if (VersionOf(*buf) == format::kFormatVersionStack && body >= format::kStackHeaderBytes &&
+      (*buf)[format::stack_field::kType] == format::kTypeCuckoo) {
+    const uint32_t count = (*buf)[format::stack_field::kSubFilterCount];
+    size_t at = format::kStackHeaderBytes;
+    for (uint32_t j = 0; j < count && j < format::kMaxSubFilters; ++j) {
+      if (body - at < format::kCuckooHeaderBytes + format::kChecksumBytes) break;
+      const uint64_t table = format::GetU64(buf->data() + at + field::kTableBytes);
+      if (table > body - at - format::kCuckooHeaderBytes - format::kChecksumBytes) break;
+      const size_t sealed = static_cast<size_t>(format::kCuckooHeaderBytes + table);
+      format::WriteChecksum(buf->data() + at, sealed);
+      at += sealed + format::kChecksumBytes;
+    }
+  }
+  format::WriteChecksum(buf->data(), body);
+}
+
+template <typename Filter>
+std::vector<uint8_t> SerializeToVector(const Filter& filter) {
   std::vector<uint8_t> out(filter.SerializedSize());
   filter.Serialize(out.data());
   return out;
@@ -237,27 +335,18 @@ void Exercise(CuckooFilter* f, const uint8_t* input, size_t input_len) {
   CheckInvariants(*f);
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------
+// The plain filter (version 1).
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  const uint8_t mode = data[0];
-  std::vector<uint8_t> payload(data + 1, data + size);
-  if ((mode & 3) == 3) FixLength(&payload);
-  if (mode & 1) FixChecksum(&payload);
-  // Deserialize must never read past len: hand it an exact-size heap copy
-  // (a std::vector of size 0 has no buffer, so use a 1-byte dummy then).
-  std::unique_ptr<uint8_t[]> bytes(new uint8_t[payload.empty() ? 1 : payload.size()]);
-  if (!payload.empty()) std::memcpy(bytes.get(), payload.data(), payload.size());
-  const size_t len = payload.size();
-
+Status FuzzPlain(const uint8_t* bytes, size_t len, const uint8_t* data, size_t size) {
   std::unique_ptr<CuckooFilter> filter;
-  const Status s = CuckooFilter::Deserialize(bytes.get(), len, &filter);
+  const Status s = CuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
     FUZZ_CHECK(IsRefusal(s));
+    FUZZ_CHECK(s != Status::kFormatIsBloomFilter && s != Status::kFormatIsCuckooFilter);
     FUZZ_CHECK(cuckoo::StatusMessage(s)[0] != '\0');
     FUZZ_CHECK(filter == nullptr);  // *out untouched on error
-    return 0;
+    return s;
   }
   FUZZ_CHECK(filter != nullptr);
   CheckInvariants(*filter);
@@ -265,7 +354,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A loaded filter re-serializes to exactly the bytes it was loaded from.
   FUZZ_CHECK(filter->SerializedSize() == len);
   const std::vector<uint8_t> again = SerializeToVector(*filter);
-  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes.get(), len) == 0);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
 
   // And those bytes load again, to the same filter.
   std::unique_ptr<CuckooFilter> reloaded;
@@ -275,9 +364,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   if (filter->max_kicks() > kMaxKicksForMutation) {
     // Read-only probes only (see kMaxKicksForMutation).
-    Probe(*filter, bytes.get(), len);
-    Probe(*filter, bytes.get(), len < 8 ? len : 8);
-    return 0;
+    Probe(*filter, bytes, len);
+    Probe(*filter, bytes, len < 8 ? len : 8);
+    return s;
   }
 
   // Mutate the filter, then it must still serialize to bytes that load.
@@ -287,5 +376,388 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<CuckooFilter> after_loaded;
   FUZZ_CHECK(CuckooFilter::Deserialize(after.data(), after.size(), &after_loaded) == Status::kOk);
   FUZZ_CHECK(after_loaded->size() == filter->size());
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Keys cut from the input, shared by the growing filters' exercises.
+
+constexpr int kKeys = 4;
+
+struct Key {
+  const uint8_t* data;
+  size_t len;
+};
+
+// kKeys keys at different offsets and lengths (0, 4, 8, 12 bytes, clipped),
+// packed as bytes + offsets for the batch calls.
+struct Keys {
+  Key key[kKeys];
+  std::vector<uint8_t> packed;
+  uint32_t offsets[kKeys + 1] = {0};
+  const uint8_t* src;
+  size_t src_len;
+
+  Keys(const uint8_t* input, size_t input_len) {
+    static const uint8_t kFallback[] = {'k', 'e', 'y'};
+    src = input_len > 0 ? input : kFallback;
+    src_len = input_len > 0 ? input_len : sizeof kFallback;
+    for (int k = 0; k < kKeys; ++k) {
+      const size_t off = (static_cast<size_t>(k) * 29 + 3) % src_len;
+      size_t len = static_cast<size_t>(k) * 4;
+      if (len > src_len - off) len = src_len - off;
+      key[k] = Key{src + off, len};
+      packed.insert(packed.end(), key[k].data, key[k].data + len);
+      offsets[k + 1] = static_cast<uint32_t>(packed.size());
+    }
+    packed.push_back(0);  // so packed.data() is never null
+  }
+};
+
+// ---------------------------------------------------------------------------
+// ScalableCuckooFilter (versions 1 and 2, type cuckoo).
+
+void CheckGrowingInvariants(const ScalableCuckooFilter& f) {
+  const uint32_t count = f.sub_filter_count();
+  FUZZ_CHECK(count >= 1 && count <= format::kMaxSubFilters);
+  FUZZ_CHECK(f.expansion() == 0 ? count == 1
+                                : f.expansion() >= 2 && f.expansion() <= format::kMaxExpansion);
+  const CuckooFilter& first = f.sub_filter(0);
+  uint64_t size = 0;
+  uint64_t bytes = f.expansion() == 0 ? 0 : format::kStackHeaderBytes + format::kChecksumBytes;
+  for (uint32_t j = 0; j < count; ++j) {
+    const CuckooFilter& s = f.sub_filter(j);
+    CheckInvariants(s);
+    // Sub-filter j is level j of sub-filter 0 (CuckooFilter::CreateLevel).
+    FUZZ_CHECK(s.level() == j);
+    FUZZ_CHECK(s.seed() == first.seed() && s.bucket_size() == first.bucket_size() &&
+               s.max_kicks() == first.max_kicks());
+    FUZZ_CHECK(s.fingerprint_bits() == first.fingerprint_bits() + j);
+    FUZZ_CHECK(s.base_bucket_count() == first.bucket_count());
+    if (j > 0) {
+      const CuckooFilter& prev = f.sub_filter(j - 1);
+      FUZZ_CHECK(s.bucket_count() == prev.bucket_count() * f.expansion());
+      FUZZ_CHECK(s.capacity() == prev.capacity() * f.expansion());
+    }
+    size += s.size();
+    bytes += s.SerializedSize();
+  }
+  FUZZ_CHECK(f.size() == size);
+  FUZZ_CHECK(f.SerializedSize() == bytes);
+}
+
+uint32_t Probe(const ScalableCuckooFilter& f, const uint8_t* key, size_t len) {
+  const uint32_t n = f.Count(key, len);
+  FUZZ_CHECK(f.Contain(key, len) == (n > 0));
+  FUZZ_CHECK(n <= f.sub_filter_count() * (2 * f.sub_filter(0).bucket_size() + 1));
+  return n;
+}
+
+bool GrowthIsSmall(const ScalableCuckooFilter& f) {
+  const CuckooFilter& newest = f.sub_filter(f.sub_filter_count() - 1);
+  const uint64_t e = f.expansion() == 0 ? 1 : f.expansion();
+  // The next sub-filter: e times the buckets, one more bit per slot.
+  const uint64_t next = newest.bucket_count() * e * newest.bucket_size() *
+                        (newest.fingerprint_bits() + 1) / 8;
+  return next <= kMaxGrowthBytes && newest.max_kicks() <= kMaxKicksForMutation;
+}
+
+bool IsRefusedAdd(const ScalableCuckooFilter& f, Status s) {
+  return (f.expansion() == 0 && s == Status::kNotEnoughSpace) || s == Status::kGrowthLimit ||
+         s == Status::kOutOfMemory;
+}
+
+// The contract of CuckooFilter's Exercise, for a filter that may grow: no false
+// negative after Add; Count up by exactly one; a refused Add changes nothing;
+// Delete (newest matching sub-filter first) undoes Add, so every key counts
+// as before once the added keys are deleted again in reverse.
+void ExerciseGrowing(ScalableCuckooFilter* f, const Keys& keys) {
+  const uint64_t size0 = f->size();
+  uint32_t before[kKeys];
+  bool added[kKeys] = {};
+  for (int k = 0; k < kKeys; ++k) before[k] = Probe(*f, keys.key[k].data, keys.key[k].len);
+  uint64_t expected_size = size0;
+  for (int k = 0; k < kKeys; ++k) {
+    const Key& key = keys.key[k];
+    if (!GrowthIsSmall(*f)) break;
+    const uint32_t n = Probe(*f, key.data, key.len);
+    const uint32_t subs = f->sub_filter_count();
+    // Only a newest sub-filter whose victim is taken can refuse a key (§6.3):
+    // keep its bytes then, to check that a refusal changed nothing. (Serialize
+    // checksums every byte, which is slow under coverage instrumentation.)
+    const bool may_refuse = f->sub_filter(subs - 1).victim_used();
+    const std::vector<uint8_t> bytes = may_refuse ? SerializeToVector(*f) : std::vector<uint8_t>();
+    const Status s = f->Add(key.data, key.len);
+    if (s == Status::kOk) {
+      added[k] = true;
+      ++expected_size;
+      FUZZ_CHECK(f->sub_filter_count() == subs || f->sub_filter_count() == subs + 1);
+      FUZZ_CHECK(f->Contain(key.data, key.len));
+      FUZZ_CHECK(Probe(*f, key.data, key.len) == n + 1);
+    } else {
+      FUZZ_CHECK(may_refuse);
+      FUZZ_CHECK(IsRefusedAdd(*f, s));
+      FUZZ_CHECK(SerializeToVector(*f) == bytes);
+    }
+    FUZZ_CHECK(f->size() == expected_size);
+    CheckGrowingInvariants(*f);
+  }
+  for (int k = kKeys - 1; k >= 0; --k) {
+    if (!added[k]) continue;
+    const Key& key = keys.key[k];
+    const uint32_t n = Probe(*f, key.data, key.len);
+    FUZZ_CHECK(n >= 1);
+    FUZZ_CHECK(f->Delete(key.data, key.len) == Status::kOk);
+    --expected_size;
+    FUZZ_CHECK(f->size() == expected_size);
+    FUZZ_CHECK(Probe(*f, key.data, key.len) == n - 1);
+  }
+  FUZZ_CHECK(f->size() == size0);
+  for (int k = 0; k < kKeys; ++k) {
+    FUZZ_CHECK(Probe(*f, keys.key[k].data, keys.key[k].len) == before[k]);
+  }
+
+  // The batches: AddBatch stops at the first refusal; ContainBatch agrees.
+  if (GrowthIsSmall(*f)) {
+    Status batch = Status::kOk;
+    const size_t n = f->AddBatch(keys.packed.data(), keys.offsets, kKeys, &batch);
+    FUZZ_CHECK(n <= static_cast<size_t>(kKeys));
+    FUZZ_CHECK(n == kKeys ? batch == Status::kOk : IsRefusedAdd(*f, batch));
+    FUZZ_CHECK(f->size() == size0 + n);
+    uint8_t results[kKeys];
+    f->ContainBatch(keys.packed.data(), keys.offsets, kKeys, results);
+    for (size_t k = 0; k < kKeys; ++k) {
+      FUZZ_CHECK(results[k] == (f->Contain(keys.key[k].data, keys.key[k].len) ? 1 : 0));
+      if (k < n) FUZZ_CHECK(results[k] == 1);
+    }
+    for (size_t k = n; k-- > 0;) {
+      FUZZ_CHECK(f->Delete(keys.key[k].data, keys.key[k].len) == Status::kOk);
+    }
+    FUZZ_CHECK(f->size() == size0);
+  }
+
+  // Deleting a key that may or may not be there: kOk removes one match.
+  const uint32_t n = Probe(*f, keys.src, keys.src_len);
+  const Status s = f->Delete(keys.src, keys.src_len);
+  FUZZ_CHECK(s == (n == 0 ? Status::kNotFound : Status::kOk));
+  FUZZ_CHECK(f->size() == (n == 0 ? size0 : size0 - 1));
+  if (n > 0) FUZZ_CHECK(Probe(*f, keys.src, keys.src_len) == n - 1);
+  CheckGrowingInvariants(*f);
+}
+
+Status FuzzGrowingCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
+  std::unique_ptr<ScalableCuckooFilter> filter;
+  const Status s = ScalableCuckooFilter::Deserialize(bytes, len, &filter);
+  if (s != Status::kOk) {
+    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(filter == nullptr);
+    return s;
+  }
+  FUZZ_CHECK(filter != nullptr);
+  CheckGrowingInvariants(*filter);
+  // Exactly the payload again, and it loads again to the same bytes.
+  const std::vector<uint8_t> again = SerializeToVector(*filter);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
+  std::unique_ptr<ScalableCuckooFilter> reloaded;
+  FUZZ_CHECK(ScalableCuckooFilter::Deserialize(again.data(), again.size(), &reloaded) == Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*reloaded) == again);
+
+  if (filter->sub_filter(0).max_kicks() > kMaxKicksForMutation) {
+    // Read-only probes only (see kMaxKicksForMutation).
+    Probe(*filter, bytes, len);
+    Probe(*filter, keys.key[kKeys - 1].data, keys.key[kKeys - 1].len);
+    return s;
+  }
+  ExerciseGrowing(filter.get(), keys);
+  const std::vector<uint8_t> after = SerializeToVector(*filter);
+  std::unique_ptr<ScalableCuckooFilter> after_loaded;
+  FUZZ_CHECK(ScalableCuckooFilter::Deserialize(after.data(), after.size(), &after_loaded) ==
+             Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*after_loaded) == after);
+  FUZZ_CHECK(after_loaded->sub_filter_count() == filter->sub_filter_count());
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// ScalableBloomFilter (version 2, type Bloom).
+
+void CheckBloomInvariants(const ScalableBloomFilter& f) {
+  const uint32_t count = f.sub_filter_count();
+  FUZZ_CHECK(count >= 1 && count <= format::kMaxSubFilters);
+  FUZZ_CHECK(f.expansion() == 0 ? count == 1
+                                : f.expansion() >= 2 && f.expansion() <= format::kMaxExpansion);
+  uint64_t bytes = format::kStackHeaderBytes + format::kChecksumBytes;
+  for (uint32_t j = 0; j < count; ++j) {
+    const BloomFilter& s = f.sub_filter(j);
+    FUZZ_CHECK(s.bit_count() >= 1 && s.bit_count() <= cuckoo::kMaxBloomBits);
+    FUZZ_CHECK(s.hash_count() >= 1 && s.hash_count() <= cuckoo::kMaxBloomHashes);
+    FUZZ_CHECK(s.capacity() >= 1);
+    FUZZ_CHECK(s.false_positive_rate() > 0 && s.false_positive_rate() < 1);
+    FUZZ_CHECK(s.seed() == f.seed());
+    FUZZ_CHECK(s.SetBitCount() <= s.bit_count());
+    if (s.bit_count() % 64 != 0) {
+      FUZZ_CHECK((s.words()[s.word_bytes() / 8 - 1] >> (s.bit_count() % 64)) == 0);
+    }
+    if (j > 0) {
+      const BloomFilter& prev = f.sub_filter(j - 1);
+      FUZZ_CHECK(s.capacity() == prev.capacity() * f.expansion());
+      FUZZ_CHECK(s.false_positive_rate() == prev.false_positive_rate() / 2);
+    }
+    bytes += format::kBloomSectionHeaderBytes + s.word_bytes();
+  }
+  FUZZ_CHECK(f.SerializedSize() == bytes);
+  const double rate = f.ExpectedFalsePositiveRate();
+  FUZZ_CHECK(rate >= 0 && rate <= 1);
+  FUZZ_CHECK(f.EstimatedCount() >= 0);
+}
+
+// Whether the next Add may make a sub-filter, and if so whether it is small.
+bool BloomGrowthIsSmall(const ScalableBloomFilter& f) {
+  const BloomFilter& newest = f.sub_filter(f.sub_filter_count() - 1);
+  if (f.expansion() == 0 || newest.size() < newest.capacity()) return true;
+  if (newest.capacity() > UINT64_MAX / f.expansion()) return true;  // kGrowthLimit
+  cuckoo::BloomParams next;
+  next.capacity = newest.capacity() * f.expansion();
+  next.false_positive_rate = newest.false_positive_rate() / 2;
+  const uint64_t bits = BloomFilter::BitCountFor(next);
+  return bits / 8 <= kMaxGrowthBytes;  // 0: kGrowthLimit, no allocation
+}
+
+void ExerciseBloom(ScalableBloomFilter* f, const Keys& keys) {
+  bool added[kKeys] = {};
+  for (int k = 0; k < kKeys; ++k) {
+    const Key& key = keys.key[k];
+    if (!BloomGrowthIsSmall(*f)) break;
+    const uint64_t size = f->size();
+    const uint32_t subs = f->sub_filter_count();
+    // Only an Add that must grow can be refused: keep the bytes then.
+    const BloomFilter& newest = f->sub_filter(subs - 1);
+    const bool may_refuse = f->expansion() != 0 && newest.size() >= newest.capacity();
+    const std::vector<uint8_t> bytes = may_refuse ? SerializeToVector(*f) : std::vector<uint8_t>();
+    const Status s = f->Add(key.data, key.len);
+    if (s == Status::kOk) {
+      added[k] = true;
+      FUZZ_CHECK(f->size() == size + 1);
+      FUZZ_CHECK(f->sub_filter_count() == subs || f->sub_filter_count() == subs + 1);
+    } else {
+      FUZZ_CHECK(may_refuse);
+      FUZZ_CHECK(s == Status::kGrowthLimit || s == Status::kOutOfMemory);
+      FUZZ_CHECK(SerializeToVector(*f) == bytes);
+    }
+    for (int i = 0; i <= k; ++i) {
+      if (added[i]) FUZZ_CHECK(f->Contain(keys.key[i].data, keys.key[i].len));
+    }
+    CheckBloomInvariants(*f);
+  }
+  // The batches.
+  uint8_t results[kKeys];
+  f->ContainBatch(keys.packed.data(), keys.offsets, kKeys, results);
+  for (int k = 0; k < kKeys; ++k) {
+    FUZZ_CHECK(results[k] == (f->Contain(keys.key[k].data, keys.key[k].len) ? 1 : 0));
+    if (added[k]) FUZZ_CHECK(results[k] == 1);
+  }
+  if (BloomGrowthIsSmall(*f)) {
+    Status batch = Status::kOk;
+    const uint64_t size = f->size();
+    const size_t n = f->AddBatch(keys.packed.data(), keys.offsets, kKeys, &batch);
+    FUZZ_CHECK(n == kKeys ? batch == Status::kOk
+                          : batch == Status::kGrowthLimit || batch == Status::kOutOfMemory);
+    FUZZ_CHECK(f->size() == size + n);
+    for (size_t k = 0; k < n; ++k) FUZZ_CHECK(f->Contain(keys.key[k].data, keys.key[k].len));
+  }
+  CheckBloomInvariants(*f);
+}
+
+Status FuzzGrowingBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
+  std::unique_ptr<ScalableBloomFilter> filter;
+  const Status s = ScalableBloomFilter::Deserialize(bytes, len, &filter);
+  if (s != Status::kOk) {
+    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsBloomFilter);
+    FUZZ_CHECK(filter == nullptr);
+    return s;
+  }
+  FUZZ_CHECK(filter != nullptr);
+  CheckBloomInvariants(*filter);
+  const std::vector<uint8_t> again = SerializeToVector(*filter);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
+  std::unique_ptr<ScalableBloomFilter> copy;
+  FUZZ_CHECK(ScalableBloomFilter::Deserialize(again.data(), again.size(), &copy) == Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*copy) == again);
+
+  ExerciseBloom(filter.get(), keys);
+  const std::vector<uint8_t> after = SerializeToVector(*filter);
+  std::unique_ptr<ScalableBloomFilter> after_loaded;
+  FUZZ_CHECK(ScalableBloomFilter::Deserialize(after.data(), after.size(), &after_loaded) ==
+             Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*after_loaded) == after);
+
+  // Union with the copy as loaded: compatible while no sub-filter was added;
+  // then every key of either is found. Otherwise refused, nothing changed.
+  if (filter->IsCompatible(*copy)) {
+    FUZZ_CHECK(copy->IsCompatible(*filter));
+    FUZZ_CHECK(filter->sub_filter_count() == copy->sub_filter_count());
+    FUZZ_CHECK(filter->Union(*copy) == Status::kOk);
+    for (int k = 0; k < kKeys; ++k) {
+      if (copy->Contain(keys.key[k].data, keys.key[k].len)) {
+        FUZZ_CHECK(filter->Contain(keys.key[k].data, keys.key[k].len));
+      }
+    }
+    CheckBloomInvariants(*filter);
+  } else {
+    FUZZ_CHECK(filter->sub_filter_count() != copy->sub_filter_count());
+    FUZZ_CHECK(filter->Union(*copy) == Status::kInvalidArgument);
+    FUZZ_CHECK(SerializeToVector(*filter) == after);
+  }
+  std::unique_ptr<ScalableBloomFilter> united;
+  const std::vector<uint8_t> last = SerializeToVector(*filter);
+  FUZZ_CHECK(ScalableBloomFilter::Deserialize(last.data(), last.size(), &united) == Status::kOk);
+  return s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t mode = data[0];
+  std::vector<uint8_t> payload(data + 1, data + size);
+  if ((mode & 3) == 3) {
+    if (VersionOf(payload) == format::kFormatVersionStack) {
+      FixStackLengths(&payload);
+    } else {
+      FixLength(&payload);
+    }
+  }
+  if (mode & 1) FixChecksum(&payload);
+  const uint16_t version = VersionOf(payload);  // after the fix-ups (a short file's checksum may cover it)
+  // Deserialize must never read past len: hand it an exact-size heap copy
+  // (a std::vector of size 0 has no buffer, so use a 1-byte dummy then).
+  std::unique_ptr<uint8_t[]> bytes(new uint8_t[payload.empty() ? 1 : payload.size()]);
+  if (!payload.empty()) std::memcpy(bytes.get(), payload.data(), payload.size());
+  const size_t len = payload.size();
+  const Keys keys(data, size);
+
+  const Status plain = FuzzPlain(bytes.get(), len, data, size);
+  const Status growing = FuzzGrowingCuckoo(bytes.get(), len, keys);
+  const Status bloom = FuzzGrowingBloom(bytes.get(), len, keys);
+
+  // The three readers agree on what the bytes are.
+  FUZZ_CHECK(growing != Status::kOk || bloom != Status::kOk);
+  if (plain == Status::kOk) FUZZ_CHECK(growing == Status::kOk);
+  if (version == format::kFormatVersion && len >= format::kPrefixBytes) {
+    FUZZ_CHECK(growing == plain);
+    FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+  }
+  if (version == format::kFormatVersionStack) {
+    FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
+    const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
+    if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatIsBloomFilter);
+    if (type == format::kTypeCuckoo) FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+  }
+  if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
+      len >= format::kPrefixBytes && std::memcmp(payload.data(), format::kMagic, 4) == 0) {
+    FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
+    FUZZ_CHECK(growing == Status::kFormatUnsupportedVersion);
+    FUZZ_CHECK(bloom == Status::kFormatUnsupportedVersion);
+  }
   return 0;
 }

@@ -1,7 +1,11 @@
 // Writes the seed corpus for deserialize_fuzz.cc: a few small, valid serialized
-// filters (different f and b; empty, loaded, after deletes, full with the victim
-// in use, non-zero padding bits), each under three mode bytes (see
-// deserialize_fuzz.cc):
+// filters, each under three mode bytes (see deserialize_fuzz.cc). Version 1:
+// plain cuckoo filters of different f and b (empty, loaded, after deletes, full
+// with the victim in use, non-zero padding bits). Version 2: growing cuckoo
+// filters (1 to 3 sub-filters, expansions 2, 3 and 1024, a victim in an older
+// sub-filter, one at the 32-bit fingerprint limit) and Bloom filters (without
+// growth, 2 and 3 sub-filters, k up to 64). Every seed is under 4096 bytes
+// (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
 //   fixup-<name>   0x03 + filter bytes   (table length and checksum recomputed)
@@ -16,11 +20,15 @@
 #include <vector>
 
 #include "cuckoo_filter.h"
+#include "scalable_filter.h"
 
 namespace {
 
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooParams;
+using cuckoo::ScalableBloomFilter;
+using cuckoo::ScalableBloomParams;
+using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
 
 std::string Key(const char* prefix, int i) { return std::string(prefix) + std::to_string(i); }
@@ -38,6 +46,8 @@ bool WriteFile(const std::string& path, uint8_t mode, const std::vector<uint8_t>
   return ok;
 }
 
+const uint8_t* Bytes(const std::string& key) { return reinterpret_cast<const uint8_t*>(key.data()); }
+
 struct Seed {
   const char* name;
   CuckooParams params;
@@ -46,6 +56,41 @@ struct Seed {
   int adds;
   int deletes;
   bool until_victim;
+};
+
+const struct {
+  const char* prefix;
+  uint8_t mode;
+} kModes[] = {{"raw-", 0x00}, {"cksum-", 0x01}, {"fixup-", 0x03}};
+
+bool WriteSeed(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes) {
+  for (const auto& m : kModes) {
+    const std::string path = dir + "/" + m.prefix + name;
+    if (!WriteFile(path, m.mode, bytes)) {
+      std::fprintf(stderr, "make_corpus: cannot write %s\n", path.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// A growing cuckoo filter: `params` for sub-filter 0, keys "g0", "g1", ... added
+// until it has `subs` sub-filters and then `extra` more, then every third of
+// them deleted.
+struct GrowingSeed {
+  const char* name;
+  CuckooParams params;
+  uint32_t expansion;
+  uint32_t subs;
+  int extra;
+};
+
+// A Bloom filter: keys "b0", "b1", ... until `subs` sub-filters, then `extra` more.
+struct BloomSeed {
+  const char* name;
+  ScalableBloomParams params;
+  uint32_t subs;
+  int extra;
 };
 
 }  // namespace
@@ -112,22 +157,117 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "make_corpus: %s does not load back\n", seed.name);
       return 1;
     }
-    const struct {
-      const char* prefix;
-      uint8_t mode;
-    } modes[] = {{"raw-", 0x00}, {"cksum-", 0x01}, {"fixup-", 0x03}};
-    for (const auto& m : modes) {
-      const std::string path = dir + "/" + m.prefix + seed.name;
-      if (!WriteFile(path, m.mode, bytes)) {
-        std::fprintf(stderr, "make_corpus: cannot write %s\n", path.c_str());
-        return 1;
-      }
-    }
+    if (!WriteSeed(dir, seed.name, bytes)) return 1;
     std::printf("%-16s f=%-2u b=%u m=%-3llu items=%-3llu victim=%d  %zu bytes\n", seed.name,
                 filter->fingerprint_bits(), filter->bucket_size(),
                 static_cast<unsigned long long>(filter->bucket_count()),
                 static_cast<unsigned long long>(filter->size()), filter->victim_used() ? 1 : 0,
                 bytes.size() + 1);
+  }
+
+  auto growing_params = [](uint64_t capacity, uint32_t f, uint32_t b, uint32_t max_kicks) {
+    CuckooParams p;
+    p.capacity = capacity;
+    p.fingerprint_bits = f;
+    p.bucket_size = b;
+    p.max_kicks = max_kicks;
+    p.seed = 5;
+    return p;
+  };
+  const GrowingSeed growing[] = {
+      {"grown1-f12-b8-e1024", growing_params(30, 12, 8, 500), 1024, 1, 20},
+      {"grown2-f8-b4-e2", growing_params(20, 8, 4, 500), 2, 2, 10},
+      {"grown3-f5-b2-e3", growing_params(2, 5, 2, 10), 3, 3, 4},
+      {"grown3-f6-b4-e2", growing_params(4, 6, 4, 20), 2, 3, 0},
+      {"grown3-f30-b2-e2-limit", growing_params(1, 30, 2, 50), 2, 3, 8},
+  };
+  for (const GrowingSeed& seed : growing) {
+    std::unique_ptr<ScalableCuckooFilter> filter;
+    if (ScalableCuckooFilter::Create(seed.params, seed.expansion, &filter) != Status::kOk) {
+      std::fprintf(stderr, "make_corpus: Create failed for %s\n", seed.name);
+      return 1;
+    }
+    std::vector<std::string> keys;
+    for (int i = 0; filter->sub_filter_count() < seed.subs; ++i) {
+      keys.push_back(Key("g", i));
+      if (filter->Add(Bytes(keys.back()), keys.back().size()) != Status::kOk) {
+        std::fprintf(stderr, "make_corpus: Add failed for %s at key %d\n", seed.name, i);
+        return 1;
+      }
+    }
+    for (int i = 0; i < seed.extra; ++i) {
+      keys.push_back(Key("x", i));
+      const Status s = filter->Add(Bytes(keys.back()), keys.back().size());
+      if (s != Status::kOk && s != Status::kGrowthLimit) {
+        std::fprintf(stderr, "make_corpus: Add failed for %s at extra key %d\n", seed.name, i);
+        return 1;
+      }
+      if (s != Status::kOk) keys.pop_back();
+    }
+    for (size_t i = 0; i < keys.size(); i += 3) {
+      if (filter->Delete(Bytes(keys[i]), keys[i].size()) != Status::kOk) {
+        std::fprintf(stderr, "make_corpus: Delete failed for %s at %s\n", seed.name, keys[i].c_str());
+        return 1;
+      }
+    }
+    std::vector<uint8_t> bytes(filter->SerializedSize());
+    filter->Serialize(bytes.data());
+    std::unique_ptr<ScalableCuckooFilter> check;
+    if (ScalableCuckooFilter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
+        bytes.size() + 1 > 4096) {
+      std::fprintf(stderr, "make_corpus: %s does not load back or is too long\n", seed.name);
+      return 1;
+    }
+    if (!WriteSeed(dir, seed.name, bytes)) return 1;
+    std::printf("%-24s e=%-4u subs=%u items=%-4llu  %zu bytes\n", seed.name, filter->expansion(),
+                filter->sub_filter_count(), static_cast<unsigned long long>(filter->size()),
+                bytes.size() + 1);
+  }
+
+  auto bloom_params = [](uint64_t capacity, double rate, uint32_t expansion) {
+    ScalableBloomParams p;
+    p.capacity = capacity;
+    p.false_positive_rate = rate;
+    p.expansion = expansion;
+    p.seed = 6;
+    return p;
+  };
+  const BloomSeed blooms[] = {
+      {"bloom1-e0", bloom_params(50, 0.01, 0), 1, 30},
+      {"bloom2-e1024", bloom_params(2, 0.05, 1024), 2, 5},
+      {"bloom3-e2", bloom_params(4, 0.1, 2), 3, 2},
+      {"bloom3-e3-k63", bloom_params(1, 1e-18, 3), 3, 1},
+  };
+  for (const BloomSeed& seed : blooms) {
+    std::unique_ptr<ScalableBloomFilter> filter;
+    if (ScalableBloomFilter::Create(seed.params, &filter) != Status::kOk) {
+      std::fprintf(stderr, "make_corpus: Create failed for %s\n", seed.name);
+      return 1;
+    }
+    int i = 0;
+    for (; filter->sub_filter_count() < seed.subs && i < 100000; ++i) {
+      const std::string key = Key("b", i);
+      if (filter->Add(Bytes(key), key.size()) != Status::kOk) break;
+    }
+    for (int n = 0; n < seed.extra; ++n, ++i) {
+      const std::string key = Key("b", i);
+      filter->Add(Bytes(key), key.size());
+    }
+    std::vector<uint8_t> bytes(filter->SerializedSize());
+    filter->Serialize(bytes.data());
+    std::unique_ptr<ScalableBloomFilter> check;
+    if (filter->sub_filter_count() != seed.subs ||
+        ScalableBloomFilter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
+        bytes.size() + 1 > 4096) {
+      std::fprintf(stderr, "make_corpus: %s did not grow, does not load back or is too long\n",
+                   seed.name);
+      return 1;
+    }
+    if (!WriteSeed(dir, seed.name, bytes)) return 1;
+    std::printf("%-24s e=%-4u subs=%u keys=%-4llu k=%u..%u  %zu bytes\n", seed.name,
+                filter->expansion(), filter->sub_filter_count(),
+                static_cast<unsigned long long>(filter->size()), filter->sub_filter(0).hash_count(),
+                filter->sub_filter(filter->sub_filter_count() - 1).hash_count(), bytes.size() + 1);
   }
   return 0;
 }

@@ -65,6 +65,22 @@ inline const char* TestStatusName(Status s) {
       return "kFormatBadVictim";
     case Status::kFormatBadPadding:
       return "kFormatBadPadding";
+    case Status::kFormatIsBloomFilter:
+      return "kFormatIsBloomFilter";
+    case Status::kFormatIsCuckooFilter:
+      return "kFormatIsCuckooFilter";
+    case Status::kGrowthLimit:
+      return "kGrowthLimit";
+    case Status::kUrlEmpty:
+      return "kUrlEmpty";
+    case Status::kUrlNoHost:
+      return "kUrlNoHost";
+    case Status::kUrlBadHost:
+      return "kUrlBadHost";
+    case Status::kUrlTooLong:
+      return "kUrlTooLong";
+    case Status::kUrlNonAsciiHost:
+      return "kUrlNonAsciiHost";
   }
   return "(unnamed status)";
 }
