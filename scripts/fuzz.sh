@@ -2,7 +2,8 @@
 # Fuzzes the core's parsers of untrusted bytes with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer, built by Debian's clang-14 as the CMake preset "fuzz"
 # (CMakePresets.json, build/fuzz/). Two targets:
-#   deserialize  CuckooFilter::Deserialize (tests/fuzz/deserialize_fuzz.cc), the default
+#   deserialize  the three deserializers: CuckooFilter, ScalableCuckooFilter and
+#                ScalableBloomFilter (tests/fuzz/deserialize_fuzz.cc), the default
 #   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
 #
 #   bash scripts/fuzz.sh [--target deserialize|url] [RUNS]
