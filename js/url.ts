@@ -36,10 +36,10 @@ export function punycodeHost(host: string): string | undefined {
 /**
  * Runs a URL call of the core, and once more with the host in Punycode when
  * the first says the host is not ASCII. `call` returns a status, or for
- * lookups a result that is -status when the URL was refused.
+ * lookups a result that is -status when the URL was refused. A caller that
+ * made the first call itself passes its result as `first`.
  */
-export function withAsciiHost(core: Core, call: (host: AsciiHost) => number): number {
-  const first = call(undefined);
+export function withAsciiHost(core: Core, call: (host: AsciiHost) => number, first = call(undefined)): number {
   if (first !== Status.UrlNonAsciiHost && first !== -Status.UrlNonAsciiHost) return first;
   const host = punycodeHost(core.urlHost());
   if (host === undefined) return first < 0 ? -Status.UrlBadHost : Status.UrlBadHost;

@@ -673,6 +673,12 @@ export class Core {
 
   /** 1 if an expression of the URL is in the filter ({@link urlSpan} is the first), 0 if none, -status if refused. */
   urlMatch(family: Family, handle: number, url: Key, host: AsciiHost): number {
+    if (host === undefined) {
+      // The per-URL lookup: no closure, no host.
+      const len = this.writeKey(url);
+      if (URL_BUFFER_AT + urlWorkspace(len) > this.urlCap) this.ensureUrlRegion(len);
+      return this.hot.url_match(family, handle, this.scratchPtr, len, 0, 0, this.urlPtr, this.urlCap);
+    }
     return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_match(family, handle, u, n, h, hn, r, rn));
   }
 

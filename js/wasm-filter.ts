@@ -462,8 +462,11 @@ export abstract class WasmFilter<H extends number> {
   /** 1 found, 0 not found; throws for a refused URL. */
   private matchCode(url: Key): number {
     const h = this.live();
-    const r = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, h, url, host));
-    if (r < 0) throw urlError(this.core, -r, url);
+    let r = this.core.urlMatch(this.family, h, url, undefined);
+    if (r < 0) {
+      r = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, h, url, host), r);
+      if (r < 0) throw urlError(this.core, -r, url);
+    }
     return r;
   }
 
