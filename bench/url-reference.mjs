@@ -320,11 +320,12 @@ function classifyNonAscii(s) {
 /**
  * An internationalized host in Punycode, by the platform's WHATWG URL parser
  * (js/url.ts punycodeHost does the same): undefined when it refuses the host
- * or gives back anything but printable ASCII. The parser reads the host only
- * up to a '#' or '\' in it (a decoded "%23" or "%5C"), as the library does:
- * "ü#.evil.example" becomes "xn--tda".
+ * or gives back anything but printable ASCII. A host holding a character
+ * the parser would end it at or drop ('#', '\\', '/', '?', '@', ':', tab, CR,
+ * LF: a decoded "%23" and the like) is refused first, as the library does.
  */
 function punycodeHost(host) {
+  if (/[\t\n\r#/\\?@:]/.test(host)) return undefined;
   try {
     const ascii = new URL(`http://${host}/`).hostname;
     return /^[\x21-\x7e]+$/.test(ascii) ? ascii : undefined;
