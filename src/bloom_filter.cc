@@ -13,15 +13,17 @@ namespace {
 constexpr double kLn2 = 0.69314718055994530942;
 
 // Calls f(position) for the k positions of `hash` in [0, m), stopping when f
-// returns false; returns whether it never did.
+// returns false; returns whether it never did. Enhanced double hashing mod m
+// (bloom_filter.h): position_i = a + i*b + (i^3 - i)/6 mod m.
 template <typename F>
 inline bool ForEachPosition(uint64_t hash, uint32_t k, uint32_t m, F f) {
-  uint64_t x = hash;
-  uint64_t y = (hash >> 32) | (hash << 32);
+  uint32_t x = FastRange32(static_cast<uint32_t>(hash >> 32), m);  // a
+  uint32_t y = FastRange32(static_cast<uint32_t>(hash), m);        // b
   for (uint32_t i = 0; i < k; ++i) {
-    if (!f(FastRange32(static_cast<uint32_t>(x >> 32), m))) return false;
-    x += y;
-    y += i + 1;
+    if (!f(x)) return false;
+    x = x >= m - y ? x - (m - y) : x + y;  // x + y mod m, without overflow
+    y += i + 1;                            // y + i + 1 mod m; i + 1 <= 64
+    if (y >= m) y %= m;
   }
   return true;
 }

@@ -6,10 +6,11 @@
 // Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h), and its
 // k bit positions come from h alone by enhanced double hashing (Kirsch &
 // Mitzenmacher, "Less Hashing, Same Performance", ESA 2006; in the iterative
-// form of Dillinger & Manolios 2004):
-//   x = h, y = h rotated by 32 bits;  for i = 0 .. k-1:
-//     position_i = fastrange(x >> 32, m);  x += y;  y += i + 1
-// so a lookup hashes the key once. A lookup stops at the first clear bit.
+// form of Dillinger & Manolios 2004), modulo m:
+//   x = fastrange(h >> 32, m), y = fastrange(h & 0xffffffff, m);  for i = 0 .. k-1:
+//     position_i = x;  x = (x + y) mod m;  y = (y + i + 1) mod m
+// so position_i = a + i*b + (i^3 - i)/6 mod m, and a lookup hashes the key
+// once. A lookup stops at the first clear bit.
 //
 // No delete: clearing a key's bits would clear bits other keys share, which
 // would then be reported absent (a false negative). The cuckoo filter deletes.

@@ -30,16 +30,16 @@ namespace cuckoo_test {
 namespace {
 
 // The k positions of a key hash in m bits (docs/FORMAT.md §11.6), written
-// from the spec: x = h, y = h rotated by 32; position i = fastrange32(x >> 32, m),
-// then x += y, y += i + 1 (mod 2^64).
+// from the closed form of enhanced double hashing (Kirsch & Mitzenmacher):
+// a = fastrange32(hi32(h), m), b = fastrange32(lo32(h), m), position i =
+// a + i*b + (i^3 - i)/6 mod m, in 128-bit arithmetic.
 std::vector<uint32_t> SpecPositions(uint64_t h, uint32_t k, uint64_t m) {
   std::vector<uint32_t> out;
-  uint64_t x = h;
-  uint64_t y = (h << 32) | (h >> 32);
+  const unsigned __int128 a = ((h >> 32) * m) >> 32;
+  const unsigned __int128 b = ((h & 0xffffffffULL) * m) >> 32;
   for (uint32_t i = 0; i < k; ++i) {
-    out.push_back(static_cast<uint32_t>(((x >> 32) * m) >> 32));
-    x += y;
-    y += i + 1;
+    const unsigned __int128 cubic = (static_cast<unsigned __int128>(i) * i * i - i) / 6;
+    out.push_back(static_cast<uint32_t>((a + b * i + cubic) % m));
   }
   return out;
 }
@@ -175,34 +175,21 @@ TEST(BloomBits, AKeySetsExactlyItsSpecPositions) {
   }
 }
 
-// A position is fastrange32 of the HIGH 32 bits of x, so the increments
-// y += i + 1 reach a position only by a carry out of the low 32 bits. These
-// hashes are made so that such a carry happens at position 2 (lo32(h + 2y0)
-// = 2^32 - 1, so the + 1 added to y after position 0 carries) and moves it to
-// the next bit: the positions must include that carry.
-TEST(BloomBits, TheIncrementsReachThePositionsThroughTheCarry) {
-  const uint64_t m = uint64_t{1} << 20;
-  const uint32_t k = 4;
+// Enhanced double hashing: from position 2 on, a position carries the term
+// (i^3 - i)/6 mod m that plain double hashing (a + i*b) lacks. With b = 0 (a
+// hash whose low half maps to 0), plain double hashing gives k copies of one
+// position; enhanced gives a, a, a + 1, a + 4, a + 10, ... mod m.
+TEST(BloomBits, PositionsCarryTheCubicTermOfEnhancedDoubleHashing) {
+  const uint64_t m = 1000;
+  const uint32_t k = 5;
   const Bytes zero(BloomFilter::WordBytesFor(m), 0);
-  int found = 0;
-  for (uint64_t hi = 1; found < 5 && hi < 100000000; ++hi) {
-    const uint64_t lo = (0xffffffffULL - 2 * hi) & 0xffffffffULL;
-    const uint64_t h = hi << 32 | lo;
-    // Position 2 without the carry: x = h + 2y0 (y0 = h rotated by 32).
-    const uint64_t y0 = (h << 32) | (h >> 32);
-    const uint32_t without = static_cast<uint32_t>((((h + 2 * y0) >> 32) * m) >> 32);
-    const std::vector<uint32_t> spec = SpecPositions(h, k, m);
-    if (spec[2] == without) continue;  // the carry did not cross into another bit
-    ++found;
-    BloomPtr f;
-    ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01), m, k, 0, zero.data(), &f), Status::kOk);
-    f->AddHash(h);
-    EXPECT_TRUE(BitSet(*f, spec[2])) << "hash " << h;
-    if (std::count(spec.begin(), spec.end(), without) == 0) {
-      EXPECT_FALSE(BitSet(*f, without)) << "hash " << h << ": position 2 without the carry";
-    }
-  }
-  EXPECT_EQ(found, 5);
+  const uint64_t h = uint64_t{0x80000000} << 32;  // a = 500, b = 0
+  BloomPtr f;
+  ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01), m, k, 0, zero.data(), &f), Status::kOk);
+  f->AddHash(h);
+  for (uint64_t p : {500, 501, 504, 510}) EXPECT_TRUE(BitSet(*f, p)) << p;
+  EXPECT_EQ(f->SetBitCount(), 4u);
+  EXPECT_EQ(SpecPositions(h, k, m), (std::vector<uint32_t>{500, 500, 501, 504, 510}));
 }
 
 TEST(BloomBits, ContainIsTrueExactlyWhenEveryPositionIsSet) {
