@@ -1079,9 +1079,36 @@ describe('growing cuckoo filters', () => {
     expect(info.bitsPerItem).toBeCloseTo((info.byteLength * 8) / subs.reduce((t, s) => t + s.capacity, 0), 10);
     expect(info.byteLength).toBe(24 + subs.reduce((t, s) => t + s.byteLength, 0) + 8);
     subs.forEach((s) => expect(s.byteLength).toBe(80 + Math.ceil((s.bucketCount * 2 * s.fingerprintBits) / 8)));
-    const none = subs.reduce((p, s) => p * (1 - 1 / (2 ** s.fingerprintBits - 1)) ** (4 * s.loadFactor + (s.victim ? 1 : 0)), 1);
+    // The victim is compared only when its bucket is one of the lookup's two (FORMAT.md §5.3).
+    const none = subs.reduce(
+      (p, s) => p * (1 - 1 / (2 ** s.fingerprintBits - 1)) ** (4 * s.loadFactor + (s.victim ? Math.min(1, 2 / s.bucketCount) : 0)),
+      1,
+    );
     expect(info.expectedFalsePositiveRate).toBeCloseTo(1 - none, 12);
     f.dispose();
+  });
+
+  test('expectedFalsePositiveRate is the measured rate of a full filter (victims in use), with and without growth', async () => {
+    // b = 2: a victim in use counted as always compared would overstate the rate by 1/(2bα + 1), ~25%.
+    for (const expansion of [undefined, 2]) {
+      const f = await CuckooFilter.create({ capacity: 20_000, fingerprintBits: 8, bucketSize: 2, expansion, seed: 1 });
+      const keys = keysOf('full', 60_000);
+      if (expansion === undefined) {
+        expect(() => f.addAll(keys)).toThrow(FilterFullError);
+      } else {
+        f.addAll(keys);
+        expect(f.subFilterCount).toBe(2);
+      }
+      const subs = f.info().subFilters;
+      expect(subs[0].victim).toBe(true);
+      const probes = keysOf('probe', 300_000);
+      const measured = f.hasAll(probes).filter(Boolean).length / probes.length;
+      const expected = f.expectedFalsePositiveRate;
+      // 4σ of the binomial, and 2% for the approximations of the formula.
+      const sigma = Math.sqrt((expected * (1 - expected)) / probes.length);
+      expect([expansion, Math.abs(measured - expected) <= 4 * sigma + 0.02 * expected]).toEqual([expansion, true]);
+      f.dispose();
+    }
   });
 
   test('deleting every key, in a random order, from a filter of 4-bit fingerprints and many sub-filters never loses another', async () => {
