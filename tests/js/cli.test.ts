@@ -328,7 +328,8 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     [['--expansion', '2.5'], /^cuckoo-wasm: --expansion must be a whole number of times \(the growth factor\), got 2\.5/],
     [['--expansion', 'abc'], /^cuckoo-wasm: --expansion must be a number, got "abc"/],
     [['--type', 'bloom', '--expansion', '1'], /--expansion must be at least 2, got 1/],
-    [['--type', 'bloom', '--fpr', '1e-30'], /need too large a filter at --fpr 1e-30: a Bloom filter for 3 keys .*more than 64 hash functions/],
+    [['--type', 'bloom', '--fpr', '1e-30'], /need too large a filter at --fpr 1e-30: a Bloom filter for 3 keys .*more than 64 hash functions.*raise --fpr for fewer bits and hash functions per key$/m],
+    [['--type', 'bloom', '--capacity', '1e12'], /--capacity 1e12 is too large at --fpr 0\.001: a Bloom filter .*Lower --capacity, or raise --fpr for fewer bits and hash functions per key$/m],
   ])('build %p: a one-line message, exit code 1, no file', (options, message) => {
     const out = join(dir, 'refused.out');
     const r = run(['build', join(dir, 'list.txt'), '-o', out, ...(options as string[])]);
