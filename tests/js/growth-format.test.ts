@@ -263,6 +263,33 @@ function flipSealed(bytes: Uint8Array, bit: number, field: Field): Uint8Array {
   return copy;
 }
 
+test('the test helper XXH3-64 (./xxh3.ts) gives the checksum toBytes() writes, for files of 88 to about 6000 bytes', async () => {
+  const lengths = new Set<number>();
+  for (const capacity of [...Array.from({ length: 57 }, (_, i) => 1 + 7 * i), 1000, 3000, 5000]) {
+    for (const f of [
+      await BloomFilter.create({ capacity, falsePositiveRate: 0.01 }),
+      await CuckooFilter.create({ capacity, fingerprintBits: 4 + (capacity % 29) }),
+    ]) {
+      f.add(`x${capacity}`);
+      const bytes = f.toBytes();
+      lengths.add(bytes.length - 8);
+      expect([bytes.length, sealed(bytes)]).toEqual([bytes.length, true]);
+      f.dispose();
+    }
+  }
+  // Every branch: 17-128, 129-240, one block (241-1024), several blocks (> 1024).
+  const hashed = [...lengths];
+  expect(hashed.some((n) => n <= 128)).toBe(true);
+  expect(hashed.some((n) => n > 128 && n <= 240)).toBe(true);
+  expect(hashed.some((n) => n > 240 && n <= 1024)).toBe(true);
+  expect(hashed.some((n) => n > 2048)).toBe(true);
+  // And it is not a constant: one changed byte changes the sum.
+  const a = new Uint8Array(300);
+  const b = a.slice();
+  b[299] = 1;
+  expect(xxh3(a)).not.toBe(xxh3(b));
+});
+
 const files: [string, Family, () => Promise<{ bytes: Uint8Array; keys: string[] }>][] = [
   ['grown Bloom filter (3 sub-filters)', 'bloom', grownBloom],
   ['grown cuckoo filter (3 sub-filters)', 'cuckoo', grownCuckoo],

@@ -927,11 +927,12 @@ describe('model-based properties of growing filters (fast-check)', () => {
       await fc.assert(fc.asyncProperty(cuckooOptions(cuckooBits), cuckooCommands(anyKey, 30), runCuckoo), { numRuns: runs(100) });
       const s = report('cuckoo, random keys');
       expect(s.sequences).toBe(runs(100));
-      expect(s.reached3).toBeGreaterThanOrEqual(runs(17));
-      expect(s.reached6).toBeGreaterThanOrEqual(runs(3));
-      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(3));
+      // Floors about a third of the least each reached in 20 runs (38, 4, 7, 3890, 60), so that they hold.
+      expect(s.reached3).toBeGreaterThanOrEqual(runs(13));
+      expect(s.reached6).toBeGreaterThanOrEqual(runs(1));
+      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(2));
       expect(s.deletesGrown).toBeGreaterThanOrEqual(runs(1000));
-      expect(s.roundTripsGrown).toBeGreaterThanOrEqual(runs(25));
+      expect(s.roundTripsGrown).toBeGreaterThanOrEqual(runs(20));
     },
     TIMEOUT,
   );
@@ -943,10 +944,11 @@ describe('model-based properties of growing filters (fast-check)', () => {
       await fc.assert(fc.asyncProperty(options, cuckooCommands(tinyKey, 40), runCuckoo), { numRuns: runs(60) });
       const s = report('cuckoo, tiny alphabet');
       expect(s.sequences).toBe(runs(60));
-      expect(s.reached3).toBeGreaterThanOrEqual(runs(11));
+      // Least in 20 runs: 37, 9, 13871, 45.
+      expect(s.reached3).toBeGreaterThanOrEqual(runs(12));
       expect(s.reached6).toBeGreaterThanOrEqual(runs(3));
-      expect(s.deletesGrown).toBeGreaterThanOrEqual(runs(1000));
-      expect(s.addUniqueFalse).toBeGreaterThanOrEqual(runs(20));
+      expect(s.deletesGrown).toBeGreaterThanOrEqual(runs(4000));
+      expect(s.addUniqueFalse).toBeGreaterThanOrEqual(runs(15));
     },
     TIMEOUT,
   );
@@ -957,11 +959,12 @@ describe('model-based properties of growing filters (fast-check)', () => {
       await fc.assert(fc.asyncProperty(bloomOptions, bloomCommands(anyKey, 30), runBloom), { numRuns: runs(100) });
       const s = report('Bloom, random keys');
       expect(s.sequences).toBe(runs(100));
-      expect(s.reached3).toBeGreaterThanOrEqual(runs(27));
-      expect(s.reached6).toBeGreaterThanOrEqual(runs(9));
-      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(6));
-      expect(s.roundTripsGrown).toBeGreaterThanOrEqual(runs(50));
-      expect(s.unions).toBeGreaterThanOrEqual(runs(60));
+      // Least in 20 runs: 64, 20, 9, 108, 125.
+      expect(s.reached3).toBeGreaterThanOrEqual(runs(21));
+      expect(s.reached6).toBeGreaterThanOrEqual(runs(7));
+      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(3));
+      expect(s.roundTripsGrown).toBeGreaterThanOrEqual(runs(36));
+      expect(s.unions).toBeGreaterThanOrEqual(runs(40));
     },
     TIMEOUT,
   );
@@ -972,8 +975,9 @@ describe('model-based properties of growing filters (fast-check)', () => {
       await fc.assert(fc.asyncProperty(bloomOptions, bloomCommands(tinyKey, 30), runBloom), { numRuns: runs(40) });
       const s = report('Bloom, tiny alphabet');
       expect(s.sequences).toBe(runs(40));
-      expect(s.reached3).toBeGreaterThanOrEqual(runs(11));
-      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(2));
+      // Least in 20 runs: 25, 2.
+      expect(s.reached3).toBeGreaterThanOrEqual(runs(8));
+      expect(s.growthLimit).toBeGreaterThanOrEqual(runs(1));
     },
     TIMEOUT,
   );

@@ -3,8 +3,9 @@
 // more: every file and section of the format is longer than that. With it a
 // test can change a field of serialized bytes and seal them again (recompute
 // the checksum), so that the reader's own checks, not the checksum, are what
-// refuses them. Slow (BigInt), and only for tests: checked against the checksum
-// that toBytes() writes, for every length a test seals (bloom-format.test.ts).
+// refuses them. Slow (BigInt), and only for tests: checked against the checksums
+// that toBytes() writes, over every code path of XXH3 (17-128, 129-240 and more
+// than 240 bytes, one and several 1024-byte blocks; growth-format.test.ts).
 
 const M64 = (1n << 64n) - 1n;
 const PRIME32_1 = 0x9e3779b1n;
