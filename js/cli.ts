@@ -213,10 +213,11 @@ async function build(args: string[]): Promise<void> {
   } catch (e) {
     // With every option checked above, a range error left means the filter is too large.
     if (!(e instanceof ArgumentRangeError) || !validBucketSize) throw e;
+    const smaller = type === 'bloom' ? 'fewer bits and hash functions per key' : 'shorter fingerprints';
     throw new Error(
       requested === undefined
-        ? `the ${keys.length} keys of ${list} need too large a filter at --fpr ${fpr}: ${e.message}. Split the list, or raise --fpr for shorter fingerprints`
-        : `--capacity ${values.capacity} is too large at --fpr ${fpr}: ${e.message}. Lower --capacity, or raise --fpr for shorter fingerprints`,
+        ? `the ${keys.length} keys of ${list} need too large a filter at --fpr ${fpr}: ${e.message}. Split the list, or raise --fpr for ${smaller}`
+        : `--capacity ${values.capacity} is too large at --fpr ${fpr}: ${e.message}. Lower --capacity, or raise --fpr for ${smaller}`,
     );
   }
   try {

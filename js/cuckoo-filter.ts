@@ -447,13 +447,15 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
   /**
    * False-positive rate expected at the current load, a probability: for each
    * sub-filter, 1 − (1 − 1/(2^f − 1))^(2bα + v), the chance that one of the 2b·α
-   * fingerprints a lookup compares (plus the victim, v = 1 when it is in use)
-   * matches; a lookup misses only if it misses in every sub-filter.
+   * fingerprints a lookup compares (plus the victim, which is compared only when
+   * its bucket is one of the lookup's two: v = min(1, 2/m) when it is in use,
+   * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
     let none = 1;
     for (const sub of this.core.info(this.live()).subFilters) {
-      const compared = 2 * this.bucketSize * sub.loadFactor + (sub.victim ? 1 : 0);
+      const victim = sub.victim ? Math.min(1, 2 / sub.bucketCount) : 0;
+      const compared = 2 * this.bucketSize * sub.loadFactor + victim;
       none *= (1 - 1 / (2 ** sub.fingerprintBits - 1)) ** compared;
     }
     return 1 - none;

@@ -185,3 +185,155 @@ describe('lists as real blocklists are written', () => {
     expect(out.stderr).toBe('cuckoo-wasm: cannot write filter /nonexistent/dir/f.cuckoo: ENOENT (no such file or directory)\n');
   });
 });
+
+describe('filter types and growth: --type, --expansion; query and info read either type', () => {
+  const keys = Array.from({ length: 200 }, (_, i) => `grow-${i}.example`);
+  beforeAll(() => {
+    writeFileSync(join(dir, 'two-hundred.txt'), keys.join('\n') + '\n');
+    writeFileSync(join(dir, 'three-hundred.txt'), Array.from({ length: 300 }, (_, i) => `k${i}.example`).join('\n'));
+  });
+  const oneLine = (r: ReturnType<typeof run>) => {
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    return r.stderr;
+  };
+
+  test('build --type bloom: m and k from the formula, version-2 bytes of type Bloom; info and query read it', () => {
+    const file = join(dir, 'f.bloom');
+    const r = run(['build', join(dir, 'list.txt'), '-o', file, '--type', 'bloom']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    // 3 keys at the default --fpr 0.001: m = ⌈3·ln(1000)/(ln 2)²⌉ = 44 bits, k = round(44/3·ln 2) = 10.
+    expect(r.stdout).toMatch(/keys added:\s+3\n/);
+    expect(r.stdout).toMatch(/bits, hash count:\s+44 bits, k = 10 \(sub-filters 1\)\n/);
+    expect(r.stdout).toMatch(/false-positive rate: [\d.e-]+ expected \(sized for 0\.001\)\n/);
+    const bytes = readFileSync(file);
+    expect(r.stdout).toContain(`bytes:               ${bytes.length}\n`);
+    expect(bytes.length).toBe(24 + 48 + 8 + 8);
+    expect([bytes[4], bytes[6], bytes[7]]).toEqual([2, 2, 1]); // version 2, type Bloom, one sub-filter
+
+    const info = run(['info', file]);
+    expect(info.stderr).toBe('');
+    expect(info.stdout).toMatch(/^type:\s+bloom\nitems:\s+3\nestimated items:\s+3\ncapacity:\s+3\nbits:\s+44\nhash functions:\s+10\n/);
+    expect(info.stdout).toMatch(/expansion:\s+none \(does not grow\)\n/);
+    expect(info.stdout).toMatch(/false-positive rate: [\d.e-]+ expected, sized for 0\.00100\n/);
+    expect(info.stdout).toMatch(/sub-filters:\s+1\n$/); // and no sub-filter lines
+
+    expect(run(['query', file, 'evil.example', 'good.example']).stdout).toBe('evil.example\tyes\ngood.example\tno\n');
+    const stdin = run(['query', file], 'phish.example\n# comment\ntracker.example\n');
+    expect(stdin.stdout).toBe('phish.example\tyes\ntracker.example\tyes\n');
+  });
+
+  test('build --type bloom --expansion 2: the filter grows; info lists each sub-filter; query finds every key', () => {
+    const file = join(dir, 'g.bloom');
+    const r = run(['build', join(dir, 'two-hundred.txt'), '-o', file, '--type', 'bloom', '--fpr', '0.01', '--capacity', '20', '--expansion', '2']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/keys added:\s+200\n/);
+    expect(r.stdout).toMatch(/\(sub-filters 4\)\n/);
+    const info = run(['info', file]).stdout;
+    expect(info).toMatch(/^type:\s+bloom\nitems:\s+200\n/);
+    expect(info).toMatch(/expansion:\s+2\n/);
+    expect(info).toMatch(/sub-filters:\s+4\n/);
+    const subs = [...info.matchAll(/^ {2}sub-filter (\d): (\d+) items, capacity (\d+), (\d+) bits, k = (\d+), sized for ([\d.e-]+), (\d+) bytes$/gm)];
+    expect(subs.map((m) => [Number(m[1]), Number(m[2]), Number(m[3])])).toEqual([
+      [0, 20, 20],
+      [1, 40, 40],
+      [2, 80, 80],
+      [3, 60, 160],
+    ]);
+    subs.forEach((m, j) => {
+      const eps = 0.01 / 2 ** (j + 1);
+      const bits = Math.ceil((-Number(m[3]) * Math.log(eps)) / Math.LN2 ** 2);
+      expect([j, Number(m[4]), Number(m[5]), Number(m[6])]).toEqual([j, bits, Math.round((bits / Number(m[3])) * Math.LN2), Number(eps.toPrecision(3))]);
+    });
+    expect(subs.reduce((t, m) => t + Number(m[7]), 0)).toBe(readFileSync(file).length - 32);
+    const q = run(['query', file], keys.join('\n'));
+    expect(q.stdout).toBe(keys.map((k) => `${k}\tyes\n`).join(''));
+  });
+
+  test('build --expansion 3 (cuckoo): version-2 bytes, sub-filters of 3× the buckets and one more fingerprint bit; without it, version 1', () => {
+    const file = join(dir, 'g.cuckoo');
+    const r = run(['build', join(dir, 'two-hundred.txt'), '-o', file, '--capacity', '20', '--expansion', '3']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/fingerprint bits:\s+14 \(bucket size 4, load factor [\d.]+, sub-filters 3\)\n/);
+    const bytes = readFileSync(file);
+    expect([bytes[4], bytes[6], bytes[7]]).toEqual([2, 1, 3]);
+    const info = run(['info', file]).stdout;
+    expect(info).toMatch(/^type:\s+cuckoo\nitems:\s+200\ncapacity:\s+20\n/);
+    expect(info).toMatch(/expansion:\s+3\n/);
+    expect(info).toMatch(/sub-filters:\s+3\n/);
+    const subs = [...info.matchAll(/^ {2}sub-filter (\d): (\d+) items, capacity (\d+), (\d+) buckets, f = (\d+), load factor ([\d.]+), (\d+) bytes$/gm)];
+    expect(subs.map((m) => [Number(m[3]), Number(m[5])])).toEqual([
+      [20, 14],
+      [60, 15],
+      [180, 16],
+    ]);
+    expect(subs.map((m) => Number(m[4]))).toEqual([1, 3, 9].map((x) => x * Number(subs[0][4])));
+    expect(subs.reduce((t, m) => t + Number(m[2]), 0)).toBe(200);
+    expect(run(['query', file], keys.join('\n')).stdout).toBe(keys.map((k) => `${k}\tyes\n`).join(''));
+
+    // --type cuckoo is the default; without --expansion the file is version 1, as before.
+    run(['build', join(dir, 'two-hundred.txt'), '-o', join(dir, 'a.cuckoo')]);
+    run(['build', join(dir, 'two-hundred.txt'), '-o', join(dir, 'b.cuckoo'), '--type', 'cuckoo']);
+    const a = readFileSync(join(dir, 'a.cuckoo'));
+    expect(a.equals(readFileSync(join(dir, 'b.cuckoo')))).toBe(true);
+    expect(a[4]).toBe(1);
+    expect(run(['info', join(dir, 'a.cuckoo')]).stdout).toMatch(/expansion:\s+none \(does not grow\)\nbytes:.*\n.*\n.*\nsub-filters:\s+1\n$/);
+  });
+
+  test('--type bloom takes rates below what 32-bit fingerprints give, and repeated keys (no 2b limit)', () => {
+    const r = run(['build', join(dir, 'list.txt'), '-o', join(dir, 'tiny-rate.bloom'), '--type', 'bloom', '--fpr', '1e-12']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/k = 40 \(sub-filters 1\)/);
+    writeFileSync(join(dir, 'dups.txt'), 'dup.example\n'.repeat(10));
+    const d = run(['build', join(dir, 'dups.txt'), '-o', join(dir, 'dups.bloom'), '--type', 'bloom', '--keep-duplicates']);
+    expect(d.stderr).toBe('');
+    expect(d.stdout).toMatch(/keys added:\s+10\n/);
+    expect(run(['info', join(dir, 'dups.bloom')]).stdout).toMatch(/items:\s+10\nestimated items:\s+1\ncapacity:\s+10\n/);
+  });
+
+  test('a Bloom filter at its growth limit: one line saying how far it got and why, exit 1, no file written', () => {
+    const out = join(dir, 'limit.bloom');
+    const r = run(['build', join(dir, 'three-hundred.txt'), '-o', out, '--type', 'bloom', '--fpr', '1e-17', '--capacity', '1', '--expansion', '2']);
+    expect(oneLine(r)).toMatch(/^cuckoo-wasm: the filter is full after 255 of the 300 keys of .*three-hundred\.txt: the filter is full and cannot grow further \(8 sub-filters/);
+    expect(() => readFileSync(out)).toThrow(/ENOENT/);
+  });
+
+  test('corrupt or truncated files of either type: one line naming the file, exit 1', () => {
+    for (const name of ['g.bloom', 'g.cuckoo']) {
+      const bytes = readFileSync(join(dir, name));
+      writeFileSync(join(dir, `cut-${name}`), bytes.subarray(0, 60));
+      for (const args of [['info', join(dir, `cut-${name}`)], ['query', join(dir, `cut-${name}`), 'a']]) {
+        const r = run(args);
+        expect(oneLine(r)).toMatch(new RegExp(`cut-${name.replace('.', '\\.')}: not a valid cuckoo-wasm filter: the bytes are truncated`));
+      }
+      const flipped = Buffer.from(bytes);
+      flipped[100] ^= 4;
+      writeFileSync(join(dir, `flip-${name}`), flipped);
+      expect(oneLine(run(['info', join(dir, `flip-${name}`)]))).toMatch(/not a valid cuckoo-wasm filter/);
+    }
+  });
+
+  test.each([
+    [['--type', 'bloom', '--bucket-size', '4'], /^cuckoo-wasm: --bucket-size is for cuckoo filters; omit it with --type bloom/],
+    [['--type', 'bloom', '--max-kicks', '10'], /^cuckoo-wasm: --max-kicks is for cuckoo filters; omit it with --type bloom/],
+    [['--type', 'xor'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "xor"/],
+    [['--type', 'Bloom'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "Bloom"/],
+    [['--type='], /^cuckoo-wasm: --type must be cuckoo or bloom, got ""/],
+    [['--expansion', '1'], /^cuckoo-wasm: --expansion must be at least 2, got 1: omit it for a filter that does not grow/],
+    [['--expansion', '0'], /--expansion must be at least 2, got 0/],
+    [['--expansion', '-3'], /--expansion must be at least 2, got -3/],
+    [['--expansion', '1025'], /^cuckoo-wasm: --expansion must be at most 1024, got 1025: omit it for a filter that does not grow/],
+    [['--expansion', 'Infinity'], /--expansion must be at most 1024, got Infinity/],
+    [['--expansion', '2.5'], /^cuckoo-wasm: --expansion must be a whole number of times \(the growth factor\), got 2\.5/],
+    [['--expansion', 'abc'], /^cuckoo-wasm: --expansion must be a number, got "abc"/],
+    [['--type', 'bloom', '--expansion', '1'], /--expansion must be at least 2, got 1/],
+    [['--type', 'bloom', '--fpr', '1e-30'], /need too large a filter at --fpr 1e-30: a Bloom filter for 3 keys .*more than 64 hash functions.*raise --fpr for fewer bits and hash functions per key$/m],
+    [['--type', 'bloom', '--capacity', '1e12'], /--capacity 1e12 is too large at --fpr 0\.001: a Bloom filter .*Lower --capacity, or raise --fpr for fewer bits and hash functions per key$/m],
+  ])('build %p: a one-line message, exit code 1, no file', (options, message) => {
+    const out = join(dir, 'refused.out');
+    const r = run(['build', join(dir, 'list.txt'), '-o', out, ...(options as string[])]);
+    expect(oneLine(r)).toMatch(message);
+    expect(() => readFileSync(out)).toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,609 @@
+// The byte format of Bloom filters and growing cuckoo filters (version 2: a
+// 24-byte stack header, one section per sub-filter, a checksum; see
+// src/format.h). Anything toBytes() did not produce is refused by fromBytes
+// with a FilterFormatError, never a crash and never a loaded filter: every
+// truncation and every single-bit flip of a grown filter of each family.
+// Flipped bits are also tried with the checksums sealed again (XXH3, ./xxh3.ts),
+// so that the reader's own checks of each field, not the checksum, must refuse
+// them; where the format allows any value (the Bloom bits, the seed, an item
+// count, the PRNG state), the file loads and writes back byte for byte.
+// Then: bytes of the other family (the 'is-*' reasons), bytes from another
+// realm, detached buffers, ArrayBuffers, and the bytes of fixed recipes pinned
+// by their SHA-256.
+import { createHash } from 'node:crypto';
+import * as vm from 'node:vm';
+import {
+  ArgumentTypeError,
+  BloomFilter,
+  CuckooFilter,
+  FilterFormatError,
+  FilterFormatReason,
+  FilterFullError,
+} from 'cuckoo-wasm';
+import { seal, sealed, xxh3 } from './xxh3';
+
+type Family = 'bloom' | 'cuckoo';
+type Outcome = FilterFormatReason | 'loaded';
+
+const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
+const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const u32 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset).getUint32(at, true);
+const u64 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset).getBigUint64(at, true);
+
+/**
+ * Loads `bytes` as `family`: 'loaded' (after checking the filter writes the very same bytes
+ * back and answers, adds and deletes without trouble), or the reason it was refused.
+ */
+async function outcome(family: Family, bytes: Uint8Array | ArrayBuffer): Promise<Outcome> {
+  try {
+    const f = family === 'bloom' ? await BloomFilter.fromBytes(bytes) : await CuckooFilter.fromBytes(bytes);
+    try {
+      const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      expect(same(f.toBytes(), view)).toBe(true);
+      f.hasAll(keysOf('probe', 20));
+      f.info();
+      // Keys go in (unless the filter is full: a full filter without growth, or at its growth limit).
+      let added = 5;
+      try {
+        f.addAll(keysOf('after', 5));
+      } catch (e) {
+        if (!(e instanceof FilterFullError)) throw e;
+        added = e.added;
+      }
+      expect(f.hasAll(keysOf('after', added)).every(Boolean)).toBe(true);
+      if (f instanceof CuckooFilter && added > 0) expect(f.delete('after-0.example')).toBe(true);
+    } finally {
+      f.dispose();
+    }
+    return 'loaded';
+  } catch (e) {
+    if (!(e instanceof FilterFormatError)) throw e;
+    expect(e.code).toBe('ERR_FILTER_FORMAT');
+    expect(e.message.length).toBeGreaterThan(20);
+    return e.reason;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The files under test, and where each field of them is.
+
+/** A Bloom filter grown to three sub-filters (8 + 16 + 16 of 32 keys). */
+async function grownBloom(): Promise<{ bytes: Uint8Array; keys: string[] }> {
+  const f = await BloomFilter.create({ capacity: 8, falsePositiveRate: 0.05, expansion: 2, seed: 3 });
+  const keys = keysOf('gb', 40);
+  f.addAll(keys);
+  expect(f.subFilterCount).toBe(3);
+  const bytes = f.toBytes();
+  f.dispose();
+  return { bytes, keys };
+}
+
+/** A cuckoo filter of 6-bit fingerprints grown to three sub-filters, some keys deleted, victims in use. */
+async function grownCuckoo(): Promise<{ bytes: Uint8Array; keys: string[] }> {
+  const f = await CuckooFilter.create({ capacity: 6, fingerprintBits: 6, bucketSize: 2, maxKicks: 50, expansion: 2, seed: 9 });
+  const keys: string[] = [];
+  for (let i = 0; f.subFilterCount < 3; i++) {
+    f.add(`gc-${i}`);
+    keys.push(`gc-${i}`);
+  }
+  f.addAll(keysOf('gc-more', 4));
+  keys.push(...keysOf('gc-more', 4));
+  f.delete(keys[1]);
+  keys.splice(1, 1);
+  const subs = f.info().subFilters;
+  expect(subs.length).toBe(3);
+  expect(subs.filter((s) => s.victim).length).toBeGreaterThanOrEqual(1);
+  const bytes = f.toBytes();
+  f.dispose();
+  return { bytes, keys };
+}
+
+/** A Bloom filter that does not grow: version 2 with one sub-filter. */
+async function plainBloom(): Promise<{ bytes: Uint8Array; keys: string[] }> {
+  const f = await BloomFilter.create({ capacity: 20, falsePositiveRate: 0.1 });
+  const keys = keysOf('pb', 15);
+  f.addAll(keys);
+  const bytes = f.toBytes();
+  f.dispose();
+  return { bytes, keys };
+}
+
+interface Field {
+  name: string;
+  start: number;
+  end: number;
+  /** For a field inside a cuckoo section: the section, whose own checksum is sealed again too. */
+  section?: { start: number; end: number };
+  /** For a bit array: its bits from this one on are padding, which must stay 0 (named '<name> padding'). */
+  padFromBit?: number;
+}
+
+const STACK_FIELDS: [string, number, number][] = [
+  ['magic', 0, 4],
+  ['version', 4, 6],
+  ['type', 6, 7],
+  ['sub-filter count', 7, 8],
+  ['expansion', 8, 12],
+  ['reserved', 12, 16],
+  ['seed', 16, 24],
+];
+const BLOOM_SECTION_FIELDS: [string, number, number][] = [
+  ['k', 0, 4],
+  ['reserved', 4, 8],
+  ['m', 8, 16],
+  ['capacity', 16, 24],
+  ['item count', 24, 32],
+  ['ε', 32, 40],
+  ['W', 40, 48],
+];
+const CUCKOO_SECTION_FIELDS: [string, number, number][] = [
+  ['magic', 0, 4],
+  ['version', 4, 6],
+  ['hash id', 6, 7],
+  ['encoding', 7, 8],
+  ['f', 8, 9],
+  ['b', 9, 10],
+  ['reserved16', 10, 12],
+  ['m', 12, 16],
+  ['max kicks', 16, 20],
+  ['victim fingerprint', 20, 24],
+  ['victim bucket', 24, 28],
+  ['reserved32', 28, 32],
+  ['seed', 32, 40],
+  ['capacity', 40, 48],
+  ['item count', 48, 56],
+  ['PRNG state', 56, 64],
+  ['table bytes', 64, 72],
+];
+
+/** Every field of a version-2 file, found by walking its sections as a reader does. */
+function fieldsOf(family: Family, bytes: Uint8Array): Field[] {
+  const fields: Field[] = STACK_FIELDS.map(([name, start, end]) => ({ name: `stack ${name}`, start, end }));
+  const count = bytes[7];
+  let at = 24;
+  for (let j = 0; j < count; j++) {
+    if (family === 'bloom') {
+      const words = Number(u64(bytes, at + 40));
+      const m = Number(u64(bytes, at + 8));
+      for (const [name, s, e] of BLOOM_SECTION_FIELDS) fields.push({ name: `bloom ${name}`, start: at + s, end: at + e });
+      // Bits m .. 64·⌈m/64⌉ of the last word are padding (little-endian words: bit p is byte p/8, bit p%8).
+      fields.push({ name: 'bloom bits', start: at + 48, end: at + 48 + words, padFromBit: m });
+      at += 48 + words;
+    } else {
+      const table = Number(u64(bytes, at + 64));
+      const section = { start: at, end: at + 72 + table + 8 };
+      for (const [name, s, e] of CUCKOO_SECTION_FIELDS) fields.push({ name: `cuckoo ${name}`, start: at + s, end: at + e, section });
+      // The table is m·b slots of f bits, packed from bit 0; the bits after the last slot are padding.
+      const slotBits = u32(bytes, at + 12) * bytes[at + 9] * bytes[at + 8];
+      fields.push({ name: 'cuckoo table', start: at + 72, end: at + 72 + table, section, padFromBit: slotBits });
+      fields.push({ name: 'cuckoo section checksum', start: at + 72 + table, end: section.end });
+      at = section.end;
+    }
+  }
+  fields.push({ name: 'checksum', start: at, end: at + 8 });
+  expect(at + 8).toBe(bytes.length);
+  return fields;
+}
+
+/**
+ * What a single flipped bit of each field may give once the checksums are sealed again:
+ * a field with one valid value (or tied to its neighbours: sub-filter j + 1 follows from j)
+ * is refused, with the reason of its check; a field the format lets take other values
+ * loads (and writes back the same bytes).
+ */
+const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
+  bloom: {
+    'stack magic': ['bad-magic'],
+    'stack version': ['unsupported-version'],
+    'stack type': ['bad-parameter'],
+    'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
+    'stack expansion': ['bad-parameter'],
+    'stack reserved': ['bad-parameter'],
+    'stack seed': ['loaded'], // the one seed of every sub-filter: another seed is another (valid) filter
+    'bloom k': ['bad-parameter', 'loaded'], // any k in 1..64 is a valid filter
+    'bloom reserved': ['bad-parameter'],
+    'bloom m': ['bad-parameter', 'bad-padding', 'loaded'], // m within the same words: valid if no bit past it is set
+    'bloom capacity': ['bad-parameter'], // tied to the neighbours' by the expansion
+    'bloom item count': ['loaded'],
+    'bloom ε': ['bad-parameter'], // tied: each sub-filter's is half the one before
+    'bloom W': ['truncated', 'trailing-bytes', 'bad-parameter'],
+    'bloom bits': ['loaded'], // any bits: other keys
+    'bloom bits padding': ['bad-padding'],
+    checksum: ['checksum-mismatch'],
+  },
+  cuckoo: {
+    'stack magic': ['bad-magic'],
+    'stack version': ['unsupported-version'],
+    'stack type': ['bad-parameter'],
+    'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
+    'stack expansion': ['bad-parameter'],
+    'stack reserved': ['bad-parameter'],
+    'stack seed': ['bad-parameter'], // must be every section's seed
+    'cuckoo magic': ['bad-magic'],
+    'cuckoo version': ['unsupported-version'],
+    'cuckoo hash id': ['bad-parameter'],
+    'cuckoo encoding': ['bad-parameter'],
+    'cuckoo f': ['bad-parameter'],
+    'cuckoo b': ['bad-parameter'],
+    'cuckoo reserved16': ['bad-parameter'],
+    'cuckoo m': ['bad-parameter'],
+    'cuckoo max kicks': ['bad-parameter'], // tied to the neighbours'
+    'cuckoo victim fingerprint': ['bad-victim', 'count-mismatch', 'loaded'],
+    'cuckoo victim bucket': ['bad-victim', 'loaded'],
+    'cuckoo reserved32': ['bad-parameter'],
+    'cuckoo seed': ['bad-parameter'],
+    'cuckoo capacity': ['bad-parameter'],
+    'cuckoo item count': ['count-mismatch'],
+    'cuckoo PRNG state': ['loaded'],
+    'cuckoo table bytes': ['truncated', 'trailing-bytes', 'bad-parameter'],
+    'cuckoo table': ['loaded', 'count-mismatch'], // another fingerprint, or a slot emptied or filled
+    'cuckoo table padding': ['bad-padding'],
+    'cuckoo section checksum': ['checksum-mismatch'],
+    checksum: ['checksum-mismatch'],
+  },
+};
+
+/**
+ * With one sub-filter, capacity and ε are tied to nothing (any capacity >= 1 and ε in (0, 1)
+ * make a valid filter), and an expansion of 2..1024 makes it a growing filter not yet grown.
+ */
+const ALLOWED_ONE_SUB_FILTER: Record<string, Outcome[]> = {
+  'stack expansion': ['bad-parameter', 'loaded'],
+  'bloom capacity': ['bad-parameter', 'loaded'],
+  'bloom ε': ['bad-parameter', 'loaded'],
+};
+
+/** The bytes with bit `bit` flipped and the checksums sealed again (the section's, then the file's). */
+function flipSealed(bytes: Uint8Array, bit: number, field: Field): Uint8Array {
+  const copy = bytes.slice();
+  copy[bit >> 3] ^= 1 << (bit & 7);
+  if (field.name === 'checksum') return copy; // sealing again would undo the flip
+  if (field.section && field.name !== 'cuckoo section checksum') seal(copy, field.section.start, field.section.end);
+  seal(copy);
+  return copy;
+}
+
+test('the test helper XXH3-64 (./xxh3.ts) gives the checksum toBytes() writes, for files of 88 to about 6000 bytes', async () => {
+  const lengths = new Set<number>();
+  for (const capacity of [...Array.from({ length: 57 }, (_, i) => 1 + 7 * i), 1000, 3000, 5000]) {
+    for (const f of [
+      await BloomFilter.create({ capacity, falsePositiveRate: 0.01 }),
+      await CuckooFilter.create({ capacity, fingerprintBits: 4 + (capacity % 29) }),
+    ]) {
+      f.add(`x${capacity}`);
+      const bytes = f.toBytes();
+      lengths.add(bytes.length - 8);
+      expect([bytes.length, sealed(bytes)]).toEqual([bytes.length, true]);
+      f.dispose();
+    }
+  }
+  // Every branch: 17-128, 129-240, one block (241-1024), several blocks (> 1024).
+  const hashed = [...lengths];
+  expect(hashed.some((n) => n <= 128)).toBe(true);
+  expect(hashed.some((n) => n > 128 && n <= 240)).toBe(true);
+  expect(hashed.some((n) => n > 240 && n <= 1024)).toBe(true);
+  expect(hashed.some((n) => n > 2048)).toBe(true);
+  // And it is not a constant: one changed byte changes the sum.
+  const a = new Uint8Array(300);
+  const b = a.slice();
+  b[299] = 1;
+  expect(xxh3(a)).not.toBe(xxh3(b));
+});
+
+const files: [string, Family, () => Promise<{ bytes: Uint8Array; keys: string[] }>][] = [
+  ['grown Bloom filter (3 sub-filters)', 'bloom', grownBloom],
+  ['grown cuckoo filter (3 sub-filters)', 'cuckoo', grownCuckoo],
+  ['Bloom filter without growth', 'bloom', plainBloom],
+];
+
+describe.each(files)('%s', (_name, family, make) => {
+  let bytes: Uint8Array;
+  let keys: string[];
+  const other: Family = family === 'bloom' ? 'cuckoo' : 'bloom';
+  beforeAll(async () => {
+    ({ bytes, keys } = await make());
+  });
+
+  test('the layout: stack header, sections end to end, checksums that are XXH3-64 of what precedes them; it loads', async () => {
+    expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('CKOO');
+    expect([bytes[4], bytes[5], bytes[6]]).toEqual([2, 0, family === 'bloom' ? 2 : 1]);
+    expect(u32(bytes, 12)).toBe(0);
+    const fields = fieldsOf(family, bytes); // walks the sections to exactly the checksum
+    expect(sealed(bytes)).toBe(true);
+    expect(xxh3(bytes.subarray(0, bytes.length - 8))).toBe(u64(bytes, bytes.length - 8));
+    for (const f of fields.filter((x) => x.name === 'cuckoo magic')) {
+      // Each cuckoo section is a whole version-1 file, its own checksum included.
+      expect(sealed(bytes, f.section!.start, f.section!.end)).toBe(true);
+      expect(bytes[f.start + 4]).toBe(1);
+    }
+    const f = family === 'bloom' ? await BloomFilter.fromBytes(bytes) : await CuckooFilter.fromBytes(bytes);
+    expect(f.hasAll(keys).every(Boolean)).toBe(true);
+    expect(same(f.toBytes(), bytes)).toBe(true);
+    f.dispose();
+  });
+
+  test('every truncation is refused as truncated; by the other family, as its type once the type byte is there', async () => {
+    for (let len = 0; len < bytes.length; len++) {
+      const part = bytes.subarray(0, len);
+      expect([len, await outcome(family, part)]).toEqual([len, 'truncated']);
+      expect([len, await outcome(other, part)]).toEqual([len, len > 6 ? `is-${family}-filter` : 'truncated']);
+    }
+  });
+
+  test('extra bytes at the end are refused as trailing bytes', async () => {
+    for (const extra of [1, 7, 8, 9, 100]) {
+      const longer = new Uint8Array(bytes.length + extra);
+      longer.set(bytes);
+      expect(await outcome(family, longer)).toBe('trailing-bytes');
+      // Sealed again over the longer body, they are still refused.
+      seal(longer);
+      expect(await outcome(family, longer)).toBe('trailing-bytes');
+    }
+  });
+
+  test('every single-bit flip is refused (never loaded), by the checksum or an earlier check', async () => {
+    const reasons = new Map<Outcome, number>();
+    for (let bit = 0; bit < bytes.length * 8; bit++) {
+      const copy = bytes.slice();
+      copy[bit >> 3] ^= 1 << (bit & 7);
+      const o = await outcome(family, copy);
+      reasons.set(o, (reasons.get(o) ?? 0) + 1);
+      if (o === 'loaded') throw new Error(`bit ${bit} flipped: the bytes loaded`);
+    }
+    expect(reasons.get('checksum-mismatch')).toBeGreaterThan(bytes.length * 4);
+    expect(reasons.has('bad-magic')).toBe(true);
+    expect(reasons.has('unsupported-version')).toBe(true);
+    expect(reasons.has('loaded')).toBe(false);
+  });
+
+  test('every single-bit flip with the checksums sealed again: refused by the check of its field, or a valid filter written back byte for byte', async () => {
+    const fields = fieldsOf(family, bytes);
+    const seen = new Map<string, Set<Outcome>>();
+    const bad: string[] = [];
+    for (const field of fields) {
+      for (let bit = field.start * 8; bit < field.end * 8; bit++) {
+        const padding = field.padFromBit !== undefined && bit - field.start * 8 >= field.padFromBit;
+        const kind = padding ? `${field.name} padding` : field.name;
+        const allowed = (bytes[7] === 1 ? ALLOWED_ONE_SUB_FILTER[kind] : undefined) ?? ALLOWED[family][kind];
+        expect([kind, allowed !== undefined]).toEqual([kind, true]);
+        const o = await outcome(family, flipSealed(bytes, bit, field));
+        if (!seen.has(kind)) seen.set(kind, new Set());
+        seen.get(kind)!.add(o);
+        if (!allowed.includes(o)) bad.push(`${kind} (byte ${bit >> 3}, bit ${bit & 7}): ${o}, expected ${allowed.join(' or ')}`);
+      }
+    }
+    expect(bad).toEqual([]);
+    const summary = Object.fromEntries([...seen].map(([k, v]) => [k, [...v].sort().join(', ')]));
+    console.log(`${family}, ${bytes.length} bytes, resealed bit flips by field: ${JSON.stringify(summary, null, 1)}`);
+    // The checks that must have run, each met at least once.
+    const all = new Set([...seen.values()].flatMap((s) => [...s]));
+    const must: Outcome[] =
+      family === 'bloom'
+        ? ['bad-magic', 'unsupported-version', 'bad-parameter', 'truncated', 'loaded', 'checksum-mismatch']
+        : ['bad-magic', 'unsupported-version', 'bad-parameter', 'truncated', 'trailing-bytes', 'bad-victim', 'count-mismatch', 'bad-padding', 'loaded', 'checksum-mismatch'];
+    for (const reason of must) expect([reason, all.has(reason)]).toEqual([reason, true]);
+  });
+
+  test('the wrong family: FilterFormatError with the reason naming the right one, and a message saying which to use', async () => {
+    let error: unknown;
+    try {
+      (other === 'bloom' ? await BloomFilter.fromBytes(bytes) : await CuckooFilter.fromBytes(bytes)).dispose();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FilterFormatError);
+    expect((error as FilterFormatError).reason).toBe(`is-${family}-filter`);
+    expect((error as Error).message).toMatch(
+      family === 'bloom' ? /^wrong filter type: .*load them with BloomFilter\.fromBytes/ : /^wrong filter type: .*load them with CuckooFilter\.fromBytes/,
+    );
+  });
+});
+
+describe('sealed bytes that break one rule of the stack', () => {
+  /** Grown Bloom bytes with `edit` applied, sealed again. */
+  async function edited(family: Family, edit: (b: Uint8Array, d: DataView) => Uint8Array | void): Promise<Outcome> {
+    const { bytes } = family === 'bloom' ? await grownBloom() : await grownCuckoo();
+    const d = new DataView(bytes.buffer);
+    const out = edit(bytes, d) ?? bytes;
+    seal(out);
+    return outcome(family, out);
+  }
+
+  test.each([
+    ['sub-filter count 0', 'bad-parameter', (b: Uint8Array) => void (b[7] = 0)],
+    ['sub-filter count 33', 'bad-parameter', (b: Uint8Array) => void (b[7] = 33)],
+    ['expansion 0 with 3 sub-filters', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(8, 0, true)],
+    ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(8, 1025, true)],
+    ['type 3', 'bad-parameter', (b: Uint8Array) => void (b[6] = 3)],
+    ['type 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
+    ['version 3', 'unsupported-version', (b: Uint8Array) => void (b[4] = 3)],
+  ] as const)('Bloom: %s → %s', async (_what, reason, edit) => {
+    expect(await edited('bloom', edit)).toBe(reason);
+  });
+
+  test('Bloom: a section claiming 2^63 bytes of bits is refused without allocating them', async () => {
+    expect(await edited('bloom', (_b, d) => d.setBigUint64(24 + 40, 1n << 63n, true))).toBe('truncated');
+    expect(await edited('bloom', (_b, d) => d.setBigUint64(24 + 40, (1n << 64n) - 1n, true))).toBe('truncated');
+  });
+
+  test('Bloom: k = 0 or 65, m = 0 or 2^32, ε = 0, 1, NaN or −ε in sub-filter 0: bad-parameter', async () => {
+    const at = 24;
+    for (const edit of [
+      (d: DataView) => d.setUint32(at, 0, true),
+      (d: DataView) => d.setUint32(at, 65, true),
+      (d: DataView) => d.setBigUint64(at + 8, 0n, true),
+      (d: DataView) => d.setBigUint64(at + 8, 1n << 32n, true),
+      (d: DataView) => d.setFloat64(at + 32, 0, true),
+      (d: DataView) => d.setFloat64(at + 32, 1, true),
+      (d: DataView) => d.setFloat64(at + 32, NaN, true),
+      (d: DataView) => d.setFloat64(at + 32, -d.getFloat64(at + 32, true), true),
+      (d: DataView) => d.setBigUint64(at + 16, 0n, true),
+    ]) {
+      expect(await edited('bloom', (_b, d) => edit(d))).toBe('bad-parameter');
+    }
+  });
+
+  test('Bloom: a bit set past m (in the last word of a sub-filter) is bad-padding', async () => {
+    const { bytes } = await grownBloom();
+    const m = Number(u64(bytes, 24 + 8));
+    expect(m % 64).not.toBe(0);
+    const words = Number(u64(bytes, 24 + 40));
+    const copy = bytes.slice();
+    copy[24 + 48 + words - 1] |= 0x80; // the top bit of the last word
+    seal(copy);
+    expect(await outcome('bloom', copy)).toBe('bad-padding');
+  });
+
+  test('Bloom: a fourth sub-filter that repeats the third (not e times larger, not ε/2): bad-parameter', async () => {
+    const { bytes } = await grownBloom();
+    const fields = fieldsOf('bloom', bytes);
+    const lastStart = fields.filter((f) => f.name === 'bloom k').at(-1)!.start;
+    const section = bytes.subarray(lastStart, bytes.length - 8);
+    const longer = new Uint8Array(bytes.length + section.length);
+    longer.set(bytes.subarray(0, bytes.length - 8));
+    longer.set(section, bytes.length - 8);
+    longer[7] = 4;
+    seal(longer);
+    expect(await outcome('bloom', longer)).toBe('bad-parameter');
+    // Without the extra sub-filter in the count, the section is trailing bytes.
+    longer[7] = 3;
+    seal(longer);
+    expect(await outcome('bloom', longer)).toBe('trailing-bytes');
+  });
+
+  test('cuckoo: sections swapped, a section dropped, or one repeated: refused', async () => {
+    const { bytes } = await grownCuckoo();
+    const starts = fieldsOf('cuckoo', bytes).filter((f) => f.name === 'cuckoo magic').map((f) => f.section!);
+    const body = (parts: { start: number; end: number }[], count: number) => {
+      const out = new Uint8Array(24 + parts.reduce((t, p) => t + p.end - p.start, 0) + 8);
+      out.set(bytes.subarray(0, 24));
+      out[7] = count;
+      let at = 24;
+      for (const p of parts) {
+        out.set(bytes.subarray(p.start, p.end), at);
+        at += p.end - p.start;
+      }
+      seal(out);
+      return out;
+    };
+    const [s0, s1, s2] = starts;
+    expect(await outcome('cuckoo', body([s1, s0, s2], 3))).toBe('bad-parameter');
+    expect(await outcome('cuckoo', body([s0, s2], 2))).toBe('bad-parameter');
+    expect(await outcome('cuckoo', body([s0, s1, s1], 3))).toBe('bad-parameter');
+    expect(await outcome('cuckoo', body([s1, s2], 2))).toBe('loaded'); // a valid stack of levels 0, 1 (other keys)
+    expect(await outcome('cuckoo', body([s0, s1], 2))).toBe('loaded'); // the filter before its last growth, as bytes
+    // Sub-filter 0 alone, as a version-1 file: a filter that does not grow.
+    const first = bytes.slice(s0.start, s0.end);
+    expect(await outcome('cuckoo', first)).toBe('loaded');
+  });
+
+  test('cuckoo: a Bloom section in a cuckoo stack and the other way round: refused', async () => {
+    const b = (await grownBloom()).bytes.slice();
+    b[6] = 1; // a type-cuckoo stack of Bloom sections
+    seal(b);
+    expect(['truncated', 'bad-magic', 'bad-parameter', 'unsupported-version']).toContain(await outcome('cuckoo', b));
+    const c = (await grownCuckoo()).bytes.slice();
+    c[6] = 2; // a type-Bloom stack of cuckoo sections
+    seal(c);
+    expect(['truncated', 'trailing-bytes', 'bad-parameter']).toContain(await outcome('bloom', c));
+  });
+});
+
+describe('version 1 and version 2 across families', () => {
+  test('a version-1 cuckoo file (no growth) into BloomFilter.fromBytes: is-cuckoo-filter; a Bloom file into CuckooFilter: is-bloom-filter', async () => {
+    const c = await CuckooFilter.create({ capacity: 50 });
+    c.add('x');
+    const v1 = c.toBytes();
+    expect(v1[4]).toBe(1);
+    expect(await outcome('bloom', v1)).toBe('is-cuckoo-filter');
+    expect(await outcome('cuckoo', v1)).toBe('loaded');
+    c.dispose();
+    const { bytes } = await plainBloom();
+    expect(await outcome('cuckoo', bytes)).toBe('is-bloom-filter');
+    // Even a truncated v1 file is a cuckoo file to the Bloom reader.
+    expect(await outcome('bloom', v1.subarray(0, 10))).toBe('is-cuckoo-filter');
+    expect(await outcome('bloom', v1.subarray(0, 6))).toBe('is-cuckoo-filter');
+    // And junk is junk to both.
+    for (const junk of [new Uint8Array(0), new Uint8Array(3), new TextEncoder().encode('not a filter at all, just text')]) {
+      expect(['truncated', 'bad-magic']).toContain(await outcome('bloom', junk));
+      expect(['truncated', 'bad-magic']).toContain(await outcome('cuckoo', junk));
+    }
+  });
+});
+
+describe('BloomFilter.fromBytes: bytes from anywhere', () => {
+  const context = vm.createContext({});
+  const foreign = (code: string) => vm.runInContext(code, context);
+
+  test('a Uint8Array and an ArrayBuffer of another realm (a vm context); an ArrayBuffer; an offset view', async () => {
+    const { bytes, keys } = await grownBloom();
+    const view = foreign(`new Uint8Array(${bytes.length})`) as Uint8Array;
+    view.set(bytes);
+    expect(view instanceof Uint8Array).toBe(false);
+    const buffer = foreign(`new ArrayBuffer(${bytes.length})`) as ArrayBuffer;
+    new Uint8Array(buffer).set(bytes);
+    const padded = new Uint8Array(bytes.length + 13);
+    padded.set(bytes, 5);
+    for (const input of [view, buffer, bytes.slice().buffer, padded.subarray(5, 5 + bytes.length)]) {
+      const f = await BloomFilter.fromBytes(input);
+      expect(f.hasAll(keys).every(Boolean)).toBe(true);
+      expect(same(f.toBytes(), bytes)).toBe(true);
+      f.dispose();
+    }
+    // A foreign key works too.
+    const f = await BloomFilter.fromBytes(bytes);
+    f.add(foreign('new Uint8Array([104, 105])'));
+    expect(f.has('hi')).toBe(true);
+    f.dispose();
+  });
+
+  test('detached buffers: ArgumentTypeError, also when detached while fromBytes awaits the module', async () => {
+    const { bytes } = await grownBloom();
+    const detach = (b: ArrayBufferLike) => structuredClone(b, { transfer: [b as ArrayBuffer] });
+    const view = bytes.slice();
+    detach(view.buffer);
+    await expect(BloomFilter.fromBytes(view)).rejects.toThrow(ArgumentTypeError);
+    const buffer = bytes.slice().buffer;
+    detach(buffer);
+    await expect(BloomFilter.fromBytes(buffer)).rejects.toThrow(/detached/);
+    const late = bytes.slice();
+    const pending = BloomFilter.fromBytes(late);
+    detach(late.buffer);
+    await expect(pending).rejects.toThrow(/detached/);
+  });
+
+  test('anything but a Uint8Array or ArrayBuffer: ArgumentTypeError', async () => {
+    for (const v of [undefined, null, 5, 'CKOO', {}, [67, 75, 79, 79], new Uint16Array(40), new Int8Array(80), new DataView(new ArrayBuffer(80)), vm.runInNewContext('new Uint16Array(40)')]) {
+      const p = BloomFilter.fromBytes(v as never);
+      await expect(p).rejects.toBeInstanceOf(ArgumentTypeError);
+      await expect(p).rejects.toThrow(/^fromBytes needs a Uint8Array or ArrayBuffer, got /);
+    }
+  });
+});
+
+describe('fixed recipes give fixed bytes (a format change shows here)', () => {
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+  test('a grown Bloom filter and a grown cuckoo filter', async () => {
+    const bloom = await BloomFilter.create({ capacity: 100, falsePositiveRate: 0.01, expansion: 2, seed: 42 });
+    for (let i = 0; i < 1000; i++) bloom.add(`key-${i}`);
+    const b = bloom.toBytes();
+    expect([bloom.subFilterCount, b.length]).toEqual([4, RECIPE.bloom.length]);
+    expect(sha(b)).toBe(RECIPE.bloom.sha256);
+    bloom.dispose();
+
+    const cuckoo = await CuckooFilter.create({ capacity: 100, fingerprintBits: 8, expansion: 2, seed: 42 });
+    for (let i = 0; i < 1000; i++) cuckoo.add(`key-${i}`);
+    for (let i = 0; i < 100; i++) expect(cuckoo.delete(`key-${i}`)).toBe(true);
+    const c = cuckoo.toBytes();
+    expect([cuckoo.subFilterCount, c.length]).toEqual([RECIPE.cuckoo.subFilters, RECIPE.cuckoo.length]);
+    expect(sha(c)).toBe(RECIPE.cuckoo.sha256);
+    cuckoo.dispose();
+  });
+});
+
+/** SHA-256 of the recipes' bytes as this version writes them. */
+const RECIPE = {
+  bloom: { length: 2912, sha256: 'c863c5363a9c55607f9d0dd18723ebbd2648f97a3a9ff698c8847320b59d4979' },
+  cuckoo: { subFilters: 4, length: 2816, sha256: '817c27a536ccb56b18b168e5b85bd27087d4a693fa55a7735f277b49844db267' },
+};
