@@ -1,4 +1,4 @@
-import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
+import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors.js';
 import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { Chunk, Core, CuckooHandle, Family, Key, describe, loadCore } from './wasm-core.js';
@@ -42,7 +42,9 @@ export interface CuckooFilterOptions {
    * far the filter grows: sub-filter j is sized for ε/2^(j+1) (Almeida et al.,
    * "Scalable Bloom Filters", 2007), so the first costs one more bit per
    * item than a filter that does not grow. Default: no growth (add throws
-   * FilterFullError when full). At most 32 sub-filters and 1 GiB in all.
+   * FilterFullError when full). At most 32 sub-filters and 1 GiB in all. A
+   * key is still stored at most 2b times per sub-filter: adding it again once
+   * its copies fill its two buckets throws FilterFullError rather than growing.
    */
   expansion?: number;
 }
@@ -529,6 +531,17 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
         growth: { subFilters: this.subFilterCount, bytes, added },
         bytes: bytes * Math.max(this.expansion, 1),
       });
+    }
+    if (this.expansion !== 0) {
+      // A growing filter refuses only a key whose copies fill its two buckets (src/scalable_filter.h).
+      const b = this.bucketSize;
+      return new FilterFullError(
+        `the key's two buckets hold ${2 * b} copies of its fingerprint (a key added more than 2b = ${2 * b} times, ` +
+          'or keys that share its fingerprint): the key was not added and nothing stored was lost. ' +
+          'A growing filter does not grow for copies of one key, as every larger sub-filter would fill the same way; ' +
+          'add each key once (see addUnique), or count repeats outside the filter.',
+        added,
+      );
     }
     return statusError(Status.NotEnoughSpace, {
       full: {

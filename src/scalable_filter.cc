@@ -82,8 +82,13 @@ Status ScalableCuckooFilter::Grow() {
 
 Status ScalableCuckooFilter::AddHash(uint64_t hash) {
   CuckooFilter& newest = *subs_[count_ - 1];
-  Status s = newest.AddProbe(newest.ProbeOf(hash));
+  const CuckooFilter::Probe p = newest.ProbeOf(hash);
+  Status s = newest.AddProbe(p);
   if (s != Status::kNotEnoughSpace || expansion_ == 0) return s;
+  // When the key's own copies fill all 2b slots of its two buckets (it was
+  // added more than 2b times), a new sub-filter would fill the same way after
+  // 2b more copies, each one e times larger than the last: refuse instead.
+  if (newest.CountProbe(p) >= 2 * newest.bucket_size()) return s;
   s = Grow();
   if (s != Status::kOk) return s;
   // An empty filter has a free slot in any bucket.

@@ -207,6 +207,24 @@ struct ModelConfig {
   uint32_t e, b, f0, capacity;
 };
 
+// One key added again and again: once its copies fill all 2b slots of its
+// two buckets and the victim, the filter refuses it instead of growing, as
+// every new sub-filter would fill the same way (e times larger each time).
+TEST(ScalableCuckoo, ADuplicatedKeyIsRefusedInsteadOfGrowingTheFilter) {
+  for (uint32_t b : {2u, 4u, 8u}) {
+    GrowingCuckooPtr f = MakeGrowing(Params(100000, 12, b, 500, 3), 2);
+    ASSERT_NE(f, nullptr);
+    const uint64_t bytes = f->SerializedSize();
+    uint32_t added = 0;
+    while (added < 100 && Add(*f, "same-key") == Status::kOk) ++added;
+    EXPECT_EQ(added, 2 * b + 1) << "b " << b;
+    EXPECT_EQ(f->sub_filter_count(), 1u) << "b " << b;
+    EXPECT_EQ(f->SerializedSize(), bytes) << "b " << b;
+    EXPECT_EQ(Count(*f, "same-key"), 2 * b + 1) << "b " << b;
+    EXPECT_EQ(Add(*f, "another-key"), Status::kOk) << "b " << b;
+  }
+}
+
 // Random interleaved Add / Delete (of keys in the model only) / Count /
 // Contain over a small key universe, so keys repeat and, with 4-bit
 // fingerprints at level 0, share fingerprints often. After every step every
@@ -222,13 +240,25 @@ TEST(ScalableCuckoo, ModelBasedRandomOperationsNeverLoseAKey) {
     std::multiset<std::string> model;
     std::mt19937_64 rng(100 + c.e * 10 + c.b);
     const uint64_t universe = 100;
-    uint64_t adds = 0, deletes = 0, hits_on_absent = 0, probes_on_absent = 0;
+    uint64_t adds = 0, deletes = 0, hits_on_absent = 0, probes_on_absent = 0, refused = 0;
     for (int step = 0; step < 6000; ++step) {
       const uint64_t r = Below(rng, 100);
       const bool grow = model.size() < 80;
       if (r < (grow ? 60u : 35u)) {
         const std::string k = Key("u-", Below(rng, universe));
-        ASSERT_EQ(Add(*f, k), Status::kOk) << "step " << step << " " << k;
+        const uint64_t size = f->size();
+        const Status added = Add(*f, k);
+        if (added == Status::kNotEnoughSpace) {
+          // Refused only when k's matching fingerprints fill all 2b slots of
+          // its buckets in the newest sub-filter (ScalableCuckooFilter::Add).
+          const cuckoo::CuckooFilter& newest = f->sub_filter(f->sub_filter_count() - 1);
+          ASSERT_GE(newest.CountProbe(newest.ProbeOf(HashOf(k, f->seed()))), 2 * c.b)
+              << "step " << step << " " << k;
+          ASSERT_EQ(f->size(), size);
+          ++refused;
+          continue;
+        }
+        ASSERT_EQ(added, Status::kOk) << "step " << step << " " << k;
         model.insert(k);
         ++adds;
       } else if (r < 75 && !model.empty()) {
@@ -265,6 +295,7 @@ TEST(ScalableCuckoo, ModelBasedRandomOperationsNeverLoseAKey) {
     }
     EXPECT_GE(f->sub_filter_count(), 3u) << "the filter should have grown";
     EXPECT_GT(adds, 1500u);
+    EXPECT_LT(refused, adds / 20) << "refusals for filled buckets should be rare";
     EXPECT_GT(deletes, 1000u);
     // Tiny fingerprints: absent keys often match (else the test shows little).
     EXPECT_GT(hits_on_absent, probes_on_absent / 50) << "collisions too rare for this test";
