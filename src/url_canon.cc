@@ -481,7 +481,8 @@ Status WriteNameHost(const uint8_t* src, size_t n, bool allow_non_ascii, uint8_t
     }
   }
   uint32_t address = 0;
-  if (escapes == 0 && ParseIPv4(dst, k, &address)) {
+  // Every part of an IPv4 address starts with a digit (ParseIPv4 needs one).
+  if (escapes == 0 && IsDigit(dst[0]) && ParseIPv4(dst, k, &address)) {
     *kind = HostKind::kIPv4;
     *written = static_cast<size_t>(WriteIPv4(address, dst) - dst);
     return Status::kOk;
