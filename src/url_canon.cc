@@ -64,6 +64,61 @@ constexpr char kUpperHex[] = "0123456789ABCDEF";
 constexpr char kLowerHex[] = "0123456789abcdef";
 
 // ---------------------------------------------------------------------------
+// Eight bytes at a time. Most URLs are mostly bytes that every step only
+// copies; those stretches are found and copied a 64-bit word at a time
+// (unaligned loads and stores, little-endian, as on x86 and in WebAssembly,
+// where memcpy and memchr move unaligned bytes one at a time).
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the word-at-a-time scans assume a little-endian target"
+#endif
+
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kLows = 0x7f7f7f7f7f7f7f7fULL;
+constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return x;
+}
+
+inline void Store64(uint8_t* p, uint64_t x) { std::memcpy(p, &x, 8); }
+
+// 0x80 in each byte of x that is below n (n <= 0x80), 0 in the others. Exact:
+// no carry crosses a byte, so a mask can be ANDed with another.
+inline uint64_t BytesBelow(uint64_t x, uint8_t n) {
+  return ~(((x & kLows) + kOnes * (0x80 - n)) | x) & kHighs;
+}
+
+inline uint64_t BytesEqual(uint64_t x, uint8_t b) { return BytesBelow(x ^ (kOnes * b), 1); }
+
+// The escape class, <= 0x20, >= 0x7f, '#' and '%', of each byte of x.
+inline uint64_t EscapeBytes(uint64_t x) {
+  return BytesBelow(x, 0x21) | (x & kHighs) | BytesEqual(x, 0x7f) | BytesEqual(x, '#') |
+         BytesEqual(x, '%');
+}
+
+// The bytes DecodeInput acts on, <= 0x20, '#' and '%', of each byte of x.
+inline uint64_t DecodeBytes(uint64_t x) {
+  return BytesBelow(x, 0x21) | BytesEqual(x, '#') | BytesEqual(x, '%');
+}
+
+// The index of the first byte set in a non-zero mask.
+inline size_t FirstByte(uint64_t mask) { return static_cast<size_t>(__builtin_ctzll(mask)) >> 3; }
+
+// The index of the first byte of s[0, n) that DecodeInput acts on, or n.
+size_t FindDecodeByte(const uint8_t* s, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t mask = DecodeBytes(Load64(s + i));
+    if (mask != 0) return i + FirstByte(mask);
+  }
+  while (i < n && !Is(s[i], kDecodeClass)) ++i;
+  return i;
+}
+
+// ---------------------------------------------------------------------------
 // Steps 1-2: fragment, trimming, tab/CR/LF removal and repeated
 // percent-decoding, in one pass.
 
@@ -87,11 +142,15 @@ constexpr char kLowerHex[] = "0123456789abcdef";
 // Trailing bytes <= 0x20 of the raw text are cut after decoding: `keep` is
 // the length of u after the last byte > 0x20. This equals decoding the trimmed
 // text, since such a byte is not a hex digit and cannot complete an escape.
-size_t DecodeInput(const uint8_t* in, size_t n, uint8_t* u) {
-  size_t o = 0;
-  size_t keep = 0;
+//
+// in[0, start) holds no byte DecodeInput acts on (FindDecodeByte): it is
+// copied as it is.
+size_t DecodeInput(const uint8_t* in, size_t n, size_t start, uint8_t* u) {
+  std::memcpy(u, in, start);
+  size_t o = start;
+  size_t keep = start;
   unsigned live = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = start; i < n; ++i) {
     const uint8_t c = in[i];
     if (Is(c, kDecodeClass)) {
       if (c == '#') break;
@@ -125,7 +184,14 @@ size_t DecodeInput(const uint8_t* in, size_t n, uint8_t* u) {
 // Writes src[0, n) to dst with every escape-class byte as %XX (uppercase hex);
 // returns the end of what it wrote (at most dst + 3n).
 uint8_t* EscapeCopy(const uint8_t* src, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t x = Load64(src + i);
+    if (EscapeBytes(x) != 0) break;
+    Store64(dst, x);
+    dst += 8;
+  }
+  for (; i < n; ++i) {
     const uint8_t c = src[i];
     if (Is(c, kEscapeClass)) {
       dst[0] = '%';
@@ -415,7 +481,8 @@ Status WriteNameHost(const uint8_t* src, size_t n, bool allow_non_ascii, uint8_t
     }
   }
   uint32_t address = 0;
-  if (escapes == 0 && ParseIPv4(dst, k, &address)) {
+  // Every part of an IPv4 address starts with a digit (ParseIPv4 needs one).
+  if (escapes == 0 && IsDigit(dst[0]) && ParseIPv4(dst, k, &address)) {
     *kind = HostKind::kIPv4;
     *written = static_cast<size_t>(WriteIPv4(address, dst) - dst);
     return Status::kOk;
@@ -476,6 +543,41 @@ uint8_t* WritePath(const uint8_t* p, size_t n, uint8_t* dst, size_t* consumed) {
   return o;
 }
 
+// WritePath for a path that is its own canonical form, copied a word at a
+// time: p[0, n) up to its first '?' starts with '/' and has no escape-class
+// byte, no empty segment ("//") and no segment that starts with '.' (so no
+// "." or ".."). Returns the bytes copied to dst (the index of the '?', or n),
+// or 0 when the path is not such a path (dst may then hold anything up to
+// dst + n). Writes nothing beyond dst + n.
+size_t CopyCleanPath(const uint8_t* p, size_t n, uint8_t* dst) {
+  if (n == 0 || p[0] != '/') return 0;
+  size_t i = 0;
+  for (; i + 9 <= n; i += 8) {  // the byte after the word too, for "//" and "/."
+    const uint64_t x = Load64(p + i);
+    const uint64_t next = Load64(p + i + 1);
+    const uint64_t bad =
+        EscapeBytes(x) | (BytesEqual(x, '/') & (BytesEqual(next, '/') | BytesEqual(next, '.')));
+    const uint64_t query = BytesEqual(x, '?');
+    if (query != 0) {
+      // Only the bytes before the '?' count; those after it are the query's.
+      if ((bad & ((query & (0 - query)) - 1)) != 0) return 0;
+      Store64(dst + i, x);
+      return i + FirstByte(query);
+    }
+    if (bad != 0) return 0;
+    Store64(dst + i, x);
+  }
+  for (; i < n; ++i) {
+    const uint8_t c = p[i];
+    if (c == '?') return i;
+    if (Is(c, kEscapeClass) || (c == '/' && i + 1 < n && (p[i + 1] == '/' || p[i + 1] == '.'))) {
+      return 0;
+    }
+    dst[i] = c;
+  }
+  return n;
+}
+
 // ---------------------------------------------------------------------------
 // The whole URL.
 
@@ -492,12 +594,23 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
   }
 
   // 1-2. Leading bytes <= 0x20; then fragment, trailing bytes <= 0x20, tab,
-  // CR, LF and escapes, decoded into the scratch part of buf.
+  // CR, LF and escapes, decoded into the scratch part of buf if there is
+  // anything to decode.
   size_t first = 0;
   while (first < len && url[first] <= 0x20) ++first;
   if (first == len) return Status::kUrlEmpty;
-  uint8_t* const u = buf + CanonicalMaxLength(total);
-  const size_t m = DecodeInput(url + first, len - first, u);
+  // Up to the first byte DecodeInput acts on, the text is its own decoded
+  // form: when that byte is the fragment's '#' (or there is none), the text
+  // is used where it is.
+  const size_t rest = len - first;
+  const size_t clean = FindDecodeByte(url + first, rest);
+  const uint8_t* u = url + first;
+  size_t m = clean;
+  if (clean < rest && u[clean] != '#') {
+    uint8_t* const decoded = buf + CanonicalMaxLength(total);
+    m = DecodeInput(url + first, rest, clean, decoded);
+    u = decoded;
+  }
   if (m == 0) return Status::kUrlNoHost;  // only a fragment
 
   // 3. Split: [scheme ":" "//"] authority path ["?" query]. A scheme is
@@ -602,8 +715,12 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
 
   // 5. Path; 6. query.
   const size_t path_offset = static_cast<size_t>(o - buf);
-  size_t path_bytes = 0;
-  o = WritePath(u + authority_end, m - authority_end, o, &path_bytes);
+  size_t path_bytes = CopyCleanPath(u + authority_end, m - authority_end, o);
+  if (path_bytes != 0) {
+    o += path_bytes;
+  } else {
+    o = WritePath(u + authority_end, m - authority_end, o, &path_bytes);
+  }
   const size_t path_len = static_cast<size_t>(o - buf) - path_offset;
   const size_t query_begin = authority_end + path_bytes;  // the '?', or m
   const bool has_query = query_begin < m;

@@ -36,7 +36,8 @@ size_t UrlExpressions(const CanonicalUrl& url, const uint8_t* buf, UrlSpan out[k
     for (size_t k = n; k-- > 0;) {
       const uint32_t start = starts[k];
       uint32_t ignored = 0;
-      if (ParseIPv4(buf + start, host_end - start, &ignored)) continue;
+      const bool digit = buf[start] >= '0' && buf[start] <= '9';  // else not IPv4
+      if (digit && ParseIPv4(buf + start, host_end - start, &ignored)) continue;
       hosts[host_count++] = start;
     }
   }
