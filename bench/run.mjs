@@ -35,7 +35,8 @@
 // non-members per ε in the sweep, real then derived; default 10000000),
 // --fill-capacity C and --fill-eps E (the fill curves; default 50000, 0.01),
 // --speed-eps E[,E] (speed configs on domains and on URLs; default 0.01,0.001),
-// --growth-capacity C (the growth config: C, 8C keys; default 40000).
+// --growth-capacity C (the growth config: C, 8C keys; default 40000), --compare-runs R
+// (rounds of each speed config; default 9).
 //
 // Every implementation runs in its own process (bench/worker.mjs): all of one
 // config's workers load the keys and warm up, then the timed runs go round by
@@ -88,6 +89,7 @@ const { values: opt } = parseArgs({
     'fill-eps': { type: 'string', default: '0.01' },
     'speed-eps': { type: 'string', default: '0.01,0.001' },
     'growth-capacity': { type: 'string', default: '40000' },
+    'compare-runs': { type: 'string', default: '9' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -114,6 +116,8 @@ if (opt.only && !['main', 'compare'].includes(opt.only)) throw new Error(`--only
 const RUN_MAIN = opt.only !== 'compare';
 const RUN_COMPARE = opt.only !== 'main';
 const SPEED_EPSS = opt['speed-eps'].split(',').map(Number);
+const COMPARE_RUNS = Number(opt['compare-runs']);
+if (!Number.isInteger(COMPARE_RUNS) || COMPARE_RUNS < 1) throw new Error(`--compare-runs: bad value ${opt['compare-runs']}`);
 for (const e of [...SPEED_EPSS, Number(opt['fill-eps']), ...opt['compare-eps'].split(',').map(Number)]) if (!(e > 0 && e < 1)) throw new Error(`bad ε ${e}`);
 if (!existsSync(join(ROOT, 'dist', 'index.mjs')) && (RUN_COMPARE || IMPLS.some((i) => i.startsWith('cuckoo-wasm')))) {
   throw new Error('dist/index.mjs is missing: run `bash scripts/build.sh` (or `npm run bench`, which builds first)');
@@ -135,6 +139,7 @@ function machine() {
     v8: process.versions.v8,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
+    nice: os.getPriority(),
   };
 }
 
@@ -211,7 +216,7 @@ class Worker {
  * Runs implementations `impls` at one (n, ε): warm-ups in parallel, then timed rounds.
  * `workerArgs[impl]`: extra worker.mjs arguments for that implementation.
  */
-async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}) {
+async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RUNS) {
   const label = `N = ${fmtInt(n)}${keysLabel(keys)}, ε = ${epsLabel(eps)}`;
   process.stderr.write(`\n${label}: starting ${impls.length} workers (load keys, warm up)\n`);
   const t0 = nowMs();
@@ -246,8 +251,8 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}) {
     );
   }
   let active = workers.filter((w) => !results[w.impl].workerError);
-  for (let round = 0; round < RUNS && active.length; ++round) {
-    process.stderr.write(`  round ${round + 1}/${RUNS}:`);
+  for (let round = 0; round < runs && active.length; ++round) {
+    process.stderr.write(`  round ${round + 1}/${runs}:`);
     // Rotate the order each round so no implementation always runs first.
     const order = active.map((_, i) => active[(i + round) % active.length]);
     for (const w of order) {
@@ -264,7 +269,7 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}) {
       const ms = nowMs() - rs;
       res.spentMs += ms;
       process.stderr.write(` ${w.impl} ${(ms / 1e3).toFixed(1)}s${res.runs.at(-1)?.error ? ' (ERROR)' : ''};`);
-      if (!res.stopped && BUDGET_S > 0 && round + 1 < RUNS && res.spentMs + ms > BUDGET_S * 1e3) {
+      if (!res.stopped && BUDGET_S > 0 && round + 1 < runs && res.spentMs + ms > BUDGET_S * 1e3) {
         res.stopped = `time budget (${BUDGET_S} s)`;
       }
       if (res.stopped) w.close(); // frees its memory before the next runs of the others
@@ -598,7 +603,8 @@ async function runMain(mach, busy, data) {
   }
   md.push(
     `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
-      `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included). ` +
+      `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included)` +
+      `${mach.nice ? `; run at nice ${mach.nice}` : ''}. ` +
       `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members); for the URL configs phishing_urls.txt (members) and `https://<benign domain>/` (non-members); see ../shared/data/SOURCES.md'}. ` +
       'Cells: median of the runs (min–max); ops/s per single call unless the column says addAll/hasAll; memory cells with ~ are measured heap growth, not a structure size. See bench/README.md for what each column means.',
     '',
@@ -685,6 +691,8 @@ async function runMain(mach, busy, data) {
 const COMPARE_START = '<!-- bloom-or-cuckoo: written by node bench/run.mjs --only compare -->';
 const COMPARE_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-bloom', 'bloomfilter'];
 const GROWTH_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-grown', 'cuckoo-wasm-bloom', 'cuckoo-wasm-bloom-grown'];
+/** Lookup passes per run in the comparison's workers (the fastest within 250 ms is kept): more than the main part's 3, for the targets' ratios on a shared machine. */
+const COMPARE_PASSES = ['--passes', '7'];
 const SPEED_TARGET = 1.5; // BloomFilter.has ≥ 1.5× bloomfilter test()
 const GROWTH_TARGET = 1.5; // lookups of a filter grown 8× cost at most 1.5× those of one sized for it
 
@@ -743,13 +751,15 @@ async function runCompare(mach, busy, data) {
   for (const [keys, n] of kinds) {
     for (const eps of SPEED_EPSS) {
       const size = await bloomSize(n, eps);
-      const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, { bloomfilter: ['--bloom-bits', String(size.bits), '--bloom-hashes', String(size.hashes)] });
+      const args = Object.fromEntries(COMPARE_IMPLS.map((i) => [i, COMPARE_PASSES]));
+      args.bloomfilter = [...COMPARE_PASSES, '--bloom-bits', String(size.bits), '--bloom-hashes', String(size.hashes)];
+      const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, args, COMPARE_RUNS);
       cfg.bloomSize = size;
       speed.push(cfg);
     }
   }
   const growthC = Number(opt['growth-capacity']);
-  const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS);
+  const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS, Object.fromEntries(GROWTH_IMPLS.map((i) => [i, COMPARE_PASSES])), COMPARE_RUNS);
   const floors = opt['no-floor'] ? [] : kinds.map(([keys, n]) => runFloor(n, keys, ['--part', 'bloom', '--eps', String(SPEED_EPSS[0])]));
   const totalS = (nowMs() - wall) / 1e3;
   const loadEnd = os.loadavg().map((x) => +x.toFixed(2));
@@ -758,7 +768,8 @@ async function runCompare(mach, busy, data) {
   if (busy) md.push(`> **Busy machine**: other processes used ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% of the ${mach.cores} cores in the second before the start. Treat the speed ratios with care.`, '');
   md.push(
     `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` (this section: ${fmtNum(totalS / 60, 1)} min) on ${mach.cpu} (${mach.cores} cores), node ${mach.node}; ` +
-      `CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}%; load average ${mach.loadAverageAtStart.join(' ')} at start, ${loadEnd.join(' ')} at end. ` +
+      `CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}%; load average ${mach.loadAverageAtStart.join(' ')} at start, ${loadEnd.join(' ')} at end` +
+      `${mach.nice ? `; run at nice ${mach.nice} (${mach.nice < 0 ? 'ahead of' : 'behind'} the other processes)` : ''}. ` +
       "This package's CuckooFilter and BloomFilter (dist/index.mjs) on the real lists; bench/README.md says how each number is made.",
     '',
   );
@@ -821,7 +832,13 @@ async function runCompare(mach, busy, data) {
   );
 
   // 3. Speed.
-  md.push('### Speed', '', `Each config runs the implementations in their own processes, ${RUNS} rounds, one run of each per round (bench/README.md); ratios are medians of per-round ratios (min–max over the rounds).`, '');
+  md.push(
+    '### Speed',
+    '',
+    `Each config runs the implementations in their own processes, ${COMPARE_RUNS} rounds, one run of each per round (bench/README.md); each lookup rate is the fastest of up to ${COMPARE_PASSES[1]} passes within 250 ms; ` +
+      'ratios are medians of per-round ratios (min–max over the rounds).',
+    '',
+  );
   const target1 = [];
   const versus = [];
   for (const cfg of speed) {

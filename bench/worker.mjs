@@ -20,10 +20,10 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '5' },
     budget: { type: 'string', default: '0' }, // seconds for the timed runs; 0: no limit
     data: { type: 'string' },
-    passes: { type: 'string', default: '3' },
+    passes: { type: 'string', default: '3' }, // lookup passes per run (the fastest is kept)
     // Filters are created for capacity-factor · N items; below 1 they overfill, to see how each
     // implementation reports a full filter (cuckoo-wasm throws FilterFullError, peers refuse or degrade).
-    'capacity-factor': { type: 'string', default: '1' }, // lookup passes per run (the fastest is kept)
+    'capacity-factor': { type: 'string', default: '1' },
     'check-sample': { type: 'string', default: '50000' },
     // Implementations under 500k adds and lookups per second in the warm-up look up and delete this many
     // evenly spaced keys per run instead of all (0: always all).
