@@ -216,7 +216,7 @@ class Worker {
  * Runs implementations `impls` at one (n, ε): warm-ups in parallel, then timed rounds.
  * `workerArgs[impl]`: extra worker.mjs arguments for that implementation.
  */
-async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RUNS) {
+async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RUNS, budgetS = BUDGET_S) {
   const label = `N = ${fmtInt(n)}${keysLabel(keys)}, ε = ${epsLabel(eps)}`;
   process.stderr.write(`\n${label}: starting ${impls.length} workers (load keys, warm up)\n`);
   const t0 = nowMs();
@@ -269,8 +269,8 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
       const ms = nowMs() - rs;
       res.spentMs += ms;
       process.stderr.write(` ${w.impl} ${(ms / 1e3).toFixed(1)}s${res.runs.at(-1)?.error ? ' (ERROR)' : ''};`);
-      if (!res.stopped && BUDGET_S > 0 && round + 1 < runs && res.spentMs + ms > BUDGET_S * 1e3) {
-        res.stopped = `time budget (${BUDGET_S} s)`;
+      if (!res.stopped && budgetS > 0 && round + 1 < runs && res.spentMs + ms > budgetS * 1e3) {
+        res.stopped = `time budget (${budgetS} s)`;
       }
       if (res.stopped) w.close(); // frees its memory before the next runs of the others
     }
@@ -753,14 +753,14 @@ async function runCompare(mach, busy, data) {
       const size = await bloomSize(n, eps);
       const args = Object.fromEntries(COMPARE_IMPLS.map((i) => [i, COMPARE_PASSES]));
       args.bloomfilter = [...COMPARE_PASSES, '--bloom-bits', String(size.bits), '--bloom-hashes', String(size.hashes)];
-      const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, args, COMPARE_RUNS);
+      const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, args, COMPARE_RUNS, 0);
       cfg.bloomSize = size;
       speed.push(cfg);
     }
   }
   const growthC = Number(opt['growth-capacity']);
-  const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS, Object.fromEntries(GROWTH_IMPLS.map((i) => [i, COMPARE_PASSES])), COMPARE_RUNS);
-  const floors = opt['no-floor'] ? [] : kinds.map(([keys, n]) => runFloor(n, keys, ['--part', 'bloom', '--eps', String(SPEED_EPSS[0])]));
+  const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS, Object.fromEntries(GROWTH_IMPLS.map((i) => [i, COMPARE_PASSES])), COMPARE_RUNS, 0);
+  const floors = opt['no-floor'] ? [] : kinds.map(([keys, n]) => runFloor(n, keys, ['--part', 'bloom', '--eps', String(SPEED_EPSS[0]), '--passes', '11', '--summary', 'min']));
   const totalS = (nowMs() - wall) / 1e3;
   const loadEnd = os.loadavg().map((x) => +x.toFixed(2));
 
@@ -916,7 +916,8 @@ async function runCompare(mach, busy, data) {
       '### Where the time of a Bloom lookup goes (floor.mjs --part bloom)',
       '',
       'Per key, in one process, the boundary layers and the wasm side alone (bench/floor.mjs; bench/README.md), on the members of each key set (and as many non-members), ' +
-        `at ε = ${epsLabel(SPEED_EPSS[0])}; the last rows time bloomfilter at the same m and k. The grown rows are filters of capacity N/8 with expansion 2 given all N keys.`,
+        `at ε = ${epsLabel(SPEED_EPSS[0])}; the last rows time bloomfilter at the same m and k. The grown rows are filters of capacity N/8 with expansion 2 given all N keys. ` +
+        'The lines under each table add up the fastest of the 11 passes of each row (on a shared machine the least disturbed).',
       '',
     );
     for (const f of floors) md.push(f.replace(/^floor: /, '#### '), '');
