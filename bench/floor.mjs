@@ -1,7 +1,8 @@
 // Where the time of one has() goes: microbenchmarks of each layer a lookup of a
 // string key crosses, per key, on the real member keys (bench/data.mjs):
 //
-//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--out FILE.md]
+//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--eps 0.001]
+//                                    [--part cuckoo|bloom|all] [--summary median|min] [--out FILE.md]
 //
 // Each row is the median ns per key over --passes passes (min–max), and the
 // lookups/s that cost alone would allow. The rows build up: the JS loop alone;
@@ -26,8 +27,20 @@
 // last lines add up the floors of has() and hasAll() and set them against what
 // 2× and 3× bloomfilter would need.
 //
-// The cf_* rows reach into the filter's internals (core.hot, core.alloc): they
-// measure the wasm side alone, which no public method does.
+// --part bloom (bench/run.mjs's comparison) keeps the boundary rows and puts
+// this package's BloomFilter in the cuckoo filter's place: bf_contain per key on
+// the packed members of a full filter, and on a 64-key filter looked up with its
+// own 64 keys over and over (its bits in L1 cache, every probe a hit: the
+// difference is what the k probes cost in memory), bf_contain_batch,
+// has() and hasAll(); then both filters grown 8× past their capacity (capacity
+// N/8, expansion 2, all N keys: four sub-filters) against filters sized for N,
+// looked up with non-members (which check every sub-filter): the wasm call per
+// key on packed non-members, and has(). --part cuckoo is the rows above only;
+// all (the default) is both. --summary min adds up the fastest pass of each row
+// in the lines under the table instead of the median.
+//
+// The cf_* and bf_* rows reach into the filter's internals (core.hot,
+// core.alloc, core.m): they measure the wasm side alone, which no public method does.
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -43,8 +56,15 @@ const { values: opt } = parseArgs({
     eps: { type: 'string', default: '0.001' },
     keys: { type: 'string', default: 'domains' }, // or urls (bench/data.mjs); --n is then at most 49,256
     out: { type: 'string' }, // also write the table to this Markdown file
+    part: { type: 'string', default: 'all' }, // cuckoo | bloom | all
+    summary: { type: 'string', default: 'median' }, // the statistic the lines under the table add up: median | min
   },
 });
+if (!['cuckoo', 'bloom', 'all'].includes(opt.part)) throw new Error(`--part: '${opt.part}' is not cuckoo, bloom or all`);
+const CUCKOO_ROWS = opt.part !== 'bloom';
+const BLOOM_ROWS = opt.part !== 'cuckoo';
+/** Filters grown this many times past their capacity in the growth rows. */
+const GROWN_PAST = 8;
 const N = Number(opt.n);
 const PASSES = Number(opt.passes);
 const EPS = Number(opt.eps);
@@ -73,9 +93,10 @@ function measure(name, keysPerPass, pass) {
 }
 
 async function main() {
-  const { members } = loadKeys(N, { keys: opt.keys });
+  const { members, nonMembers: allNon } = loadKeys(N, { keys: opt.keys });
   const n = members.length;
-  const { CuckooFilter } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
+  const nonMembers = allNon.slice(0, n);
+  const { CuckooFilter, BloomFilter: WasmBloom } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
   const { BloomFilter } = await import('bloomfilter');
   const { instance } = await WebAssembly.instantiate(EMPTY_WASM);
   const empty = instance.exports.f;
@@ -95,24 +116,44 @@ async function main() {
   const bloomFull = bloomFor(n);
   for (let i = 0; i < n; ++i) bloomFull.add(members[i]);
 
-  // Every member key packed once in wasm memory, for the cf_* rows.
+  // Keys packed once in wasm memory, for the cf_* and bf_* rows.
   const core = full.core;
   const handle = full.live();
-  const packed = [];
-  for (let i = 0; i < n; i += 8192) {
-    const chunk = members.slice(i, i + 8192);
-    const bytes = encoder.encode(chunk.join(''));
-    const keysPtr = core.copyIn(bytes);
-    const offsetsPtr = core.alloc((chunk.length + 1) * 4);
-    const resultsPtr = core.alloc(chunk.length);
-    const offsets = new Uint32Array(chunk.length + 1);
-    for (let j = 0, at = 0; j < chunk.length; ++j) {
-      offsets[j] = at;
-      at += encoder.encode(chunk[j]).length; // UTF-8 bytes: a few URLs are not ASCII
-      offsets[j + 1] = at;
+  const packKeys = (keys) => {
+    const out = [];
+    for (let i = 0; i < keys.length; i += 8192) {
+      const chunk = keys.slice(i, i + 8192);
+      const bytes = encoder.encode(chunk.join(''));
+      const keysPtr = core.alloc(bytes.length);
+      core.m.HEAPU8.set(bytes, keysPtr);
+      const offsetsPtr = core.alloc((chunk.length + 1) * 4);
+      const resultsPtr = core.alloc(chunk.length);
+      const offsets = new Uint32Array(chunk.length + 1);
+      for (let j = 0, at = 0; j < chunk.length; ++j) {
+        offsets[j] = at;
+        at += encoder.encode(chunk[j]).length; // UTF-8 bytes: a few URLs are not ASCII
+        offsets[j + 1] = at;
+      }
+      core.m.HEAPU32.set(offsets, offsetsPtr >>> 2);
+      out.push({ keysPtr, offsetsPtr, resultsPtr, offsets, count: chunk.length });
     }
-    core.m.HEAPU32.set(offsets, offsetsPtr >>> 2);
-    packed.push({ keysPtr, offsetsPtr, resultsPtr, offsets, count: chunk.length });
+    return out;
+  };
+  const packed = packKeys(members);
+  const packedNon = BLOOM_ROWS ? packKeys(nonMembers) : [];
+  // The 64-key filter's own members, over and over: every probe finds its bit set, in L1 cache.
+  const packedHot = BLOOM_ROWS ? packKeys(Array.from({ length: n }, (_, i) => members[i % 64])) : [];
+  // This package's Bloom filters, and both kinds grown GROWN_PAST× past their capacity.
+  const grownOptions = { capacity: Math.ceil(n / GROWN_PAST), falsePositiveRate: EPS, expansion: 2 };
+  const wb = BLOOM_ROWS ? await WasmBloom.create({ capacity: n, falsePositiveRate: EPS }) : null;
+  const wbTiny = BLOOM_ROWS ? await WasmBloom.create({ capacity: 64, falsePositiveRate: EPS }) : null;
+  const wbGrown = BLOOM_ROWS ? await WasmBloom.create(grownOptions) : null;
+  const cfGrown = BLOOM_ROWS ? await CuckooFilter.create(grownOptions) : null;
+  if (BLOOM_ROWS) {
+    wb.addAll(members);
+    wbTiny.addAll(members.slice(0, 64));
+    wbGrown.addAll(members);
+    cfGrown.addAll(members);
   }
   const wasmView = new Uint8Array(memory.buffer, 1024, 4096);
   // has()'s copy of a short key (js/wasm-core.ts writeKey): the code units,
@@ -131,8 +172,24 @@ async function main() {
   const packOffsets = new Uint32Array(8193);
   const contain = core.hot.cf_contain;
   const containBatch = core.hot.cf_contain_batch;
+  const bfContain = core.hot.bf_contain;
+  const bfContainBatch = core.hot.bf_contain_batch;
+  /** The wasm call per key over packed keys (p), on the filter behind handle h. */
+  const perKey = (fn, h, p) => () => {
+    let s = 0;
+    for (const c of p) {
+      const o = c.offsets;
+      for (let j = 0; j < c.count; ++j) s += fn(h, c.keysPtr + o[j], o[j + 1] - o[j]);
+    }
+    return s;
+  };
+  const loop = (f, keys) => () => {
+    let s = 0;
+    for (let i = 0; i < keys.length; ++i) if (f.has(keys[i])) ++s;
+    return s;
+  };
 
-  const rows = [
+  const common = [
     measure('JS loop over the keys (reads length)', n, () => {
       let s = 0;
       for (let i = 0; i < n; ++i) s += members[i].length;
@@ -210,6 +267,8 @@ async function main() {
       for (let i = 0; i < n; ++i) s += empty(1024, copyKey(members[i]), 8);
       return s + 1;
     }),
+  ];
+  const cuckooRows = () => [
     measure(`cf_contain per key, keys already in wasm memory (XXH3 + probes + call), ${fmtInt(n)} keys`, n, () => {
       let s = 0;
       for (const c of packed) {
@@ -236,6 +295,8 @@ async function main() {
       const r = full.hasAll(members);
       return r.length;
     }),
+  ];
+  const bloomfilterRows = () => [
     measure('bloomfilter locations() alone (FNV-1a + k indexes)', n, () => {
       let s = 0;
       for (let i = 0; i < n; ++i) s += bloomFull.locations(members[i])[0];
@@ -246,10 +307,34 @@ async function main() {
       for (let i = 0; i < n; ++i) if (bloomFull.test(members[i])) ++s;
       return s;
     }),
+    measure(`bloomfilter test(), ${fmtInt(n)}-key filter (non-members)`, n, () => {
+      let s = 0;
+      for (let i = 0; i < n; ++i) if (bloomFull.test(nonMembers[i])) ++s;
+      return s;
+    }),
   ];
-  for (const c of packed) for (const ptr of [c.keysPtr, c.offsetsPtr, c.resultsPtr]) core.m._free(ptr);
-  full.dispose();
-  tiny.dispose();
+  const grownLabel = `grown ${GROWN_PAST}× (capacity ${fmtInt(grownOptions.capacity)}, expansion 2)`;
+  const bloomRows = () => [
+    measure(`bf_contain per key, keys already in wasm memory (XXH3 + k probes + call), ${fmtInt(n)}-key BloomFilter (members)`, n, perKey(bfContain, wb.live(), packed)),
+    measure('bf_contain per key, 64-key BloomFilter, its 64 members over and over (its bits in L1 cache)', n, perKey(bfContain, wbTiny.live(), packedHot)),
+    measure(`bf_contain per key, ${fmtInt(n)}-key BloomFilter (non-members)`, n, perKey(bfContain, wb.live(), packedNon)),
+    measure('bf_contain_batch per key, keys already in wasm memory (members)', n, () => {
+      for (const c of packed) bfContainBatch(wb.live(), c.keysPtr, c.offsetsPtr, c.count, c.resultsPtr);
+      return 1;
+    }),
+    measure(`BloomFilter has(), ${fmtInt(n)}-key filter (members)`, n, loop(wb, members)),
+    measure(`BloomFilter has(), ${fmtInt(n)}-key filter (non-members)`, n, loop(wb, nonMembers)),
+    measure(`BloomFilter hasAll(), ${fmtInt(n)}-key filter, per key (members)`, n, () => wb.hasAll(members).length),
+    measure(`cf_contain per key, CuckooFilter sized for ${fmtInt(n)} (non-members)`, n, perKey(contain, handle, packedNon)),
+    measure(`cf_contain per key, CuckooFilter ${grownLabel} (non-members)`, n, perKey(contain, cfGrown.live(), packedNon)),
+    measure(`bf_contain per key, BloomFilter ${grownLabel} (non-members)`, n, perKey(bfContain, wbGrown.live(), packedNon)),
+    measure(`CuckooFilter has(), sized for ${fmtInt(n)} (non-members)`, n, loop(full, nonMembers)),
+    measure(`CuckooFilter has(), ${grownLabel} (non-members)`, n, loop(cfGrown, nonMembers)),
+    measure(`BloomFilter has(), ${grownLabel} (non-members)`, n, loop(wbGrown, nonMembers)),
+  ];
+  const rows = [...common, ...(CUCKOO_ROWS ? cuckooRows() : []), ...(BLOOM_ROWS ? bloomRows() : []), ...bloomfilterRows()];
+  for (const c of [...packed, ...packedNon, ...packedHot]) for (const ptr of [c.keysPtr, c.offsetsPtr, c.resultsPtr]) core.m._free(ptr);
+  for (const f of [full, tiny, wb, wbTiny, wbGrown, cfGrown]) f?.dispose();
 
   const avgLen = members.reduce((a, k) => a + k.length, 0) / n;
   const head = `floor: ${fmtInt(n)} member ${opt.keys === 'urls' ? 'URLs' : 'domains'} (average ${fmtNum(avgLen, 1)} bytes), ε = ${EPS}, median of ${PASSES} passes, node ${process.version}, ${os.cpus()[0]?.model?.trim()}, load average ${os.loadavg()[0].toFixed(2)}`;
@@ -262,22 +347,51 @@ async function main() {
         fmtOpsRange({ median: 1e9 / r.ns.median, count: 1 }),
       ]),
     );
-  const ns = (prefix) => rows.find((r) => r.name.startsWith(prefix)).ns.median;
-    const pack = ns('chunk packing as hasAll()');
+  const stat = opt.summary === 'min' ? 'min' : 'median';
+  const ns = (prefix) => rows.find((r) => r.name.startsWith(prefix)).ns[stat];
+  const pack = ns('chunk packing as hasAll()');
   const answers = ns("hasAll()'s answer array");
-  const perCall = ns('cf_contain per key');
-  const perBatch = ns('cf_contain_batch');
   const bloom = ns('bloomfilter test()');
+  const bloomNon = ns(`bloomfilter test(), ${fmtInt(n)}-key filter (non-members)`);
+  const copyCall = ns('charCodeAt copy + empty wasm call');
   const f1 = (x) => fmtNum(x, 1);
-  const hasFull = ns(`cuckoo-wasm has(), ${fmtInt(n)}`);
-  const floors = [
-    `- has(): the wasm side (call + XXH3 + probes) costs ${f1(perCall)} ns and has() measures ${f1(hasFull)} ns, so writing the key ` +
-      `(charCodeAt up to 64 code units, encodeInto above: the rows above give both for every key) costs about ${f1(hasFull - perCall)} ns. ` +
-      `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns.`,
-    `- hasAll(): packing costs ${f1(pack)} ns per key, the answer array ${f1(answers)} ns, the wasm side ${f1(perBatch)} ns ` +
-      `(sum ${f1(pack + answers + perBatch)} ns); hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
-      `3× bloomfilter test() needs ≤ ${f1(bloom / 3)} ns, which leaves ${f1(bloom / 3 - pack - answers - perBatch)} ns beside those three.`,
-  ].join('\n');
+  const lines = [];
+  if (CUCKOO_ROWS) {
+    const perCall = ns('cf_contain per key');
+    const perBatch = ns('cf_contain_batch');
+    const hasFull = ns(`cuckoo-wasm has(), ${fmtInt(n)}`);
+    lines.push(
+      `- has(): the wasm side (call + XXH3 + probes) costs ${f1(perCall)} ns and has() measures ${f1(hasFull)} ns, so writing the key ` +
+        `(charCodeAt up to 64 code units, encodeInto above: the rows above give both for every key) costs about ${f1(hasFull - perCall)} ns. ` +
+        `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns.`,
+      `- hasAll(): packing costs ${f1(pack)} ns per key, the answer array ${f1(answers)} ns, the wasm side ${f1(perBatch)} ns ` +
+        `(sum ${f1(pack + answers + perBatch)} ns); hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
+        `3× bloomfilter test() needs ≤ ${f1(bloom / 3)} ns, which leaves ${f1(bloom / 3 - pack - answers - perBatch)} ns beside those three.`,
+    );
+  }
+  if (BLOOM_ROWS) {
+    const wasmM = ns(`bf_contain per key, keys already in wasm memory`);
+    const wasmHot = ns('bf_contain per key, 64-key');
+    const wasmN = ns(`bf_contain per key, ${fmtInt(n)}-key BloomFilter (non-members)`);
+    const hasM = ns(`BloomFilter has(), ${fmtInt(n)}-key filter (members)`);
+    const hasN = ns(`BloomFilter has(), ${fmtInt(n)}-key filter (non-members)`);
+    const cfSized = ns(`cf_contain per key, CuckooFilter sized`);
+    const cfGrownNs = ns(`cf_contain per key, CuckooFilter grown`);
+    const bfGrownNs = ns(`bf_contain per key, BloomFilter grown`);
+    const hasCfSized = ns(`CuckooFilter has(), sized`);
+    const hasCfGrown = ns(`CuckooFilter has(), grown`);
+    const hasBfGrown = ns(`BloomFilter has(), grown`);
+    lines.push(
+      `- BloomFilter has() (members): ${f1(hasM)} ns = the wasm side ${f1(wasmM)} ns (call + XXH3 + k probes; with the bits in L1 cache ${f1(wasmHot)} ns, so the probes' cache misses cost ${f1(wasmM - wasmHot)} ns) ` +
+        `+ writing the key and the call's JS side ${f1(hasM - wasmM)} ns (has() copies keys of up to 64 code units with charCodeAt: that copy + an empty call alone take ${f1(copyCall)} ns per key here; longer ones with encodeInto: ${f1(ns('TextEncoder.encodeInto'))} ns). ` +
+        `bloomfilter test() takes ${f1(bloom)} ns, so 1.5× needs has() ≤ ${f1(bloom / 1.5)} ns (${f1(hasM - bloom / 1.5)} ns to go).`,
+      `- BloomFilter has() (non-members, which stop at the first clear bit): ${f1(hasN)} ns, of which the wasm side ${f1(wasmN)} ns; bloomfilter test() ${f1(bloomNon)} ns (it computes all k positions first), so 1.5× needs ≤ ${f1(bloomNon / 1.5)} ns.`,
+      `- Grown ${GROWN_PAST}× (non-members, four sub-filters): the wasm side of the cuckoo filter goes from ${f1(cfSized)} to ${f1(cfGrownNs)} ns (${f1(cfGrownNs / cfSized)}×), has() from ${f1(hasCfSized)} to ${f1(hasCfGrown)} ns (${f1(hasCfGrown / hasCfSized)}×); ` +
+        `the Bloom filter's wasm side from ${f1(wasmN)} to ${f1(bfGrownNs)} ns (${f1(bfGrownNs / wasmN)}×), has() from ${f1(hasN)} to ${f1(hasBfGrown)} ns (${f1(hasBfGrown / hasN)}×). ` +
+        'The key is written and hashed once either way: the difference is the probes of the extra sub-filters.',
+    );
+  }
+  const floors = lines.join('\n');
   console.log(`${head}\n\n${table}\n${floors}`);
   if (opt.out) writeFileSync(opt.out, `# Per-key cost floor (bench/floor.mjs)\n\n${head}\n\n${table}\n${floors}\n`);
 }

@@ -20,16 +20,20 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '5' },
     budget: { type: 'string', default: '0' }, // seconds for the timed runs; 0: no limit
     data: { type: 'string' },
-    passes: { type: 'string', default: '3' },
+    passes: { type: 'string', default: '3' }, // lookup passes per run (the fastest is kept)
     // Filters are created for capacity-factor · N items; below 1 they overfill, to see how each
     // implementation reports a full filter (cuckoo-wasm throws FilterFullError, peers refuse or degrade).
-    'capacity-factor': { type: 'string', default: '1' }, // lookup passes per run (the fastest is kept)
+    'capacity-factor': { type: 'string', default: '1' },
     'check-sample': { type: 'string', default: '50000' },
     // Implementations under 500k adds and lookups per second in the warm-up look up and delete this many
     // evenly spaced keys per run instead of all (0: always all).
     'sample-slow': { type: 'string', default: '100000' },
     'warmup-keys': { type: 'string', default: '50000' },
     'warmup-runs': { type: 'string', default: '2' },
+    // A Bloom filter adapter's exact m and k instead of sizing from N and ε (run.mjs gives
+    // bloomfilter those of this package's BloomFilter, so the two compared filters have one size).
+    'bloom-bits': { type: 'string' },
+    'bloom-hashes': { type: 'string' },
   },
 });
 
@@ -46,6 +50,7 @@ const SLOW_OPS = 500e3;
 const SAMPLE_SLOW = Number(opt['sample-slow']);
 const WARMUP_KEYS = Number(opt['warmup-keys']);
 const WARMUP_RUNS = Number(opt['warmup-runs']);
+const SIZING = opt['bloom-bits'] ? { bits: Number(opt['bloom-bits']), hashes: Number(opt['bloom-hashes']) } : undefined;
 
 const gc = globalThis.gc ?? (() => {});
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -126,7 +131,7 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
     const m0 = heapBytes();
     let t0 = nowMs();
     const capacity = Math.max(1, Math.ceil(n * CAPACITY_FACTOR));
-    f = await adapter.create(capacity, eps);
+    f = await adapter.create(capacity, eps, SIZING);
     r.createMs = nowMs() - t0;
 
     phase = 'add';
@@ -174,11 +179,15 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
       r.hasAllMs = allPass.ms;
       r.hasAllOps = n / (r.hasAllMs / 1e3);
       r.hasAllFalseNegatives = n - allPass.result;
+      phase = 'hasAll (non-members)';
+      const allNonPass = bestOf(() => f.hasAll(nonMembers), countTrue);
+      r.hasAllNonOps = nn / (allNonPass.ms / 1e3);
+      if (allNonPass.result !== r.falsePositives) throw new Error(`hasAll found ${allNonPass.result} false positives, has ${r.falsePositives}`);
     }
 
     if (typeof f.addAll === 'function') {
       phase = 'addAll';
-      const g = await adapter.create(capacity, eps);
+      const g = await adapter.create(capacity, eps, SIZING);
       try {
         t0 = nowMs();
         g.addAll(members);

@@ -1,7 +1,9 @@
 // Adapter: bloomfilter@1.1.0 (Jason Davies), a Bloom filter over a Uint32Array
 // with 64-bit FNV-1a and enhanced double hashing. Sized with the standard
 // m = -n ln ε / (ln 2)^2 bits and k = round(m/n · ln 2) hashes (the package
-// rounds m up to a multiple of 32). Serialized as its README shows:
+// rounds m up to a multiple of 32); or, given `sizing` { bits, hashes }, exactly
+// that m and k (the comparison gives it those of this package's BloomFilter for
+// the same N and ε, so both filters have the same size). Serialized as its README shows:
 // JSON.stringify(bloom) (its toJSON: version, m, k and the buckets as numbers),
 // loaded with BloomFilter.fromJSON. Its raw bit array (m bits) is reported too.
 import { createRequire } from 'node:module';
@@ -46,7 +48,8 @@ export default {
   async init() {
     ({ BloomFilter } = await import('bloomfilter'));
   },
-  create(n, eps) {
+  create(n, eps, sizing) {
+    if (sizing) return new Filter(new BloomFilter(sizing.bits, sizing.hashes));
     const m = Math.ceil((-n * Math.log(eps)) / (Math.LN2 * Math.LN2));
     const k = Math.max(1, Math.round((m / n) * Math.LN2));
     return new Filter(new BloomFilter(m, k));

@@ -46,25 +46,36 @@ class Filter {
   }
   params() {
     const f = this.f;
-    return `f=${f.fingerprintBits} b=${f.bucketSize} m=${f.bucketCount} α=${f.loadFactor.toFixed(3)}`;
+    const growth = f.expansion ? ` expansion=${f.expansion} sub-filters=${f.subFilterCount}` : '';
+    return `f=${f.fingerprintBits} b=${f.bucketSize} m=${f.bucketCount} α=${f.loadFactor.toFixed(3)}${growth}`;
   }
   dispose() {
     this.f.dispose();
   }
 }
 
-export default {
-  name: 'cuckoo-wasm',
-  kind: 'cuckoo filter (this package, C++ → wasm)',
-  version: 'dist/index.mjs',
-  async init() {
-    ({ CuckooFilter, wasmMemoryUsage } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href));
-  },
-  async create(n, eps) {
-    const before = wasmMemoryUsage ? (await wasmMemoryUsage()).allocatedBytes : null;
-    return new Filter(await CuckooFilter.create({ capacity: n, falsePositiveRate: eps }), before);
-  },
-  async deserialize(bytes) {
-    return new Filter(await CuckooFilter.fromBytes(bytes));
-  },
-};
+/**
+ * The adapter for a CuckooFilter created for capacity ⌈N / past⌉ with growth
+ * `expansion` (past = 1, expansion 0: an ordinary filter sized for N).
+ */
+export function cuckooAdapter({ name, kind, past = 1, expansion = 0 }) {
+  return {
+    name,
+    kind,
+    version: 'dist/index.mjs',
+    async init() {
+      ({ CuckooFilter, wasmMemoryUsage } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href));
+    },
+    async create(n, eps) {
+      const before = wasmMemoryUsage ? (await wasmMemoryUsage()).allocatedBytes : null;
+      const options = { capacity: Math.max(1, Math.ceil(n / past)), falsePositiveRate: eps };
+      if (expansion) options.expansion = expansion;
+      return new Filter(await CuckooFilter.create(options), before);
+    },
+    async deserialize(bytes) {
+      return new Filter(await CuckooFilter.fromBytes(bytes));
+    },
+  };
+}
+
+export default cuckooAdapter({ name: 'cuckoo-wasm', kind: 'cuckoo filter (this package, C++ → wasm)' });
