@@ -3,19 +3,22 @@
 //
 //   npm run bench                          # all configs: domains at N = 100,000 and 1,000,000, and
 //                                          # the 49,256 phishing URLs, each × ε = 1% and 0.1%; then
-//                                          # the Bloom-or-cuckoo comparison
+//                                          # the Bloom-or-cuckoo comparison, then the URL benchmark
 //   npm run bench -- --n 100000 --runs 7   # one N, 7 runs
 //   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native --only main
 //   node bench/run.mjs --only compare      # the comparison alone (about 3 minutes)
+//   node bench/run.mjs --only url          # the URL benchmark alone (bench/url.mjs, about 2 minutes)
 //
-// Two parts, both by default: the side-by-side benchmark of every implementation
+// Three parts, all by default: the side-by-side benchmark of every implementation
 // (--only main), and the Bloom-or-cuckoo comparison of this package's two filters
 // (--only compare): bits per item and measured false-positive rate across ε
 // (bench/compare.mjs), the rate as filters fill to 4× their capacity without and
 // with growth, and the speed of both filters against each other, against
-// bloomfilter at the same m and k, and grown 8× past their capacity.
+// bloomfilter at the same m and k, and grown 8× past their capacity; and the URL
+// benchmark (--only url): hasUrl / hasAllUrls against the same rules in JavaScript
+// probed with bloomfilter (bench/url.mjs, which writes bench/results/url.md).
 //
-// Options: --only main|compare (default both), --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
+// Options: --only main|compare|url (default all), --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
 // --keys domains,urls (default both; URL configs use every URL in phishing_urls.txt, and are
 // skipped with a note when it is missing),
 // --runs R (default 5), --impl a,b (default all: see bench/adapters/index.mjs),
@@ -112,9 +115,10 @@ for (const n of NS) if (!Number.isInteger(n) || n < 1) throw new Error(`--n: bad
 for (const e of EPSS) if (!(e > 0 && e < 1)) throw new Error(`--eps: bad value ${e}`);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs: bad value ${opt.runs}`);
 for (const i of IMPLS) if (!ADAPTERS[i]) throw new Error(`--impl: unknown '${i}'; known: ${Object.keys(ADAPTERS).join(', ')}`);
-if (opt.only && !['main', 'compare'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is neither main nor compare`);
-const RUN_MAIN = opt.only !== 'compare';
-const RUN_COMPARE = opt.only !== 'main';
+if (opt.only && !['main', 'compare', 'url'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is not main, compare or url`);
+const RUN_MAIN = opt.only === undefined || opt.only === 'main';
+const RUN_COMPARE = opt.only === undefined || opt.only === 'compare';
+const RUN_URL = opt.only === undefined || opt.only === 'url';
 const SPEED_EPSS = opt['speed-eps'].split(',').map(Number);
 const COMPARE_RUNS = Number(opt['compare-runs']);
 if (!Number.isInteger(COMPARE_RUNS) || COMPARE_RUNS < 1) throw new Error(`--compare-runs: bad value ${opt['compare-runs']}`);
@@ -530,7 +534,7 @@ async function main() {
       `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
       `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
       `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${KINDS.includes('urls') && data.urls ? `, ${relative(ROOT, data.urls)}` : ''}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n` +
-      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare'].filter(Boolean).join(', ')}\n`,
+      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare', RUN_URL && 'url'].filter(Boolean).join(', ')}\n`,
   );
   mach.cpuBusyAtStart = await cpuBusy(1000);
   const busy = mach.cpuBusyAtStart > 0.25;
@@ -543,9 +547,18 @@ async function main() {
   const parts = {};
   if (RUN_MAIN) parts.main = await runMain(mach, busy, data);
   if (RUN_COMPARE) parts.compare = await runCompare(mach, busy, data);
+  // The URL benchmark (bench/url.mjs, its own processes; it writes results/url.md), after the others so they do not compete.
+  if (RUN_URL && data.urls) {
+    const args = [join(ROOT, 'bench', 'url.mjs'), '--out', opt.out];
+    if (opt.data) args.push('--data', opt.data);
+    if (opt['no-write']) args.push('--no-write');
+    process.stderr.write(`\nurl: node ${args.map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a)).join(' ')}\n`);
+    const p = spawnSync(process.execPath, args, { stdio: 'inherit' });
+    if (p.status !== 0) process.stderr.write(`bench/url.mjs failed (exit ${p.status})\n`);
+  }
   const totalS = (nowMs() - wall) / 1e3;
   console.log(`\ntotal wall time: ${fmtNum(totalS, 1)} s (${fmtNum(totalS / 60, 1)} min)`);
-  if (opt['no-write']) return;
+  if (opt['no-write'] || (!RUN_MAIN && !RUN_COMPARE)) return;
   // results.md: the main part, then the comparison's section; a part not run keeps its text from the file.
   const file = join(opt.out, 'results.md');
   const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
