@@ -157,7 +157,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   }
 
   /**
-   * Loads a filter from bytes produced by {@link BloomFilter.toBytes} (docs/FORMAT.md §10).
+   * Loads a filter from bytes produced by {@link BloomFilter.toBytes} (docs/FORMAT.md §11; validation §12).
    * Every field, the checksum and the padding are checked first.
    *
    * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
