@@ -10,8 +10,8 @@
 //    statusMessage, allocatedBytes. Some return a structured value (an
 //    { status, handle } or info object, a message string), which embind builds
 //    on the JS side; their marshalling costs nothing that matters at that rate;
-//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters) for the
-//    per-key and per-batch calls, which take and
+//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, url_* for
+//    URLs in either) for the per-key and per-batch calls, which take and
 //    return numbers only: JS calls them as the wasm instance's own exports, so
 //    a lookup is one direct wasm call, with no embind invoker in between.
 // Statuses cross as the integer values of cuckoo::Status; js/status.ts maps each

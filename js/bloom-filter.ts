@@ -83,8 +83,8 @@ const releaseBloom: Release<BloomHandle> = (core, handle) => core.bloomDestroy(h
  *
  * No delete: clearing a key's bits would clear bits that other keys share, and
  * those keys would then be reported absent. Use {@link CuckooFilter} when keys
- * must be removed (it is also smaller at ε ≤ 0.1%; a Bloom filter is smaller at 0.5% and more: see the
- * README's measured comparison).
+ * must be removed (it is also smaller below about 0.09%, and at 0.1%; a Bloom filter is smaller at 0.5% and
+ * more: see the README's measured comparison).
  *
  * @example
  * ```ts

@@ -23,7 +23,7 @@ const USAGE = `usage:
       one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
       and lines starting with # skipped. A key listed more than once is added once (the count
       skipped is printed) unless --keep-duplicates is given; a cuckoo filter stores one key at
-      most 2 x bucket-size times. --type picks the filter (default cuckoo; bloom cannot delete).
+      most 2 x bucket-size + 1 times. --type picks the filter (default cuckoo; bloom cannot delete).
       --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
       grow by that factor when full, keeping the false-positive rate under --fpr; --bucket-size
       and --max-kicks (0 to 1000000, default 500) are for cuckoo filters only.

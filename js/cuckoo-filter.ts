@@ -43,7 +43,7 @@ export interface CuckooFilterOptions {
    * "Scalable Bloom Filters", 2007), so the first costs one more bit per
    * item than a filter that does not grow. Default: no growth (add throws
    * FilterFullError when full). At most 32 sub-filters and 1 GiB in all. A
-   * key is still stored at most 2b times per sub-filter: adding it again once
+   * key is still stored at most 2b + 1 times per sub-filter: adding it again once
    * its copies fill its two buckets throws FilterFullError rather than growing.
    */
   expansion?: number;
@@ -438,7 +438,9 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * at full load (Fan et al. 2014 §5.1), a probability. Counting that fingerprints
    * take 2^f − 1 values and the victim slot is compared too, the exact worst case
    * is 1 − (1 − 1/(2^f − 1))^(2b+1), slightly higher for small f (0.110% instead of
-   * 0.098% at f = 13, b = 4). See {@link expectedFalsePositiveRate} for the current load.
+   * 0.098% at f = 13, b = 4). For a growing filter, twice the first sub-filter's
+   * figure: the bound summed over every sub-filter it may add. See
+   * {@link expectedFalsePositiveRate} for the current load.
    */
   get falsePositiveRate(): number {
     const first = (2 * this.bucketSize) / 2 ** this.fingerprintBits;
@@ -536,7 +538,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
       // A growing filter refuses only a key whose copies fill its two buckets (src/scalable_filter.h).
       const b = this.bucketSize;
       return new FilterFullError(
-        `the key's two buckets hold ${2 * b} copies of its fingerprint (a key added more than 2b = ${2 * b} times, ` +
+        `the key's two buckets and the victim slot hold copies of its fingerprint (a key added more than 2b + 1 = ${2 * b + 1} times, ` +
           'or keys that share its fingerprint): the key was not added and nothing stored was lost. ' +
           'A growing filter does not grow for copies of one key, as every larger sub-filter would fill the same way; ' +
           'add each key once (see addUnique), or count repeats outside the filter.',

@@ -159,13 +159,25 @@ const URL_CANONICAL_AT = 0;
 const URL_SPAN_AT = 40;
 const URL_SPANS_AT = 48;
 const URL_BUFFER_AT = URL_SPANS_AT + 8 * 30;
+/** Longest URL the core canonicalizes, bytes (src/url_canon.h kMaxUrlBytes). */
+const MAX_URL_BYTES = 2 << 20;
+
+/**
+ * True for a URL longer than the core accepts whatever its encoding (a
+ * string's UTF-8 has at least one byte per code unit): it is refused as
+ * UrlTooLong without allocating room for it in wasm memory.
+ */
+export function urlTooLong(url: Key): boolean {
+  return (typeof url === 'string' ? url.length : isKey(url) ? byteLengthOf(url) : 0) > MAX_URL_BYTES;
+}
+
 /** Workspace bytes for a URL of `bytes` UTF-8 bytes (src/url_canon.h CanonicalBufferSize). */
 const urlWorkspace = (bytes: number) => 4 * bytes + 32;
 
 /** What a URL call needs besides the URL: the Punycode host, after a first call reported a non-ASCII host. */
 export type AsciiHost = string | undefined;
 
-/** The Emscripten module: embind functions, and the cf_* exports behind `_`-prefixed wrappers. */
+/** The Emscripten module: embind functions, and the cf_* / bf_* / url_* exports behind `_`-prefixed wrappers. */
 type CoreModule = {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
@@ -358,12 +370,12 @@ export function isKey(key: unknown): key is Key {
 export class Core {
   private readonly m: CoreModule;
   /**
-   * The cf_* functions, taken from the wasm instance's exports: the module
+   * The cf_* / bf_* / url_* functions, taken from the wasm instance's exports: the module
    * object is a dictionary-mode object whose property loads are slow, and its
    * `_cf_*` entries start as wrappers that replace themselves.
    */
   private readonly hot: HotExports;
-  /** True when every cf_* function is the instance's own export (no wrapper). */
+  /** True when every cf_* / bf_* / url_* function is the instance's own export (no wrapper). */
   readonly direct: boolean;
   private scratchPtr: number;
   private scratchCap: number;
@@ -446,7 +458,7 @@ export class Core {
     }
   }
 
-  /** The fixed parameters of a filter. */
+  /** Parameters and statistics of the filter and of each of its sub-filters. */
   info(handle: CuckooHandle): CoreInfo {
     return this.m.info(handle);
   }
@@ -500,7 +512,7 @@ export class Core {
   // region and crosses once.
 
   /**
-   * Adds a key: Ok, or NotEnoughSpace (nothing changed).
+   * Adds a key: Ok, or NotEnoughSpace / GrowthLimit / OutOfMemory (nothing changed).
    * @throws ArgumentTypeError if `key` is neither a string nor a live Uint8Array.
    */
   add(handle: CuckooHandle, key: Key): number {
@@ -668,11 +680,13 @@ export class Core {
 
   /** Adds a list entry's canonical expression: Ok, a Url* status, or the filter's add status. */
   urlAdd(family: Family, handle: number, url: Key, host: AsciiHost): number {
+    if (urlTooLong(url)) return Status.UrlTooLong;
     return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_add(family, handle, u, n, h, hn, r, rn));
   }
 
   /** 1 if an expression of the URL is in the filter ({@link urlSpan} is the first), 0 if none, -status if refused. */
   urlMatch(family: Family, handle: number, url: Key, host: AsciiHost): number {
+    if (urlTooLong(url)) return -Status.UrlTooLong;
     if (host === undefined) {
       // The per-URL lookup: no closure, no host.
       const len = this.writeKey(url);
@@ -684,16 +698,19 @@ export class Core {
 
   /** Canonicalizes: Ok ({@link urlCanonical} is the result) or a Url* status. */
   urlCanonicalize(url: Key, host: AsciiHost): number {
+    if (urlTooLong(url)) return Status.UrlTooLong;
     return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_canonicalize(u, n, h, hn, r, rn));
   }
 
   /** The URL's expressions: their count ({@link urlSpans} reads them), or -status. */
   urlExpressions(url: Key, host: AsciiHost): number {
+    if (urlTooLong(url)) return -Status.UrlTooLong;
     return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_expressions(u, n, h, hn, r, rn));
   }
 
   /** A list entry's canonical expression: Ok ({@link urlSpan} is it) or a Url* status. */
   urlEntry(url: Key, host: AsciiHost): number {
+    if (urlTooLong(url)) return Status.UrlTooLong;
     return this.urlCall(url, host, (u, n, h, hn, r, rn) => this.hot.url_entry(u, n, h, hn, r, rn));
   }
 

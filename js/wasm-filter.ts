@@ -24,6 +24,7 @@ import {
   isUint8Array,
   keyTypeError,
   loadCore,
+  urlTooLong,
 } from './wasm-core.js';
 
 /**
@@ -304,6 +305,7 @@ export abstract class WasmFilter<H extends number> {
   /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
   private take(batch: Batch, key: unknown, index: number): boolean {
     if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
+    if (batch.urls && urlTooLong(key)) return this.refuseLongUrl(batch, key, index);
     const chunk = batch.chunk;
     let state = chunk.push(key);
     if (state === 2) {
@@ -313,6 +315,21 @@ export abstract class WasmFilter<H extends number> {
     }
     if (state === 1) this.flush(batch);
     return batch.full;
+  }
+
+  /**
+   * A URL longer than the core accepts, refused without writing it to wasm
+   * memory: hasAllUrls throws at once; addUrls first adds the entries read
+   * before it, then stops with the error at its index (see addError).
+   */
+  private refuseLongUrl(batch: Batch, key: Key, index: number): boolean {
+    if (batch.out !== undefined) throw urlError(this.core, Status.UrlTooLong, key, index);
+    this.flush(batch);
+    if (batch.full) return true;
+    batch.full = true;
+    this.lastFailure = Status.UrlTooLong;
+    this.refusedUrl = key;
+    return true;
   }
 
   /** Crosses once with the batch's chunk (addChunk or containChunk), leaving it empty. Runs no user code. */
@@ -487,7 +504,7 @@ export abstract class WasmFilter<H extends number> {
         }
       }
       this.lastFailure = status;
-      this.refusedUrl = keys[added];
+      if (status >= Status.UrlEmpty) this.refusedUrl = keys[added];
       break;
     }
     return added;

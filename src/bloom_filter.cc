@@ -22,8 +22,8 @@ inline bool ForEachPosition(uint64_t hash, uint32_t k, uint32_t m, F f) {
   for (uint32_t i = 0; i < k; ++i) {
     if (!f(x)) return false;
     x = x >= m - y ? x - (m - y) : x + y;  // x + y mod m, without overflow
-    y += i + 1;                            // y + i + 1 mod m; i + 1 <= 64
-    if (y >= m) y %= m;
+    const uint64_t next = uint64_t{y} + i + 1;  // y + i + 1 mod m, in 64 bits
+    y = static_cast<uint32_t>(next >= m ? next % m : next);
   }
   return true;
 }

@@ -11,10 +11,10 @@
 //
 // The common parts hold for every filter type and every version (FORMAT.md §9):
 // "CKOO" at offset 0, the u16 version at offset 4, and the trailing checksum.
-// Everything between them belongs to the filter type. A second filter type
-// (in its own format version) adds its header struct, field offsets and
-// Write / Read pair beside the cuckoo filter's below, and reuses the prefix,
-// the checksum and the little-endian helpers.
+// Everything between them belongs to the format version: version 1 is one
+// cuckoo filter (its header and table below); version 2 is a stack header and
+// one section per sub-filter of either type (further below, FORMAT.md §11).
+// Both reuse the prefix, the checksum and the little-endian helpers.
 //
 // All multi-byte integers are little-endian, whatever the host.
 #ifndef CUCKOO_WASM_SRC_FORMAT_H_
@@ -58,8 +58,8 @@ inline uint64_t GetU64(const uint8_t* p) {
 // ---------------------------------------------------------------------------
 // Common to every filter type: the prefix and the checksum.
 
-// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4). This
-// build writes it for such a filter, so their bytes stay what they were.
+// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4), which is
+// what this build writes for such a filter (expansion 0).
 constexpr uint16_t kFormatVersion = 1;
 // Version 2: any filter type, with its sub-filters (FORMAT.md §11). Readers
 // refuse versions other than 1 and 2 (FORMAT.md §9).

@@ -85,10 +85,12 @@ Status ScalableCuckooFilter::AddHash(uint64_t hash) {
   const CuckooFilter::Probe p = newest.ProbeOf(hash);
   Status s = newest.AddProbe(p);
   if (s != Status::kNotEnoughSpace || expansion_ == 0) return s;
-  // When the key's own copies fill all 2b slots of its two buckets (it was
-  // added more than 2b times), a new sub-filter would fill the same way after
-  // 2b more copies, each one e times larger than the last: refuse instead.
-  if (newest.CountProbe(p) >= 2 * newest.bucket_size()) return s;
+  // When fingerprints matching the key fill every slot of its buckets (2b, or
+  // b when i1 == i2; the key was added that many times, or shares its
+  // fingerprint with keys that were), a new sub-filter would fill the same way
+  // after as many more copies, each one e times larger than the last: refuse.
+  const uint32_t slots = (p.i1 == p.i2 ? 1 : 2) * newest.bucket_size();
+  if (newest.CountProbe(p) >= slots) return s;
   s = Grow();
   if (s != Status::kOk) return s;
   // An empty filter has a free slot in any bucket.

@@ -63,9 +63,9 @@ class ScalableCuckooFilter {
   static void operator delete(void* p) { internal::Deallocate(p); }
 
   // Inserts into the newest sub-filter; when it is full and the filter grows,
-  // into a new sub-filter. kNotEnoughSpace (no growth, or copies of this key
-  // fill all 2b slots of its buckets in the newest sub-filter: it was added
-  // more than 2b times, and growing would not end that) or kGrowthLimit /
+  // into a new sub-filter. kNotEnoughSpace (no growth, or fingerprints matching
+  // this key fill every slot of its buckets in the newest sub-filter: it was
+  // added 2b + 1 times, counting the victim, and growing would not end that) or kGrowthLimit /
   // kOutOfMemory (growth refused): the key is not added, nothing is lost.
   Status Add(const uint8_t* key, size_t len);
   bool Contain(const uint8_t* key, size_t len) const;

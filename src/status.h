@@ -20,7 +20,7 @@ enum class Status : uint8_t {
   // Deserialize: the bytes are not a filter this version can load (docs/FORMAT.md).
   kFormatTruncated = 10,          // fewer bytes than the header or its table length needs
   kFormatBadMagic = 11,           // does not start with "CKOO"
-  kFormatUnsupportedVersion = 12, // format version other than kFormatVersion
+  kFormatUnsupportedVersion = 12, // a version the reader does not read (1 and 2; CuckooFilter alone: 1)
   kFormatBadParameter = 13,       // f, b, hash id, encoding, bucket count, ... out of range
   kFormatTrailingBytes = 14,      // more bytes than header + table + checksum
   kFormatChecksumMismatch = 15,   // XXH3-64 of the bytes differs from the stored checksum

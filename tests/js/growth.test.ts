@@ -53,13 +53,15 @@ function checkGrowthLimit(e: unknown, what: string): asserts e is FilterFullErro
 
 /**
  * True for the other refusal of a growing cuckoo filter: the key's copies (or keys sharing its
- * fingerprint) fill all 2b slots of its two buckets in the newest sub-filter, so it refuses the
- * key instead of growing (src/scalable_filter.h). Checks that count(key) says so.
+ * fingerprint) fill every slot of its buckets in the newest sub-filter (2b, or b when its two
+ * buckets are one), so it refuses the key instead of growing (src/scalable_filter.h). Checks
+ * that count(key) says so.
  */
 function isFilledBuckets(e: unknown, f: CuckooFilter, key: Key, what: string): boolean {
   if (!(e instanceof FilterFullError) || !/copies of its fingerprint/.test(e.message)) return false;
+  // Every slot of its buckets: 2b, or b when its two buckets are one.
   const c = f.count(key);
-  check(c >= 2 * f.bucketSize, () => `${what}: refused for filled buckets, but count(${showKey(key)}) = ${c} < 2b`);
+  check(c >= f.bucketSize, () => `${what}: refused for filled buckets, but count(${showKey(key)}) = ${c} < b`);
   return true;
 }
 
@@ -229,9 +231,10 @@ function verifyCuckoo(m: MultisetModel, r: CuckooReal, after: string): void {
 }
 
 /**
- * Adding the same key again and again grows a cuckoo filter by a sub-filter every 2b + 1
- * copies (they all need the same two buckets), so its size is exponential in the copies:
- * past this many bytes, the sequence adds nothing more (the model is left as it is).
+ * A cuckoo filter can still grow fast: keys that share a few buckets at every level make it
+ * add sub-filters each e times larger (one key repeated is refused after 2b + 1 copies, see
+ * isFilledBuckets): past this many bytes, the sequence adds nothing more (the model is left
+ * as it is).
  */
 const MAX_BYTES = 1 << 18;
 
@@ -363,7 +366,7 @@ class CAddFresh extends CuckooBase {
   }
 }
 
-/** One key many times (2b + 1 copies fill a sub-filter's share for it, then the filter grows). */
+/** One key many times (after 2b + 1 copies fill its buckets and the victim, the filter refuses it). */
 class CAddCopies extends CuckooBase {
   constructor(
     readonly key: Key,

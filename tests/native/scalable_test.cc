@@ -225,6 +225,25 @@ TEST(ScalableCuckoo, ADuplicatedKeyIsRefusedInsteadOfGrowingTheFilter) {
   }
 }
 
+// The same when the key's two buckets are one (i1 == i2): its b slots and the
+// victim hold b + 1 copies, and the next is refused rather than grown for.
+TEST(ScalableCuckoo, ADuplicatedKeyWithOneBucketIsRefusedToo) {
+  GrowingCuckooPtr f = MakeGrowing(Params(100000, 12, 4, 500, 3), 2);
+  ASSERT_NE(f, nullptr);
+  const cuckoo::CuckooFilter& first = f->sub_filter(0);
+  std::string key;
+  for (int i = 0; i < 1000000 && key.empty(); ++i) {
+    const std::string k = Key("one-bucket-", i);
+    const cuckoo::CuckooFilter::Probe p = first.ProbeOf(HashOf(k, f->seed()));
+    if (p.i1 == p.i2) key = k;
+  }
+  ASSERT_FALSE(key.empty()) << "no key with i1 == i2 among the candidates";
+  uint32_t added = 0;
+  while (added < 100 && Add(*f, key) == Status::kOk) ++added;
+  EXPECT_EQ(added, first.bucket_size() + 1);
+  EXPECT_EQ(f->sub_filter_count(), 1u);
+}
+
 // Random interleaved Add / Delete (of keys in the model only) / Count /
 // Contain over a small key universe, so keys repeat and, with 4-bit
 // fingerprints at level 0, share fingerprints often. After every step every
