@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "batch.h"
 #include "scalable_filter.h"
 #include "url_filter.h"
 
@@ -305,16 +306,9 @@ constexpr int kFamilyCuckoo = 0;
 template <typename Filter>
 size_t AddUrlBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, size_t n,
                    Region r, Status* status) {
-  for (size_t k = 0; k < n; ++k) {
-    const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
-    const Status s = cuckoo::url::AddEntry(*f, in, r.buf, r.buf_len, r.canon, r.span);
-    if (s != Status::kOk) {
-      *status = s;
-      return k;
-    }
-  }
-  *status = Status::kOk;
-  return n;
+  return cuckoo::AddEach(keys, offsets, n, status, [f, r](const uint8_t* url, size_t len) {
+    return cuckoo::url::AddEntry(*f, Input(url, len, nullptr, 0), r.buf, r.buf_len, r.canon, r.span);
+  });
 }
 
 // results[k]: 1 found, 0 not found, else the status that refused URL k.

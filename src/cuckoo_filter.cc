@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "batch.h"
 #include "format.h"
 #include "hash.h"
 
@@ -240,22 +241,14 @@ Status CuckooFilter::Delete(const uint8_t* key, size_t len) {
 
 size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                               Status* status) {
-  for (size_t k = 0; k < n; ++k) {
-    const Status s = Add(keys + offsets[k], offsets[k + 1] - offsets[k]);
-    if (s != Status::kOk) {
-      *status = s;
-      return k;
-    }
-  }
-  *status = Status::kOk;
-  return n;
+  return AddEach(keys, offsets, n, status,
+                 [this](const uint8_t* key, size_t len) { return Add(key, len); });
 }
 
 void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                 uint8_t* results) const {
-  for (size_t k = 0; k < n; ++k) {
-    results[k] = Contain(keys + offsets[k], offsets[k + 1] - offsets[k]) ? 1 : 0;
-  }
+  ContainEach(keys, offsets, n, results,
+              [this](const uint8_t* key, size_t len) { return Contain(key, len); });
 }
 
 uint64_t CuckooFilter::SerializedSize() const {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <new>
 
+#include "batch.h"
 #include "hash.h"
 
 namespace cuckoo {
@@ -144,15 +145,8 @@ uint32_t ScalableCuckooFilter::Count(const uint8_t* key, size_t len) const {
 
 size_t ScalableCuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                       Status* status) {
-  for (size_t k = 0; k < n; ++k) {
-    const Status s = Add(keys + offsets[k], offsets[k + 1] - offsets[k]);
-    if (s != Status::kOk) {
-      *status = s;
-      return k;
-    }
-  }
-  *status = Status::kOk;
-  return n;
+  return AddEach(keys, offsets, n, status,
+                 [this](const uint8_t* key, size_t len) { return Add(key, len); });
 }
 
 void ScalableCuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
@@ -162,9 +156,9 @@ void ScalableCuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* off
     return;
   }
   const uint64_t seed = this->seed();
-  for (size_t k = 0; k < n; ++k) {
-    results[k] = ContainHash(HashKey(keys + offsets[k], offsets[k + 1] - offsets[k], seed)) ? 1 : 0;
-  }
+  ContainEach(keys, offsets, n, results, [this, seed](const uint8_t* key, size_t len) {
+    return ContainHash(HashKey(key, len, seed));
+  });
 }
 
 uint64_t ScalableCuckooFilter::SerializedSize() const {
@@ -321,22 +315,14 @@ bool ScalableBloomFilter::ContainHash(uint64_t hash) const {
 
 size_t ScalableBloomFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                      Status* status) {
-  for (size_t k = 0; k < n; ++k) {
-    const Status s = Add(keys + offsets[k], offsets[k + 1] - offsets[k]);
-    if (s != Status::kOk) {
-      *status = s;
-      return k;
-    }
-  }
-  *status = Status::kOk;
-  return n;
+  return AddEach(keys, offsets, n, status,
+                 [this](const uint8_t* key, size_t len) { return Add(key, len); });
 }
 
 void ScalableBloomFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                        uint8_t* results) const {
-  for (size_t k = 0; k < n; ++k) {
-    results[k] = Contain(keys + offsets[k], offsets[k + 1] - offsets[k]) ? 1 : 0;
-  }
+  ContainEach(keys, offsets, n, results,
+              [this](const uint8_t* key, size_t len) { return Contain(key, len); });
 }
 
 bool ScalableBloomFilter::IsCompatible(const ScalableBloomFilter& other) const {
