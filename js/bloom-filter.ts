@@ -2,7 +2,7 @@ import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { BloomHandle, Chunk, Core, Family, Key, describe, loadCore } from './wasm-core.js';
-import { Release, WasmFilter, checkedBytes } from './wasm-filter.js';
+import { Release, WasmFilter, bitsPerItemOf, checkedBytes } from './wasm-filter.js';
 
 /** Options of {@link BloomFilter.create}. */
 export interface BloomFilterOptions {
@@ -300,9 +300,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
 
   /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
   get bitsPerItem(): number {
-    const info = this.core.bloomInfo(this.live());
-    const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
-    return (info.serializedSize * 8) / capacity;
+    return bitsPerItemOf(this.core.bloomInfo(this.live()));
   }
 
   /**
@@ -332,7 +330,6 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    */
   info(): BloomFilterInfo {
     const info = this.core.bloomInfo(this.live());
-    const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
     return {
       type: 'bloom',
       capacity: this.capacity,
@@ -342,7 +339,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
       seed: this.seed,
       expansion: this.expansion,
       byteLength: info.serializedSize,
-      bitsPerItem: (info.serializedSize * 8) / capacity,
+      bitsPerItem: bitsPerItemOf(info),
       falsePositiveRate: this.falsePositiveRate,
       expectedFalsePositiveRate: info.expectedFalsePositiveRate,
       estimatedCount: info.estimatedCount,

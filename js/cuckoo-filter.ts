@@ -1,8 +1,8 @@
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors.js';
 import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import { Chunk, Core, CuckooHandle, Family, Key, describe, loadCore } from './wasm-core.js';
-import { Release, WasmFilter, checkedBytes } from './wasm-filter.js';
+import { Chunk, Core, CoreInfo, CuckooHandle, Family, Key, describe, loadCore } from './wasm-core.js';
+import { Release, WasmFilter, bitsPerItemOf, checkedBytes } from './wasm-filter.js';
 
 /** Options of {@link CuckooFilter.create}. */
 export interface CuckooFilterOptions {
@@ -456,8 +456,13 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
+    return this.expectedRateOf(this.core.info(this.live()));
+  }
+
+  /** {@link expectedFalsePositiveRate} from a core report. */
+  private expectedRateOf(info: CoreInfo): number {
     let none = 1;
-    for (const sub of this.core.info(this.live()).subFilters) {
+    for (const sub of info.subFilters) {
       const victim = sub.victim ? Math.min(1, 2 / sub.bucketCount) : 0;
       const compared = 2 * this.bucketSize * sub.loadFactor + victim;
       none *= (1 - 1 / (2 ** sub.fingerprintBits - 1)) ** compared;
@@ -470,9 +475,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * grown filter's capacity is that of all its sub-filters.
    */
   get bitsPerItem(): number {
-    const info = this.core.info(this.live());
-    const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
-    return (info.serializedSize * 8) / capacity;
+    return bitsPerItemOf(this.core.info(this.live()));
   }
 
   /**
@@ -495,10 +498,10 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
       seed: this.seed,
       expansion: this.expansion,
       byteLength: info.serializedSize,
-      bitsPerItem: this.bitsPerItem,
+      bitsPerItem: bitsPerItemOf(info),
       loadFactor: this.loadFactor,
       falsePositiveRate: this.falsePositiveRate,
-      expectedFalsePositiveRate: this.expectedFalsePositiveRate,
+      expectedFalsePositiveRate: this.expectedRateOf(info),
       subFilters: info.subFilters.map((sub) => ({
         capacity: sub.capacity,
         bucketCount: sub.bucketCount,

@@ -221,6 +221,8 @@ const BATCH_KEY_BYTES = 3 * BATCH_MAX_UNITS;
 const NON_ASCII = /[^\x00-\x7f]/g;
 
 const encoder = new TextEncoder();
+/** Made on first use: only a non-ASCII host needs it. */
+let decoder: TextDecoder | undefined;
 
 // Brand checks through the intrinsic getters: true for a Uint8Array of any realm
 // (a vm context, an iframe), false for look-alikes, and blind to subclasses that
@@ -807,7 +809,7 @@ export class Core {
   private urlText(offset: number, length: number, utf8: boolean): string {
     const at = this.urlPtr + URL_BUFFER_AT + offset;
     const bytes = this.m.HEAPU8.subarray(at, at + length);
-    if (utf8) return new TextDecoder().decode(bytes);
+    if (utf8) return (decoder ??= new TextDecoder()).decode(bytes);
     let s = '';
     for (let i = 0; i < length; i += 4096) s += String.fromCharCode(...bytes.subarray(i, Math.min(length, i + 4096)));
     return s;

@@ -58,6 +58,16 @@ export async function checkedBytes(
   return { core, view, length };
 }
 
+/**
+ * Serialized bits per item of a filter as the core reports it: its bytes · 8
+ * over the capacity of all its sub-filters.
+ * @internal
+ */
+export function bitsPerItemOf(info: { serializedSize: number; subFilters: { capacity: number }[] }): number {
+  const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
+  return (info.serializedSize * 8) / capacity;
+}
+
 /** Answer codes of a chunk of URLs, reused from chunk to chunk. */
 let codeScratch: Uint8Array | undefined;
 

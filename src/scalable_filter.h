@@ -111,6 +111,9 @@ struct ScalableBloomParams {
 
 class ScalableBloomFilter {
  public:
+  // Sub-filter 0 sized for params.capacity keys at ε (ε/2 when the filter
+  // grows; BloomFilter::Create's m and k). kInvalidArgument if a parameter is
+  // out of range (ScalableBloomParams), kOutOfMemory if it cannot be allocated.
   static Status Create(const ScalableBloomParams& params, std::unique_ptr<ScalableBloomFilter>* out);
   // Loads version-2 bytes of type Bloom (FORMAT.md §12); kFormatIsCuckooFilter
   // for a cuckoo filter's bytes (version 1, or version 2 of type cuckoo).
@@ -126,7 +129,12 @@ class ScalableBloomFilter {
   // Adds to the newest sub-filter, first adding a new one if it holds its
   // capacity and the filter grows. kGrowthLimit / kOutOfMemory: not added.
   Status Add(const uint8_t* key, size_t len);
+  // True if some sub-filter has all k bits of the key set (newest first):
+  // never false for a key added; a non-member with probability about
+  // ExpectedFalsePositiveRate().
   bool Contain(const uint8_t* key, size_t len) const;
+  // Add and Contain over keys packed as batch.h describes; AddBatch stops at
+  // the first key refused, returns how many went in, *status why it stopped.
   size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status);
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
   // Add and Contain of a key given by its hash (HashKey with seed()).
