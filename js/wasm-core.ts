@@ -206,7 +206,7 @@ type CoreModule = {
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
-const ASCII_LOOP_MAX = 64;
+const ASCII_LOOP_MAX = 32;
 /** Most keys in one chunk of a batch (one boundary crossing). */
 export const BATCH_MAX_KEYS = 8192;
 /**

@@ -12,21 +12,23 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-// Calls f(position) for the k positions of `hash` in [0, m), stopping when f
-// returns false; returns whether it never did. Enhanced double hashing mod m
-// (bloom_filter.h): position_i = a + i*b + (i^3 - i)/6 mod m.
-template <typename F>
-inline bool ForEachPosition(uint64_t hash, uint32_t k, uint32_t m, F f) {
-  uint32_t x = FastRange32(static_cast<uint32_t>(hash >> 32), m);  // a
-  uint32_t y = FastRange32(static_cast<uint32_t>(hash), m);        // b
-  for (uint32_t i = 0; i < k; ++i) {
-    if (!f(x)) return false;
-    x = x >= m - y ? x - (m - y) : x + y;  // x + y mod m, without overflow
+// Enhanced double hashing mod m (bloom_filter.h): position_i = a + i*b +
+// (i^3 - i)/6 mod m, a = fastrange(hash >> 32, m), b = fastrange(hash, m).
+// x is position i; Next(i) makes it position i + 1.
+struct Positions {
+  Positions(uint64_t hash, uint32_t m)
+      : x(FastRange32(static_cast<uint32_t>(hash >> 32), m)),
+        y(FastRange32(static_cast<uint32_t>(hash), m)),
+        m(m) {}
+  void Next(uint32_t i) {
+    x = x >= m - y ? x - (m - y) : x + y;       // x + y mod m, without overflow
     const uint64_t next = uint64_t{y} + i + 1;  // y + i + 1 mod m, in 64 bits
     y = static_cast<uint32_t>(next >= m ? next % m : next);
   }
-  return true;
-}
+  uint32_t x;
+  uint32_t y;
+  const uint32_t m;
+};
 
 }  // namespace
 
@@ -86,18 +88,28 @@ Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hash
 
 void BloomFilter::AddHash(uint64_t hash) {
   uint64_t* words = words_;
-  ForEachPosition(hash, hashes_, static_cast<uint32_t>(bits_), [words](uint32_t p) {
-    words[p >> 6] |= uint64_t{1} << (p & 63);
-    return true;
-  });
+  Positions pos(hash, static_cast<uint32_t>(bits_));
+  for (uint32_t i = 0; i < hashes_; ++i) {
+    words[pos.x >> 6] |= uint64_t{1} << (pos.x & 63);
+    pos.Next(i);
+  }
   ++size_;
 }
 
 bool BloomFilter::ContainHash(uint64_t hash) const {
+  // The bits are ANDed and tested two at a time. A non-member stops at its
+  // first clear bit; with half the bits set (a filter at capacity) a test
+  // after every bit is a coin flip for the branch predictor, a test after
+  // every pair is right three times in four.
   const uint64_t* words = words_;
-  return ForEachPosition(hash, hashes_, static_cast<uint32_t>(bits_), [words](uint32_t p) {
-    return ((words[p >> 6] >> (p & 63)) & 1) != 0;
-  });
+  Positions pos(hash, static_cast<uint32_t>(bits_));
+  uint64_t all = 1;
+  for (uint32_t i = 0; i < hashes_; ++i) {
+    all &= words[pos.x >> 6] >> (pos.x & 63);
+    if ((i & 1) != 0 && (all & 1) == 0) return false;
+    pos.Next(i);
+  }
+  return (all & 1) != 0;
 }
 
 Status BloomFilter::Union(const BloomFilter& other) {

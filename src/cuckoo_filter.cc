@@ -122,9 +122,8 @@ CuckooFilter::Probe CuckooFilter::BaseProbe(uint64_t hash) const {
   return p;
 }
 
-CuckooFilter::Probe CuckooFilter::NextLevel(const Probe& p, uint64_t hash, uint32_t level,
-                                            uint32_t expansion) {
-  const uint64_t x = Mix64(hash + level * 0x9e3779b97f4a7c15ULL);
+CuckooFilter::Probe CuckooFilter::LevelStep(const Probe& p, uint64_t salted, uint32_t expansion) {
+  const uint64_t x = Mix64(salted);
   const uint32_t d = FastRange32(static_cast<uint32_t>(x), expansion);
   Probe q;
   q.fingerprint = (p.fingerprint << 1) | static_cast<uint32_t>(x >> 63);

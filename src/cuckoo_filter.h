@@ -107,7 +107,13 @@ class CuckooFilter {
   // which is AltIndex at level j (see there). Buckets of level j map onto
   // level j-1's by integer division by e, and fingerprints by a right shift,
   // so equal probes at level j mean equal probes at level j-1.
-  static Probe NextLevel(const Probe& p, uint64_t hash, uint32_t level, uint32_t expansion);
+  static Probe NextLevel(const Probe& p, uint64_t hash, uint32_t level, uint32_t expansion) {
+    return LevelStep(p, hash + level * kLevelSalt, expansion);
+  }
+  // NextLevel given `salted` = hash + level * kLevelSalt: a loop over the
+  // levels adds kLevelSalt per level instead of multiplying.
+  static Probe LevelStep(const Probe& p, uint64_t salted, uint32_t expansion);
+  static constexpr uint64_t kLevelSalt = 0x9e3779b97f4a7c15ULL;
 
   CuckooFilter(const CuckooFilter&) = delete;
   CuckooFilter& operator=(const CuckooFilter&) = delete;
@@ -167,6 +173,9 @@ class CuckooFilter {
     return static_cast<double>(size_ - victim_used()) / static_cast<double>(slot_count());
   }
 
+  // The level-0 probe of `hash` (with level 0's f and bucket count): this
+  // filter's probe if it is a level-0 filter.
+  Probe BaseProbe(uint64_t hash) const;
   // The probe of a key whose 64-bit hash (HashKey with seed()) is `hash`, at
   // this filter's level.
   Probe ProbeOf(uint64_t hash) const {
@@ -215,8 +224,6 @@ class CuckooFilter {
     return victim_.fingerprint == p.fingerprint &&
            (victim_.bucket == p.i1 || victim_.bucket == p.i2);
   }
-  // The level-0 probe of `hash` (with level 0's f and bucket count).
-  Probe BaseProbe(uint64_t hash) const;
   // Places `fingerprint` whose bucket is `bucket`, kicking if needed.
   Status Place(uint32_t bucket, uint32_t fingerprint);
 

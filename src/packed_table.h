@@ -94,7 +94,7 @@ class PackedTable {
   // second bucket's cache miss would wait for it.
   bool ContainsEither(uint64_t b1, uint64_t b2, uint32_t fingerprint) const {
     if (word_probe_) return (MatchMask(b1, fingerprint) | MatchMask(b2, fingerprint)) != 0;
-    return Contains(b1, fingerprint) || Contains(b2, fingerprint);
+    return ContainsEitherBySlot(b1, b2, fingerprint);
   }
 
   uint32_t Count(uint64_t bucket, uint32_t fingerprint) const {
@@ -172,6 +172,14 @@ class PackedTable {
     uint64_t word;
     std::memcpy(&word, data_.get() + (bit >> 3), sizeof word);
     return (word >> (bit & 7)) & bucket_mask_;
+  }
+
+  // ContainsEither for tables whose buckets are read slot by slot. Kept out of
+  // line, so that ContainsEither's word path is small enough to be inlined
+  // into every lookup.
+  __attribute__((noinline)) bool ContainsEitherBySlot(uint64_t b1, uint64_t b2,
+                                                      uint32_t fingerprint) const {
+    return Contains(b1, fingerprint) || Contains(b2, fingerprint);
   }
 
   // Index of the first slot of `bucket` holding `value`, or -1.

@@ -105,10 +105,12 @@ Status ScalableCuckooFilter::Add(const uint8_t* key, size_t len) {
 
 bool ScalableCuckooFilter::ContainHash(uint64_t hash) const {
   const CuckooFilter& first = *subs_[0];
-  CuckooFilter::Probe p = first.ProbeOf(hash);
+  CuckooFilter::Probe p = first.BaseProbe(hash);
   if (first.ContainProbe(p)) return true;
+  uint64_t salted = hash;
   for (uint32_t j = 1; j < count_; ++j) {
-    p = CuckooFilter::NextLevel(p, hash, j, expansion_);
+    salted += CuckooFilter::kLevelSalt;
+    p = CuckooFilter::LevelStep(p, salted, expansion_);
     if (subs_[j]->ContainProbe(p)) return true;
   }
   return false;

@@ -192,27 +192,31 @@ TEST(BloomBits, PositionsCarryTheCubicTermOfEnhancedDoubleHashing) {
   EXPECT_EQ(SpecPositions(h, k, m), (std::vector<uint32_t>{500, 500, 501, 504, 510}));
 }
 
+// Odd and even k: lookups test the bits two at a time, so the last of an odd
+// k is tested alone.
 TEST(BloomBits, ContainIsTrueExactlyWhenEveryPositionIsSet) {
   const uint64_t m = 300;
-  const uint32_t k = 6;
-  for (int i = 0; i < 50; ++i) {
-    const uint64_t h = HashOf(Key("c-", i), 3);
-    const std::vector<uint32_t> pos = SpecPositions(h, k, m);
-    // All k positions set (bit p = bit p % 64 of little-endian word p / 64).
-    Bytes words(BloomFilter::WordBytesFor(m), 0);
-    for (uint32_t p : pos) words[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
-    BloomPtr f;
-    ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, words.data(), &f), Status::kOk);
-    EXPECT_TRUE(f->ContainHash(h)) << i;
-    // Any one of them clear: absent.
-    for (uint32_t drop : pos) {
-      Bytes fewer(BloomFilter::WordBytesFor(m), 0);
-      for (uint32_t p : pos) {
-        if (p != drop) fewer[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+  for (const uint32_t k : {1u, 2u, 6u, 7u}) {
+    for (int i = 0; i < 50; ++i) {
+      const uint64_t h = HashOf(Key("c-", i), 3);
+      const std::vector<uint32_t> pos = SpecPositions(h, k, m);
+      // All k positions set (bit p = bit p % 64 of little-endian word p / 64).
+      Bytes words(BloomFilter::WordBytesFor(m), 0);
+      for (uint32_t p : pos) words[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+      BloomPtr f;
+      ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, words.data(), &f), Status::kOk);
+      EXPECT_TRUE(f->ContainHash(h)) << "k " << k << ", key " << i;
+      // Any one of them clear: absent.
+      for (uint32_t drop : pos) {
+        Bytes fewer(BloomFilter::WordBytesFor(m), 0);
+        for (uint32_t p : pos) {
+          if (p != drop) fewer[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+        }
+        BloomPtr g;
+        ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, fewer.data(), &g), Status::kOk);
+        EXPECT_FALSE(g->ContainHash(h)) << "k " << k << ", key " << i << " with bit " << drop
+                                        << " clear";
       }
-      BloomPtr g;
-      ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, fewer.data(), &g), Status::kOk);
-      EXPECT_FALSE(g->ContainHash(h)) << i << " with bit " << drop << " clear";
     }
   }
 }
