@@ -362,7 +362,7 @@ async function main() {
     const hasFull = ns(`cuckoo-wasm has(), ${fmtInt(n)}`);
     lines.push(
       `- has(): the wasm side (call + XXH3 + probes) costs ${f1(perCall)} ns and has() measures ${f1(hasFull)} ns, so writing the key ` +
-        `(charCodeAt up to 64 code units, encodeInto above: the rows above give both for every key) costs about ${f1(hasFull - perCall)} ns. ` +
+        `(charCodeAt up to 32 code units, encodeInto above: the rows above give both for every key) costs about ${f1(hasFull - perCall)} ns. ` +
         `2× bloomfilter test() (${f1(bloom)} ns) needs ≤ ${f1(bloom / 2)} ns.`,
       `- hasAll(): packing costs ${f1(pack)} ns per key, the answer array ${f1(answers)} ns, the wasm side ${f1(perBatch)} ns ` +
         `(sum ${f1(pack + answers + perBatch)} ns); hasAll() measures ${f1(ns('cuckoo-wasm hasAll()'))} ns. ` +
@@ -383,7 +383,7 @@ async function main() {
     const hasBfGrown = ns(`BloomFilter has(), grown`);
     lines.push(
       `- BloomFilter has() (members): ${f1(hasM)} ns = the wasm side ${f1(wasmM)} ns (call + XXH3 + k probes; with the bits in L1 cache ${f1(wasmHot)} ns, so the probes' cache misses cost ${f1(wasmM - wasmHot)} ns) ` +
-        `+ writing the key and the call's JS side ${f1(hasM - wasmM)} ns (has() copies keys of up to 64 code units with charCodeAt: that copy + an empty call alone take ${f1(copyCall)} ns per key here; longer ones with encodeInto: ${f1(ns('TextEncoder.encodeInto'))} ns). ` +
+        `+ writing the key and the call's JS side ${f1(hasM - wasmM)} ns (has() copies keys of up to 32 code units with charCodeAt: that copy + an empty call alone take ${f1(copyCall)} ns per key here; longer ones with encodeInto: ${f1(ns('TextEncoder.encodeInto'))} ns). ` +
         `bloomfilter test() takes ${f1(bloom)} ns, so 1.5× needs has() ≤ ${f1(bloom / 1.5)} ns (${f1(hasM - bloom / 1.5)} ns to go).`,
       `- BloomFilter has() (non-members, which stop at the first clear bit): ${f1(hasN)} ns, of which the wasm side ${f1(wasmN)} ns; bloomfilter test() ${f1(bloomNon)} ns (it computes all k positions first), so 1.5× needs ≤ ${f1(bloomNon / 1.5)} ns.`,
       `- Grown ${GROWN_PAST}× (non-members, four sub-filters): the wasm side of the cuckoo filter goes from ${f1(cfSized)} to ${f1(cfGrownNs)} ns (${f1(cfGrownNs / cfSized)}×), has() from ${f1(hasCfSized)} to ${f1(hasCfGrown)} ns (${f1(hasCfGrown / hasCfSized)}×); ` +
