@@ -2,9 +2,20 @@
 
 #include <cstring>
 
+#include "word_scan.h"
+
 namespace cuckoo {
 namespace url {
 namespace {
+
+using word::BeforeFirst;
+using word::BytesBelow;
+using word::BytesEqual;
+using word::FirstByte;
+using word::kHighs;
+using word::LastByte;
+using word::Load64;
+using word::Store64;
 
 // ---------------------------------------------------------------------------
 // Byte classes, one table.
@@ -64,34 +75,7 @@ constexpr char kUpperHex[] = "0123456789ABCDEF";
 constexpr char kLowerHex[] = "0123456789abcdef";
 
 // ---------------------------------------------------------------------------
-// Eight bytes at a time. Most URLs are mostly bytes that every step only
-// copies; those stretches are found and copied a 64-bit word at a time
-// (unaligned loads and stores, little-endian, as on x86 and in WebAssembly,
-// where memcpy and memchr move unaligned bytes one at a time).
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the word-at-a-time scans assume a little-endian target"
-#endif
-
-constexpr uint64_t kOnes = 0x0101010101010101ULL;
-constexpr uint64_t kLows = 0x7f7f7f7f7f7f7f7fULL;
-constexpr uint64_t kHighs = 0x8080808080808080ULL;
-
-inline uint64_t Load64(const uint8_t* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  return x;
-}
-
-inline void Store64(uint8_t* p, uint64_t x) { std::memcpy(p, &x, 8); }
-
-// 0x80 in each byte of x that is below n (n <= 0x80), 0 in the others. Exact:
-// no carry crosses a byte, so a mask can be ANDed with another.
-inline uint64_t BytesBelow(uint64_t x, uint8_t n) {
-  return ~(((x & kLows) + kOnes * (0x80 - n)) | x) & kHighs;
-}
-
-inline uint64_t BytesEqual(uint64_t x, uint8_t b) { return BytesBelow(x ^ (kOnes * b), 1); }
+// Byte classes of eight bytes at a time (word_scan.h).
 
 // The escape class, <= 0x20, >= 0x7f, '#' and '%', of each byte of x.
 inline uint64_t EscapeBytes(uint64_t x) {
@@ -103,9 +87,6 @@ inline uint64_t EscapeBytes(uint64_t x) {
 inline uint64_t DecodeBytes(uint64_t x) {
   return BytesBelow(x, 0x21) | BytesEqual(x, '#') | BytesEqual(x, '%');
 }
-
-// The index of the first byte set in a non-zero mask.
-inline size_t FirstByte(uint64_t mask) { return static_cast<size_t>(__builtin_ctzll(mask)) >> 3; }
 
 // The index of the first byte of s[0, n) that DecodeInput acts on, or n.
 size_t FindDecodeByte(const uint8_t* s, size_t n) {
@@ -634,10 +615,26 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
     pos += 2;
   }
   // The authority runs to the first '/' or '?'; the host follows its last '@'
-  // (userinfo), and a port follows the host's last ':'.
+  // (userinfo), and a port follows the host's last ':'. Eight bytes at a time
+  // while eight are left, then byte by byte.
   size_t authority_end = pos;
   size_t at = 0, colon = 0;  // one past the last '@' / ':' seen, 0 for none
-  for (; authority_end < m; ++authority_end) {
+  bool ended = false;
+  for (; authority_end + 8 <= m; authority_end += 8) {
+    const uint64_t x = Load64(u + authority_end);
+    const uint64_t stop = BytesEqual(x, '/') | BytesEqual(x, '?');
+    const uint64_t before = BeforeFirst(stop);
+    const uint64_t ats = BytesEqual(x, '@') & before;
+    const uint64_t colons = BytesEqual(x, ':') & before;
+    if (ats != 0) at = authority_end + LastByte(ats) + 1;
+    if (colons != 0) colon = authority_end + LastByte(colons) + 1;
+    if (stop != 0) {
+      authority_end += FirstByte(stop);
+      ended = true;
+      break;
+    }
+  }
+  for (; !ended && authority_end < m; ++authority_end) {
     const uint8_t c = u[authority_end];
     if (!Is(c, kAuthorityClass)) continue;
     if (c == '/' || c == '?') break;

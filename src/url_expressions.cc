@@ -1,5 +1,7 @@
 #include "url_expressions.h"
 
+#include "word_scan.h"
+
 namespace cuckoo {
 namespace url {
 namespace {
@@ -27,10 +29,18 @@ size_t UrlExpressions(const CanonicalUrl& url, const uint8_t* buf, UrlSpan out[k
     // starts[c - 2]: where the suffix of c labels begins (c = 2..5), the byte
     // after the c-th dot from the end; only suffixes shorter than the host
     // have such a dot. The last label alone (after the first dot) is never one.
+    // Eight bytes at a time from the end while eight are left.
     uint32_t starts[4];
     size_t n = 0;
     size_t dots = 0;
-    for (uint32_t i = host_end; i > url.host_offset && n < 4; --i) {
+    uint32_t i = host_end;
+    for (; i - url.host_offset >= 8 && n < 4; i -= 8) {
+      uint64_t mask = word::BytesEqual(word::Load64(buf + i - 8), '.');
+      for (; mask != 0 && n < 4; mask &= ~(uint64_t{0x80} << (8 * word::LastByte(mask)))) {
+        if (++dots >= 2) starts[n++] = i - 8 + static_cast<uint32_t>(word::LastByte(mask)) + 1;
+      }
+    }
+    for (; i > url.host_offset && n < 4; --i) {
       if (buf[i - 1] == '.' && ++dots >= 2) starts[n++] = i;
     }
     for (size_t k = n; k-- > 0;) {
@@ -48,8 +58,18 @@ size_t UrlExpressions(const CanonicalUrl& url, const uint8_t* buf, UrlSpan out[k
   const uint32_t path_end = url.path_offset + url.path_length;
   if (url.has_query) ends[end_count++] = url.length;
   ends[end_count++] = path_end;
+  // The first four '/' of the path, eight bytes at a time while eight are left.
   size_t prefixes = 0;
-  for (uint32_t i = url.path_offset; i < path_end && prefixes < 4; ++i) {
+  uint32_t i = url.path_offset;
+  for (; path_end - i >= 8 && prefixes < 4; i += 8) {
+    for (uint64_t mask = word::BytesEqual(word::Load64(buf + i), '/'); mask != 0 && prefixes < 4;
+         mask &= mask - 1) {
+      const uint32_t slash = i + static_cast<uint32_t>(word::FirstByte(mask));
+      ++prefixes;
+      if (slash + 1 != path_end) ends[end_count++] = slash + 1;
+    }
+  }
+  for (; i < path_end && prefixes < 4; ++i) {
     if (buf[i] != '/') continue;
     ++prefixes;
     if (i + 1 != path_end) ends[end_count++] = i + 1;

@@ -310,6 +310,26 @@ TEST(UrlCanon, UserinfoAndEveryPortAreDropped) {
   EXPECT_EQ(Canonical("http://us%40er@evil.example/"), "http://evil.example/");
 }
 
+// The authority is scanned eight bytes at a time: the '@', ':', '/' and '?'
+// that end or split it land at every offset of a word, and an '@' or ':'
+// after the '/' or '?' in the same word does not count.
+TEST(UrlCanon, AuthoritySeparatorsAtEveryOffsetOfAWord) {
+  for (size_t pad = 0; pad < 17; ++pad) {
+    const std::string label(pad + 1, 'a');
+    const std::string host = label + ".example";
+    EXPECT_EQ(Canonical("http://" + host + "/x@y:z"), "http://" + host + "/x@y:z") << pad;
+    EXPECT_EQ(Canonical("http://" + host + "?q@r:s"), "http://" + host + "/?q@r:s") << pad;
+    EXPECT_EQ(Canonical("http://" + label + "@h.example:8080/p"), "http://h.example/p") << pad;
+    EXPECT_EQ(Canonical("http://u:" + label + "@v@" + host + ":1/"), "http://" + host + "/")
+        << pad;
+    EXPECT_EQ(Canonical("http://" + host + ":" + std::string(pad, '8') + "/"),
+              "http://" + host + "/")
+        << pad;
+    EXPECT_EQ(Canonical(host + ":8080"), "http://" + host + "/") << pad;
+    EXPECT_EQ(Canonical("http://" + host), "http://" + host + "/") << pad;
+  }
+}
+
 // ===========================================================================
 // Non-ASCII hosts
 

@@ -100,6 +100,32 @@ TEST(UrlExpressions, PathVariants) {
   for (const auto& [path, want] : cases) EXPECT_EQ(Expressions("http://h" + path), want) << path;
 }
 
+// Host dots are found eight bytes at a time from the end and path slashes
+// eight at a time from the start: labels and segments of every length put
+// them at every offset of a word.
+TEST(UrlExpressions, DotsAndSlashesAtEveryOffsetOfAWord) {
+  for (size_t n = 1; n < 18; ++n) {
+    const std::string l(n, 'l');
+    const std::string s(n, 's');
+    const std::string host = "a" + l + ".b" + l + ".c" + l + ".d" + l + ".e" + l + ".f" + l;
+    const std::string b = "b" + l + ".c" + l + ".d" + l + ".e" + l + ".f" + l;
+    const std::string c = "c" + l + ".d" + l + ".e" + l + ".f" + l;
+    const std::string d = "d" + l + ".e" + l + ".f" + l;
+    const std::string e = "e" + l + ".f" + l;
+    const std::string path = "/1" + s + "/2" + s + "/3" + s + "/4" + s + "/5" + s;
+    const Strings paths = {path,
+                           "/",
+                           "/1" + s + "/",
+                           "/1" + s + "/2" + s + "/",
+                           "/1" + s + "/2" + s + "/3" + s + "/"};
+    Strings want;
+    for (const std::string& h : {host, b, c, d, e}) {
+      for (const std::string& p : paths) want.push_back(h + p);
+    }
+    EXPECT_EQ(Expressions("http://" + host + path), want) << n;
+  }
+}
+
 TEST(UrlExpressions, AtMostThirtyAllDistinctHostMajor) {
   const Strings e = Expressions("http://a.b.c.d.e.f.g/1/2/3/4/5.html?q=1");
   ASSERT_EQ(e.size(), url::kMaxExpressions);
