@@ -323,6 +323,18 @@ void MatchUrlBatch(const Filter* f, const uint8_t* keys, const uint32_t* offsets
   }
 }
 
+// The add-batch exports: n keys packed as keys[offsets[k] .. offsets[k+1]);
+// writes the status of the first failure (or 0) to *status and returns how
+// many were added.
+template <typename Filter>
+uint32_t AddBatchExport(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n,
+                        int32_t* status) {
+  Status s;
+  const size_t added = f->AddBatch(keys, offsets, n, &s);
+  *status = static_cast<int32_t>(s);
+  return static_cast<uint32_t>(added);
+}
+
 }  // namespace
 
 extern "C" {
@@ -428,14 +440,10 @@ EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint
                                        size_t len) {
   return f->Count(key, len);
 }
-// Adds n keys packed as keys[offsets[k] .. offsets[k+1]); writes the status of
-// the first failure (or 0) to *status and returns how many were added.
+// Adds n packed keys (AddBatchExport).
 EMSCRIPTEN_KEEPALIVE uint32_t cf_add_batch(ScalableCuckooFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, int32_t* status) {
-  Status s;
-  const size_t added = f->AddBatch(keys, offsets, n, &s);
-  *status = static_cast<int32_t>(s);
-  return static_cast<uint32_t>(added);
+  return AddBatchExport(f, keys, offsets, n, status);
 }
 EMSCRIPTEN_KEEPALIVE void cf_contain_batch(const ScalableCuckooFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, uint8_t* results) {
@@ -464,10 +472,7 @@ EMSCRIPTEN_KEEPALIVE int bf_contain(const ScalableBloomFilter* f, const uint8_t*
 }
 EMSCRIPTEN_KEEPALIVE uint32_t bf_add_batch(ScalableBloomFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, int32_t* status) {
-  Status s;
-  const size_t added = f->AddBatch(keys, offsets, n, &s);
-  *status = static_cast<int32_t>(s);
-  return static_cast<uint32_t>(added);
+  return AddBatchExport(f, keys, offsets, n, status);
 }
 EMSCRIPTEN_KEEPALIVE void bf_contain_batch(const ScalableBloomFilter* f, const uint8_t* keys,
                                            const uint32_t* offsets, uint32_t n, uint8_t* results) {
