@@ -11,7 +11,9 @@
 // Options: --eps E[,E] (default 0.001,0.01), --runs R (rounds, default 7),
 // --passes P (timed passes per measurement, the fastest kept; default 3),
 // --data DIR (folder with phishing_urls.txt and benign_domains.txt; default
-// ../shared/data), --out DIR (default bench/results), --no-write (print only).
+// ../shared/data), --out DIR (default bench/results), --no-write (print only),
+// --queries-out FILE (write the queries, one per line, and stop: the list
+// bench/native/url_bench --queries=FILE times natively).
 //
 // Members: the 49,256 distinct lines of phishing_urls.txt. The library's
 // filters get them with addUrls (each stored as its entry expression); the
@@ -74,6 +76,7 @@ const { values: opt } = parseArgs({
     data: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results') },
     'no-write': { type: 'boolean', default: false },
+    'queries-out': { type: 'string' },
     // Worker mode (set by the driver).
     worker: { type: 'string' },
     queries: { type: 'string' },
@@ -631,6 +634,11 @@ async function driverMain() {
   process.stderr.write(`machine: ${mach.cpu}, ${mach.cores} cores, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n`);
   const work = workload(opt.data);
   const st = work.stats;
+  if (opt['queries-out']) {
+    writeFileSync(opt['queries-out'], `${work.queries.join('\n')}\n`);
+    process.stderr.write(`wrote ${fmtInt(st.queries)} queries to ${opt['queries-out']}\n`);
+    return;
+  }
   process.stderr.write(
     `queries: ${fmtInt(st.queries)} (${fmtInt(st.listedQueries)} from the list: ${st.variants.published} as published, ${st.variants.fragment} with a fragment, ${st.variants.deeper} deeper; ` +
       `${fmtInt(st.benignQueries)} benign, ${st.benignListed} of which are under a listed entry); ${fmtNum(st.expressionsPerQuery, 1)} expressions and ${fmtNum(st.bytesPerQuery, 0)} bytes per query\n`,
