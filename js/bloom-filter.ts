@@ -222,7 +222,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   /**
    * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}).
    * @returns `result[i] === has(keys[i])`.
-   * @throws ArgumentTypeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
+   * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
    */
   hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
     return this.containKeys(keys);

@@ -372,6 +372,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    *
    * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
    *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
+   *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
    * @returns how many keys were added (all of them).
    * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
    *   before (those stay added), the rest were not added.
@@ -395,9 +396,10 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * meanwhile.
    *
    * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
-   *   and Uint8Arrays (any realm).
+   *   and Uint8Arrays (any realm), each Uint8Array copied when it is read.
    * @returns `result[i] === has(keys[i])`, one boolean per key.
    * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array.
+   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array holds).
    * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
    * @example
    * ```ts

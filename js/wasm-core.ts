@@ -269,13 +269,21 @@ export function isDetached(bytes: Uint8Array | ArrayBuffer): boolean {
   }
 }
 
-/** Describes a value for an error message without dumping it. */
+/**
+ * Describes a value for an error message without dumping it. Never throws: the
+ * error it is for is thrown instead of whatever inspecting the value would
+ * throw (a revoked Proxy, a `constructor` getter that throws).
+ */
 export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
-  if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'no prototype'})`;
-  return `${typeof value} ${String(value)}`;
+  try {
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return 'an array';
+    if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+    if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'no prototype'})`;
+    return `${typeof value} ${String(value)}`;
+  } catch {
+    return typeof value === 'object' ? 'an object that cannot be inspected (a revoked Proxy?)' : typeof value;
+  }
 }
 
 /** The error for a key that is neither a string nor a live Uint8Array; `where` names it (`key`, `keys[3]`). */
@@ -292,20 +300,36 @@ export function keyTypeError(key: unknown, where: string): ArgumentTypeError {
  * The keys of one chunk of a batch, read from the caller and not yet written
  * to wasm memory. A chunk of strings is also concatenated as it is read (V8
  * builds a rope, flattened once by the `encodeInto` that writes the chunk:
- * cheaper per key than `Array.prototype.join`).
+ * cheaper per key than `Array.prototype.join`). A Uint8Array key is copied
+ * when it is read: until the chunk is written the caller's code runs again
+ * (the next key's getter or generator step), and may refill, resize or
+ * transfer the array; the key is what it held when it was read, as for a loop
+ * of single calls.
  */
 export class Chunk {
-  /** The keys, in `keys[0 .. count)`; the array is reused from chunk to chunk. */
-  readonly keys: Key[] = [];
+  /**
+   * The keys, in `keys[0 .. count)`: a string key itself, `null` for a
+   * Uint8Array key (its copy is in the stage; {@link key} gives it). The array
+   * is reused from chunk to chunk.
+   */
+  readonly keys: (string | null)[] = [];
   count = 0;
   /** UTF-16 code units of the string keys plus bytes of the Uint8Array keys. */
   units = 0;
   /** Bytes of the Uint8Array keys. */
   bytes = 0;
+  /** How many of the keys are Uint8Arrays. */
+  byteKeys = 0;
   /** True while every key is a string. */
   allStrings = true;
   /** While every key is a string: the keys concatenated, as they are read. */
   joined = '';
+  /** The copies of the Uint8Array keys, back to back in `stage[0 .. staged)`, in key order. */
+  stage: Uint8Array = EMPTY_STAGE;
+  staged = 0;
+  /** For a Uint8Array key i: where its copy starts in the stage, and its length. */
+  stageAt: Uint32Array = EMPTY_STAGE_INDEX;
+  stageLength: Uint32Array = EMPTY_STAGE_INDEX;
 
   /** Most bytes the keys can take as UTF-8: 3 per code unit, 1 per byte. */
   get maxBytes(): number {
@@ -323,14 +347,49 @@ export class Chunk {
   push(key: Key): 0 | 1 | 2 {
     const n = typeof key === 'string' ? key.length : byteLengthOf(key);
     if (this.count > 0 && this.units + n > BATCH_MAX_UNITS) return 2;
-    if (typeof key !== 'string') {
+    if (typeof key === 'string') {
+      if (this.allStrings) this.joined += key;
+      this.keys[this.count++] = key;
+    } else {
+      this.copy(key, n);
       this.bytes += n;
+      this.byteKeys += 1;
       this.allStrings = false;
       this.joined = '';
-    } else if (this.allStrings) this.joined += key;
+      this.keys[this.count++] = null;
+    }
     this.units += n;
-    this.keys[this.count++] = key;
     return this.count === BATCH_MAX_KEYS || this.units >= BATCH_MAX_UNITS ? 1 : 0;
+  }
+
+  /**
+   * Copies the `n` bytes of a live Uint8Array (any realm) to the end of the
+   * stage, as key `count`. `set` reads its source through internal slots: no
+   * user code runs, and a subclass's `length` getter is not consulted.
+   */
+  private copy(bytes: Uint8Array, n: number): void {
+    const at = this.staged;
+    if (at + n > this.stage.length) {
+      const grown = new Uint8Array(Math.max(at + n, 2 * this.stage.length, 4096));
+      grown.set(this.stage.subarray(0, at));
+      this.stage = grown;
+    }
+    this.stage.set(bytes, at);
+    if (this.stageAt.length === 0) {
+      this.stageAt = new Uint32Array(BATCH_MAX_KEYS);
+      this.stageLength = new Uint32Array(BATCH_MAX_KEYS);
+    }
+    this.stageAt[this.count] = at;
+    this.stageLength[this.count] = n;
+    this.staged = at + n;
+  }
+
+  /** Key `i` as it was read: the string, or a copy of the Uint8Array's bytes. */
+  key(i: number): Key {
+    const k = this.keys[i];
+    if (k !== null) return k;
+    const at = this.stageAt[i];
+    return this.stage.slice(at, at + this.stageLength[i]);
   }
 
   /**
@@ -351,16 +410,23 @@ export class Chunk {
     this.count = 0;
     this.units = 0;
     this.bytes = 0;
+    this.byteKeys = 0;
     this.allStrings = true;
     this.joined = '';
+    this.staged = 0;
   }
 
-  /** Lets go of the caller's keys (when the batch ends). */
+  /** Lets go of the caller's keys and of the copies (when the batch ends). */
   release(): void {
     this.clear();
     this.keys.length = 0;
+    this.stage = EMPTY_STAGE;
+    this.stageAt = this.stageLength = EMPTY_STAGE_INDEX;
   }
 }
+
+const EMPTY_STAGE = new Uint8Array(0);
+const EMPTY_STAGE_INDEX = new Uint32Array(0);
 
 /** True if `key` can be written: a string, or a Uint8Array whose buffer is not detached. */
 export function isKey(key: unknown): key is Key {
@@ -942,16 +1008,25 @@ export class Core {
       } else {
         this.rewriteFromFirstNonAscii(keys as string[], n, joined, heap, offsets, base, o);
       }
+    } else if (chunk.byteKeys === n) {
+      // Only Uint8Array keys: their copies are back to back in the stage already.
+      heap.set(chunk.stage.subarray(0, chunk.staged), base);
+      const stageAt = chunk.stageAt;
+      for (let i = 0; i < n; ++i) offsets[o + i] = stageAt[i];
+      offsets[o + n] = chunk.staged;
     } else {
+      const { stage, stageAt, stageLength } = chunk;
       let at = 0;
       for (let i = 0; i < n; ++i) {
         const k = keys[i];
         offsets[o + i] = at;
-        if (typeof k === 'string') {
+        if (k !== null) {
           at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
         } else {
-          heap.set(k, base + at);
-          at += byteLengthOf(k);
+          const from = stageAt[i];
+          const length = stageLength[i];
+          heap.set(stage.subarray(from, from + length), base + at);
+          at += length;
         }
       }
       offsets[o + n] = at;

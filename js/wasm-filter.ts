@@ -103,6 +103,9 @@ interface Batch {
   urls: boolean;
 }
 
+/** The most elements a JS array holds: hasAll answers at most this many keys of an array-like. */
+const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
+
 /** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
 type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefined } | { iterator: Iterator<unknown> };
 
@@ -113,7 +116,13 @@ type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefine
  */
 function keySource(keys: unknown): KeySource {
   if ((typeof keys === 'object' && keys !== null) || typeof keys === 'string') {
-    if (Array.isArray(keys)) return { list: keys, length: keys.length };
+    let array: boolean;
+    try {
+      array = Array.isArray(keys);
+    } catch {
+      throw new ArgumentTypeError('keys is a revoked Proxy: it has no keys to read');
+    }
+    if (array) return { list: keys as unknown[], length: (keys as unknown[]).length };
     const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator]; // a string iterates its characters, as for a Set
     if (typeof iterate === 'function') {
       const iterator = iterate.call(keys) as Iterator<unknown>;
@@ -268,6 +277,11 @@ export abstract class WasmFilter<H extends number> {
    */
   private runBatch(keys: unknown, batch: Batch): void {
     const source = keySource(keys);
+    if (batch.out !== undefined && source.iterator === undefined && source.length > MAX_ARRAY_LENGTH) {
+      throw new ArgumentRangeError(
+        `keys has length ${source.length}: the answers are an array, which holds at most 4,294,967,295; look the keys up in parts`,
+      );
+    }
     this.handle = -this.live();
     this.pending = batch;
     let iterator = source.iterator;
@@ -471,7 +485,7 @@ export abstract class WasmFilter<H extends number> {
    * `hasUrl` for many URLs, crossing into WebAssembly once per chunk.
    * @returns `result[i] === hasUrl(urls[i])`.
    * @throws InvalidUrlError at the first URL that cannot be one (its `index` names it).
-   *   ArgumentTypeError, FilterDisposedError as for `hasAll`.
+   *   ArgumentTypeError, ArgumentRangeError, FilterDisposedError as for `hasAll`.
    */
   hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>): boolean[] {
     return this.containKeys(urls, true);
@@ -500,12 +514,11 @@ export abstract class WasmFilter<H extends number> {
   /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
   private addUrlChunk(handle: number, chunk: Chunk): number {
     const n = chunk.count;
-    const keys = chunk.keys;
     let added = this.core.urlAddBatch(this.family, handle, chunk, 0, n);
     while (added < n) {
       let status = this.core.batchStatus();
       if (status === Status.UrlNonAsciiHost) {
-        const entry = keys[added];
+        const entry = chunk.key(added);
         status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, handle, entry, host));
         if (status === Status.Ok) {
           added += 1;
@@ -514,7 +527,7 @@ export abstract class WasmFilter<H extends number> {
         }
       }
       this.lastFailure = status;
-      if (status >= Status.UrlEmpty) this.refusedUrl = keys[added];
+      if (status >= Status.UrlEmpty) this.refusedUrl = chunk.key(added);
       break;
     }
     return added;
@@ -523,17 +536,16 @@ export abstract class WasmFilter<H extends number> {
   /** containChunk for URLs: internationalized hosts are looked up again one by one. */
   private containUrlChunk(handle: number, chunk: Chunk, out: boolean[], at: number): number {
     const n = chunk.count;
-    const keys = chunk.keys;
     const codes = (codeScratch ??= new Uint8Array(BATCH_MAX_KEYS));
     this.core.urlMatchBatch(this.family, handle, chunk, codes);
     for (let i = 0; i < n; ++i) {
       let code = codes[i];
       if (code === Status.UrlNonAsciiHost) {
-        const url = keys[i];
+        const url = chunk.key(i);
         code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, handle, url, host));
         code = code < 0 ? -code : code;
       }
-      if (code > 1) throw urlError(this.core, code, keys[i], at + i);
+      if (code > 1) throw urlError(this.core, code, chunk.key(i), at + i);
       out[at + i] = code === 1;
     }
     return at + n;

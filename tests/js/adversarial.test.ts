@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as vm from 'node:vm';
 import * as fc from 'fast-check';
-import { ArgumentTypeError, CuckooFilter, FilterDisposedError, wasmMemoryUsage } from 'cuckoo-wasm';
+import { ArgumentRangeError, ArgumentTypeError, BloomFilter, CuckooFilter, FilterDisposedError, wasmMemoryUsage } from 'cuckoo-wasm';
 
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
 
@@ -209,6 +209,131 @@ const { CuckooFilter } = require(${JSON.stringify(join(__dirname, '..', '..', 'd
     expect(g.has(new Uint8Array([1, 2, 3]))).toBe(true);
     f.dispose();
     g.dispose();
+  });
+});
+
+describe('keys the caller changes after a batch has read them', () => {
+  const encoder = new TextEncoder();
+  // One buffer for every key, as a record reader reuses its buffer: each key is
+  // the view of the bytes written into it just before it is yielded.
+  function* reused(texts: string[]): Generator<Uint8Array> {
+    const buffer = new Uint8Array(64);
+    for (const t of texts) yield buffer.subarray(0, encoder.encodeInto(t, buffer).written);
+  }
+  const names = Array.from({ length: 100 }, (_, i) => `reused-${i}.example`);
+
+  test.each([
+    ['CuckooFilter', () => CuckooFilter.create({ capacity: 1000 })],
+    ['BloomFilter', () => BloomFilter.create({ capacity: 1000 })],
+  ] as const)('%s: a reused Uint8Array gives each key as it was when read, as a loop of single calls', async (_, make) => {
+    const f = await make();
+    expect(f.addAll(reused(names))).toBe(100);
+    for (const n of names) expect(f.has(n)).toBe(true);
+    const one = await make();
+    one.add(names[0]);
+    const loop: boolean[] = [];
+    for (const k of reused(names)) loop.push(one.has(k));
+    expect(loop[0]).toBe(true);
+    expect(one.hasAll(reused(names))).toEqual(loop);
+    const urls = await make();
+    expect(urls.addUrls(reused(names.map((n) => `http://${n}/`)))).toBe(100);
+    for (const n of names) expect(urls.hasUrl(`https://${n}/page`)).toBe(true);
+    expect(urls.hasAllUrls(reused(names.map((n) => `https://${n}/x`)))).toEqual(names.map(() => true));
+    for (const g of [f, one, urls]) g.dispose();
+  });
+
+  test('a key whose buffer is transferred after it was read is used as it was read', async () => {
+    const f = await CuckooFilter.create({ capacity: 100 });
+    const key = encoder.encode('hello');
+    function* keys() {
+      yield key;
+      structuredClone(key.buffer, { transfer: [key.buffer] }); // posted to a worker, say
+      yield 'other';
+    }
+    expect(f.addAll(keys())).toBe(2);
+    expect(f.has('hello')).toBe(true);
+    const again = encoder.encode('hello');
+    expect(
+      f.hasAll(
+        (function* () {
+          yield again;
+          structuredClone(again.buffer, { transfer: [again.buffer] });
+        })(),
+      ),
+    ).toEqual([true]);
+    f.dispose();
+  });
+
+  // Resizable ArrayBuffers: Node 20 and later.
+  const resizable = typeof (ArrayBuffer.prototype as { resize?: unknown }).resize === 'function';
+  (resizable ? test : test.skip)('a key whose resizable buffer grows after it was read is read at its length then: no trap, nothing corrupted', () => {
+    // In a child process: before keys were copied when read, this wrote past
+    // the batch region into other heap blocks, and a later call could loop forever.
+    const script = `
+const { CuckooFilter } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'index.cjs'))});
+(async () => {
+  const out = {};
+  for (const kib of [240, 400, 4096]) {
+    const warm = await CuckooFilter.create({ capacity: 10 });
+    warm.addAll(['x']);
+    const other = await CuckooFilter.create({ capacity: 100000 });
+    const names = Array.from({ length: 50000 }, (_, i) => 'key-' + i);
+    other.addAll(names);
+    const buffer = new ArrayBuffer(1, { maxByteLength: 8 << 20 });
+    const key = new Uint8Array(buffer); // tracks the buffer's length
+    key[0] = 7;
+    function* keys() { yield key; buffer.resize(kib << 10); new Uint8Array(buffer).fill(0xff); yield 'next'; }
+    const f = await CuckooFilter.create({ capacity: 100 });
+    const r = { added: f.addAll(keys()) };
+    r.first = f.has(new Uint8Array([7]));
+    r.grown = f.has(new Uint8Array(kib << 10).fill(0xff));
+    r.next = f.has('next');
+    r.otherMissing = other.hasAll(names).filter((x) => !x).length;
+    out[kib] = r;
+  }
+  console.log(JSON.stringify(out));
+})().catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30000 });
+    expect(r.error).toBeUndefined(); // ETIMEDOUT if a call looped
+    const out = JSON.parse(r.stdout);
+    for (const kib of ['240', '400', '4096']) {
+      expect(out[kib]).toEqual({ added: 2, first: true, grown: false, next: true, otherMissing: 0 });
+    }
+  });
+});
+
+describe('arguments no batch can take', () => {
+  test('hasAll and hasAllUrls of an array-like longer than an array can be: ArgumentRangeError', async () => {
+    const f = await CuckooFilter.create({ capacity: 10 });
+    const huge = { length: 2 ** 32, 0: 'a' };
+    expect(() => f.hasAll(huge)).toThrow(ArgumentRangeError);
+    expect(() => f.hasAllUrls(huge)).toThrow(/at most 4,294,967,295/);
+    expect(f.hasAll({ length: 2, 0: 'a', 1: 'b' })).toEqual([false, false]);
+    f.dispose();
+  });
+
+  test('a revoked Proxy, as a key, as the keys or as bytes: ArgumentTypeError', async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const f = await CuckooFilter.create({ capacity: 10 });
+    const b = await BloomFilter.create({ capacity: 10 });
+    const p = proxy as unknown as string;
+    for (const call of [
+      () => f.add(p),
+      () => f.has(p),
+      () => b.add(p),
+      () => f.addAll([p]),
+      () => f.hasAll(p as unknown as string[]),
+      () => b.addAll(p as unknown as string[]),
+      () => f.addUrl(p),
+      () => f.hasUrl(p),
+    ]) {
+      expect(call).toThrow(ArgumentTypeError);
+    }
+    await expect(CuckooFilter.fromBytes(proxy as unknown as Uint8Array)).rejects.toThrow(ArgumentTypeError);
+    await expect(BloomFilter.fromBytes(proxy as unknown as Uint8Array)).rejects.toThrow(ArgumentTypeError);
+    f.dispose();
+    b.dispose();
   });
 });
 
