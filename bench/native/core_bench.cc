@@ -42,6 +42,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bench_util.h"
 #include "cuckoo_filter.h"
 
 #ifndef CUCKOO_BENCH_ROOT
@@ -89,25 +90,6 @@ std::string DeriveLabel(size_t round) {  // bench/data.mjs deriveLabel
   return cycle == 0 ? base : base + std::to_string(cycle + 1);
 }
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "core_bench: cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t a = line.find_first_not_of(" \t\r\n");
-    if (a == std::string::npos) continue;
-    const size_t z = line.find_last_not_of(" \t\r\n");
-    line = line.substr(a, z - a + 1);
-    if (line[0] == '#') continue;
-    out.push_back(line);
-  }
-  return out;
-}
-
 // Appends keys from `real` (then derived ones) not yet taken until `target` has `want`.
 size_t Fill(KeySet* target, size_t want, const std::vector<std::string>& real,
             std::unordered_set<std::string>* taken) {
@@ -153,12 +135,12 @@ void LoadKeys() {
     block = std::string(CUCKOO_BENCH_ROOT) + "/examples/data/blocklist-sample.txt";
     benign = std::string(CUCKOO_BENCH_ROOT) + "/examples/data/benign-opendns.txt";
   }
-  const auto real = ReadLines(block);
+  const auto real = bench::ReadLines(block, "core_bench");
   std::unordered_set<std::string> taken;
   const size_t derived = Fill(&g_members, g_config.n, real, &taken);
   std::vector<std::string> fresh;
   size_t excluded = 0;
-  for (auto& k : ReadLines(benign)) {
+  for (auto& k : bench::ReadLines(benign, "core_bench")) {
     if (taken.count(k)) ++excluded;
     else fresh.push_back(std::move(k));
   }
@@ -323,13 +305,6 @@ void BM_Deserialize(benchmark::State& state) {
   state.counters["false_negatives"] = static_cast<double>(g_members.size() - CountFound(*g, g_members));
 }
 
-bool TakeFlag(const char* arg, const char* name, std::string* value) {
-  const size_t len = std::strlen(name);
-  if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
-  *value = arg + len + 1;
-  return true;
-}
-
 }  // namespace
 
 // State-changing operations time one full pass per iteration (Iterations(1));
@@ -347,10 +322,10 @@ int main(int argc, char** argv) {
   bool reps = false;
   for (int i = 1; i < argc; ++i) {
     std::string v;
-    if (TakeFlag(argv[i], "--n", &v)) g_config.n = std::strtoull(v.c_str(), nullptr, 10);
-    else if (TakeFlag(argv[i], "--f", &v)) g_config.f = static_cast<uint32_t>(std::strtoul(v.c_str(), nullptr, 10));
-    else if (TakeFlag(argv[i], "--b", &v)) g_config.b = static_cast<uint32_t>(std::strtoul(v.c_str(), nullptr, 10));
-    else if (TakeFlag(argv[i], "--data", &v)) g_config.data = v;
+    if (bench::TakeFlag(argv[i], "--n", &v)) g_config.n = std::strtoull(v.c_str(), nullptr, 10);
+    else if (bench::TakeFlag(argv[i], "--f", &v)) g_config.f = static_cast<uint32_t>(std::strtoul(v.c_str(), nullptr, 10));
+    else if (bench::TakeFlag(argv[i], "--b", &v)) g_config.b = static_cast<uint32_t>(std::strtoul(v.c_str(), nullptr, 10));
+    else if (bench::TakeFlag(argv[i], "--data", &v)) g_config.data = v;
     else {
       if (std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0) reps = true;
       rest.push_back(argv[i]);

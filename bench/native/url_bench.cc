@@ -33,12 +33,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "bench_util.h"
 #include "hash.h"
 #include "scalable_filter.h"
 #include "url_filter.h"
@@ -91,25 +91,6 @@ std::unique_ptr<cuckoo::ScalableCuckooFilter> g_cuckoo;
 std::unique_ptr<cuckoo::ScalableBloomFilter> g_bloom;
 size_t g_max_len = 0;
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "url_bench: cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t a = line.find_first_not_of(" \t\r\n");
-    if (a == std::string::npos) continue;
-    const size_t z = line.find_last_not_of(" \t\r\n");
-    line = line.substr(a, z - a + 1);
-    if (line[0] == '#') continue;
-    out.push_back(line);
-  }
-  return out;
-}
-
 url::UrlInput Input(const std::string& s) {
   url::UrlInput in;
   in.url = reinterpret_cast<const uint8_t*>(s.data());
@@ -126,13 +107,13 @@ void Load() {
   const std::string dir =
       g_config.data.empty() ? std::string(CUCKOO_BENCH_ROOT) + "/../shared/data" : g_config.data;
   std::unordered_set<std::string> seen;
-  for (auto& u : ReadLines(dir + "/phishing_urls.txt")) {
+  for (auto& u : bench::ReadLines(dir + "/phishing_urls.txt", "url_bench")) {
     if (seen.insert(u).second) g_members.push_back(std::move(u));
   }
   if (!g_config.queries.empty()) {
-    g_queries = ReadLines(g_config.queries);
+    g_queries = bench::ReadLines(g_config.queries, "url_bench");
   } else {
-    const auto benign = ReadLines(dir + "/benign_domains.txt");
+    const auto benign = bench::ReadLines(dir + "/benign_domains.txt", "url_bench");
     size_t b = 0;
     for (size_t i = 0; i < g_members.size(); ++i) {
       g_queries.push_back(g_members[i]);
@@ -230,13 +211,6 @@ void Match(benchmark::State& state, const Filter& filter) {
 void BM_MatchCuckoo(benchmark::State& state) { Match(state, *g_cuckoo); }
 void BM_MatchBloom(benchmark::State& state) { Match(state, *g_bloom); }
 
-bool TakeFlag(const char* arg, const char* name, std::string* value) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  *value = arg + n + 1;
-  return true;
-}
-
 }  // namespace
 
 BENCHMARK(BM_Canonicalize)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -250,13 +224,13 @@ int main(int argc, char** argv) {
   bool repetitions = false;
   for (int i = 1; i < argc; ++i) {
     std::string v;
-    if (TakeFlag(argv[i], "--data", &v)) {
+    if (bench::TakeFlag(argv[i], "--data", &v)) {
       g_config.data = v;
-    } else if (TakeFlag(argv[i], "--queries", &v)) {
+    } else if (bench::TakeFlag(argv[i], "--queries", &v)) {
       g_config.queries = v;
-    } else if (TakeFlag(argv[i], "--eps", &v)) {
+    } else if (bench::TakeFlag(argv[i], "--eps", &v)) {
       g_config.eps = std::strtod(v.c_str(), nullptr);
-    } else if (TakeFlag(argv[i], "--f", &v)) {
+    } else if (bench::TakeFlag(argv[i], "--f", &v)) {
       g_config.f = static_cast<uint32_t>(std::strtoul(v.c_str(), nullptr, 10));
     } else {
       repetitions |= std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0;
