@@ -20,10 +20,11 @@ import { loadCore } from './wasm-core.js';
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]
                                  [--expansion N] [--bucket-size 4] [--max-kicks 500] [--keep-duplicates]
-      one key per line (UTF-8): whitespace trimmed, a leading byte order mark dropped, blank lines
-      and lines starting with # skipped. A key listed more than once is added once (the count
-      skipped is printed) unless --keep-duplicates is given; a cuckoo filter stores one key at
-      most 2 x bucket-size + 1 times. --type picks the filter (default cuckoo; bloom cannot delete).
+      one key per line (UTF-8; other text is refused): whitespace trimmed, a leading byte order
+      mark dropped, blank lines and lines starting with # skipped. A key listed more than once
+      is added once (the count skipped is printed) unless --keep-duplicates is given; a cuckoo
+      filter stores one key at most 2 x bucket-size + 1 times. --type picks the filter (default
+      cuckoo; bloom cannot delete).
       --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
       grow by that factor when full, keeping the false-positive rate under --fpr; --bucket-size
       and --max-kicks (0 to 1000000, default 500) are for cuckoo filters only.
@@ -63,6 +64,34 @@ function readFile(path: string, what: string): Buffer {
     return readFileSync(path);
   } catch (e) {
     throw fileError('read', what, path, e);
+  }
+}
+
+/**
+ * A list's text. Lists are UTF-8: bytes that are not would each decode to
+ * U+FFFD, so different entries would become one key that matches neither, and
+ * the list is refused instead, naming its first such line.
+ */
+function utf8Text(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // The first line (as lines.ts splits them: LF, CRLF or a lone CR) that does not decode.
+    const fatal = new TextDecoder('utf-8', { fatal: true });
+    let line = 1;
+    for (let i = 0, start = 0; i <= bytes.length; ++i) {
+      const c = i < bytes.length ? bytes[i] : 0x0a;
+      if (c !== 0x0a && c !== 0x0d) continue;
+      try {
+        fatal.decode(bytes.subarray(start, i));
+      } catch {
+        break;
+      }
+      if (c === 0x0d && bytes[i + 1] === 0x0a) ++i;
+      line += 1;
+      start = i + 1;
+    }
+    throw new Error(`${path} is not UTF-8 text (line ${line}): lists are read as UTF-8; convert it first, e.g. iconv -f latin1 -t utf-8`);
   }
 }
 
@@ -166,18 +195,29 @@ async function build(args: string[]): Promise<void> {
     throw new Error(`--url-fpr must be a number between 0 and 1 (a per-URL false-positive rate such as 0.01), got ${values['url-fpr']}`);
   }
   // A URL is looked up by up to 30 expressions: 1 - (1 - ε)^30 <= R per URL.
+  const perUrl = (perKey: number) => 1 - (1 - perKey) ** MAX_URL_EXPRESSIONS;
   const fpr =
     urlFpr !== undefined ? 1 - (1 - urlFpr) ** (1 / MAX_URL_EXPRESSIONS) : (numberOption('fpr', values.fpr) ?? 0.001);
-  if (!(fpr > 0 && fpr < 1)) {
+  if (urlFpr === undefined && !(fpr > 0 && fpr < 1)) {
     throw new Error(`--fpr must be a number between 0 and 1 (a false-positive rate such as 0.001 for 0.1%), got ${values.fpr}`);
   }
   const bucketSize = (numberOption('bucket-size', values['bucket-size']) ?? 4) as 2 | 4 | 8;
   const validBucketSize = bucketSize === 2 || bucketSize === 4 || bucketSize === 8;
-  if (type === 'cuckoo' && validBucketSize && fpr < lowestFalsePositiveRate(bucketSize) * (expansion ? 2 : 1)) {
+  // A filter that grows splits its rate among its sub-filters, the first getting half.
+  const lowest = type === 'cuckoo' && validBucketSize ? lowestFalsePositiveRate(bucketSize) * (expansion ? 2 : 1) : 0;
+  const why =
+    `the lowest rate 32-bit fingerprints give with bucket size ${bucketSize} (2b/2^32)` + (expansion ? ' in a filter that grows (twice that)' : '');
+  if (urlFpr !== undefined && !(fpr >= lowest && fpr > 0)) {
+    // Also when R is so small that the per-key rate it needs rounds to 0.
+    const floor = lowest > 0 ? perUrl(lowest) : 0;
     throw new Error(
-      `--fpr ${values.fpr} is below ${lowestFalsePositiveRate(bucketSize).toPrecision(3)}, the lowest rate 32-bit fingerprints ` +
-        `give with bucket size ${bucketSize} (2b/2^32): raise --fpr`,
+      floor > 0
+        ? `--url-fpr ${values['url-fpr']} is below ${floor.toPrecision(3)}, the lowest per-URL rate (${MAX_URL_EXPRESSIONS} lookups of ${lowest.toPrecision(3)}, ${why}): raise --url-fpr`
+        : `--url-fpr ${values['url-fpr']} is too small: the per-key rate it needs, 1 − (1 − R)^(1/${MAX_URL_EXPRESSIONS}), is 0 in floating point. Raise --url-fpr`,
     );
+  }
+  if (fpr < lowest) {
+    throw new Error(`--fpr ${values.fpr} is below ${lowest.toPrecision(3)}, ${why}: raise --fpr`);
   }
   const requested = integerOption('capacity', values.capacity, {
     min: 1,
@@ -196,7 +236,7 @@ async function build(args: string[]): Promise<void> {
   const list = positionals[0];
 
   // Every entry, then each distinct key once in first-seen order with how often it occurs.
-  const text = readFile(list, 'list').toString('utf8');
+  const text = utf8Text(readFile(list, 'list'), list);
   const entries = urls ? await urlEntries(list, text) : listEntries(text);
   const counts = new Map<string, number>();
   for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
@@ -291,11 +331,12 @@ function whyFull(o: {
   const start = `the filter is full after ${o.added} of the ${o.keys} keys of ${list}`;
   let most: [string, number] = ['', 0];
   for (const kc of o.counts) if (kc[1] > most[1]) most = kc;
-  // Every copy of a key goes to one of the same two buckets (Fan et al. 2014 §3.1).
-  if (o.keepDuplicates && most[1] > 2 * b) {
+  const key = quoteKey(most[0]);
+  // Every copy of a key goes to one of the same two buckets (Fan et al. 2014 §3.1), or to the victim slot.
+  if (o.keepDuplicates && most[1] > 2 * b + 1) {
     return (
-      `${start}: "${most[0]}" occurs ${most[1]} times, and a cuckoo filter stores a key at most 2b = ${2 * b} times ` +
-      `(its two buckets of ${b} slots). Omit --keep-duplicates to add each key once`
+      `${start}: ${key} occurs ${most[1]} times, and a cuckoo filter stores a key at most 2b + 1 = ${2 * b + 1} times ` +
+      `(its two buckets of ${b} slots, and the victim slot). Omit --keep-duplicates to add each key once`
     );
   }
   if (filter.maxKicks === 0) {
@@ -307,10 +348,15 @@ function whyFull(o: {
   if (o.keepDuplicates && most[1] > 1) {
     return (
       `${start}: with --keep-duplicates every copy of a key needs a slot in the same two buckets (2b = ${2 * b} slots, ` +
-      `fewer when other keys share them), and "${most[0]}" occurs ${most[1]} times. Omit --keep-duplicates, or raise --capacity`
+      `fewer when other keys share them), and ${key} occurs ${most[1]} times. Omit --keep-duplicates, or raise --capacity`
     );
   }
   return `${start} (capacity ${filter.capacity}, ${filter.bucketCount * b} slots, ${filter.maxKicks} kicks per key): raise --capacity`;
+}
+
+/** A key for a one-line message: quoted, and cut to its first 40 characters if it is long. */
+function quoteKey(key: string): string {
+  return key.length > 80 ? `${JSON.stringify(key.slice(0, 40)).slice(0, -1)}..." (${key.length} characters)` : JSON.stringify(key);
 }
 
 async function query(args: string[]): Promise<void> {
@@ -413,6 +459,13 @@ async function main(argv: string[]): Promise<void> {
       throw new UsageError(command === undefined ? 'missing command' : `unknown command "${command}"`);
   }
 }
+
+// A reader that stops early (`| head`) closes the pipe: stop quietly, as line tools do.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`cuckoo-wasm: cannot write the output: ${e.message}\n`);
+  process.exit(1);
+});
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   // One line: parseArgs puts a hint on a second line for some errors.

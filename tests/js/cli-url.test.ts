@@ -148,6 +148,8 @@ test.each([
   ['--url-fpr 0', ['build', '--urls', at('urls.txt'), '-o', at('x3'), '--url-fpr', '0'], /--url-fpr must be a number between 0 and 1/],
   ['--url-fpr 1', ['build', '--urls', at('urls.txt'), '-o', at('x4'), '--url-fpr', '1'], /--url-fpr must be a number between 0 and 1/],
   ['--url-fpr abc', ['build', '--urls', at('urls.txt'), '-o', at('x5'), '--url-fpr', 'abc'], /--url-fpr must be a number/],
+  ['--url-fpr 1e-300', ['build', '--urls', at('urls.txt'), '-o', at('x6'), '--url-fpr', '1e-300'], /^cuckoo-wasm: --url-fpr 1e-300 is below 5\.59e-8, the lowest per-URL rate/],
+  ['--url-fpr 5e-8', ['build', '--urls', at('urls.txt'), '-o', at('x7'), '--url-fpr', '5e-8'], /^cuckoo-wasm: --url-fpr 5e-8 is below 5\.59e-8, the lowest per-URL rate .*: raise --url-fpr/],
 ])('%s: refused with one line on stderr, exit code 1, no file written', (_, args, message) => {
   const r = run(args as string[]);
   expect(r.status).toBe(1);

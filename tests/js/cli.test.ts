@@ -102,9 +102,17 @@ describe('lists as real blocklists are written', () => {
 
     const full = run(['build', join(dir, 'ten.txt'), '-o', join(dir, 'tk.cuckoo'), '--keep-duplicates']);
     expect(full.status).toBe(1);
-    expect(full.stderr).toMatch(/"dup\.example" occurs 10 times, and a cuckoo filter stores a key at most 2b = 8 times/);
+    expect(full.stderr).toMatch(/"dup\.example" occurs 10 times, and a cuckoo filter stores a key at most 2b \+ 1 = 9 times/);
     expect(full.stderr).toMatch(/Omit --keep-duplicates/);
     expect(full.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('a repeated key of 100,000 characters: the message quotes its start and length, on one short line', () => {
+    writeFileSync(join(dir, 'long-dups.txt'), `${'x'.repeat(100_000)}\n`.repeat(10));
+    const r = run(['build', join(dir, 'long-dups.txt'), '-o', join(dir, 'ld.cuckoo'), '--keep-duplicates']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/"x{40}\.\.\." \(100000 characters\) occurs 10 times/);
+    expect(r.stderr.length).toBeLessThan(500);
   });
 
   test('a BOM, CRLF, lone CR, spaces, tabs, blank and comment lines: query of the very list on stdin answers yes for every key', () => {
@@ -163,6 +171,7 @@ describe('lists as real blocklists are written', () => {
     [['--fpr', '1'], /--fpr must be a number between 0 and 1 .*, got 1/],
     [['--fpr', '-0.1'], /--fpr must be a number between 0 and 1 .*, got -0\.1/],
     [['--fpr', '1e-12'], /--fpr 1e-12 is below 1\.86e-9, the lowest rate 32-bit fingerprints give with bucket size 4 \(2b\/2\^32\): raise --fpr/],
+    [['--fpr', '3e-9', '--expansion', '2'], /--fpr 3e-9 is below 3\.73e-9, the lowest rate 32-bit fingerprints give with bucket size 4 \(2b\/2\^32\) in a filter that grows \(twice that\): raise --fpr/],
     [['--max-kicks', '-1'], /--max-kicks must be at least 0, got -1/],
     [['--max-kicks', '2000000'], /--max-kicks must be at most 1000000, got 2000000: omit it for the default, 500/],
     [['--max-kicks', '2.5'], /--max-kicks must be a whole number of evictions, got 2\.5/],
@@ -336,4 +345,26 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     expect(oneLine(r)).toMatch(message);
     expect(() => readFileSync(out)).toThrow(/ENOENT/);
   });
+});
+
+test('build: a list that is not UTF-8 is refused, naming the line, and no file is written', () => {
+  // Latin-1 "café" and "cafè": decoded as UTF-8 both would become "caf\uFFFD", one key.
+  writeFileSync(join(dir, 'latin1.txt'), Buffer.from('ok.example\ncaf\xe9\ncaf\xe8\n', 'latin1'));
+  const r = run(['build', join(dir, 'latin1.txt'), '-o', join(dir, 'latin1.cuckoo')]);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/latin1\.txt is not UTF-8 text \(line 2\)/);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(() => readFileSync(join(dir, 'latin1.cuckoo'))).toThrow();
+});
+
+test('query: a reader that stops early (| head -1) ends it quietly, exit code 0', () => {
+  run(['build', join(dir, 'list.txt'), '-o', join(dir, 'pipe.cuckoo')]);
+  const keys = join(dir, 'many-keys.txt');
+  writeFileSync(keys, Array.from({ length: 300_000 }, (_, i) => `key-${i}.example`).join('\n'));
+  const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${cli}" query "${join(dir, 'pipe.cuckoo')}" < "${keys}" | head -1`], {
+    encoding: 'utf8',
+  });
+  expect(r.stdout).toBe('key-0.example\tno\n');
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
 });
