@@ -269,12 +269,14 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
 
   /** The handle of another filter for union / isCompatible, from the same module. */
   private peer(other: unknown): BloomHandle {
+    const fromElsewhere =
+      'is from another copy of cuckoo-wasm (another realm, or the CommonJS build beside the ES module); pass its toBytes() through fromBytes';
     if (!(other instanceof BloomFilter)) {
-      throw new ArgumentTypeError(`expected a BloomFilter, got ${describe(other)}`);
+      const what = describe(other);
+      // Another copy's class: its constructor is named BloomFilter (or _BloomFilter, as bundled).
+      throw new ArgumentTypeError(`expected a BloomFilter, got ${what}${/BloomFilter\)$/.test(what) ? `: it ${fromElsewhere}` : ''}`);
     }
-    if (other.core !== this.core) {
-      throw new ArgumentTypeError('the other BloomFilter belongs to another realm; pass its toBytes() through fromBytes');
-    }
+    if (other.core !== this.core) throw new ArgumentTypeError(`the other BloomFilter ${fromElsewhere}`);
     return other.live();
   }
 

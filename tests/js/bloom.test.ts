@@ -638,6 +638,7 @@ describe('union and isCompatible', () => {
     const local = await BloomFilter.create({ capacity: 100 });
     expect(() => local.union(foreign as never)).toThrow(ArgumentTypeError);
     expect(() => local.isCompatible(foreign as never)).toThrow(ArgumentTypeError);
+    expect(() => local.union(foreign as never)).toThrow(/is from another copy of cuckoo-wasm .*pass its toBytes\(\) through fromBytes/);
     // Its bytes are welcome.
     const copy = await BloomFilter.fromBytes(foreign.toBytes());
     expect(copy.isCompatible(local)).toBe(true);
