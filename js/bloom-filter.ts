@@ -12,12 +12,12 @@ export interface BloomFilterOptions {
    * False-positive rate ε at `capacity` keys, a probability in (0, 1). Default 0.01.
    * The filter has m = ⌈−n·ln ε / (ln 2)²⌉ bits and k = round((m/n)·ln 2) hash functions.
    */
-  falsePositiveRate?: number;
+  falsePositiveRate?: number | undefined;
   /**
    * Hash seed, an integer 0..2^64-1 (number up to 2^53-1, or bigint). Default fixed,
    * so the same keys and options give byte-identical `toBytes()` everywhere.
    */
-  seed?: number | bigint;
+  seed?: number | bigint | undefined;
   /**
    * Growth factor e, an integer 2..1024: when the newest sub-filter holds its
    * capacity, a sub-filter for e times as many keys is added and takes the
@@ -27,7 +27,7 @@ export interface BloomFilterOptions {
    * growth (past its capacity the rate climbs: see {@link BloomFilter.expectedFalsePositiveRate}).
    * At most 32 sub-filters and 1 GiB in all.
    */
-  expansion?: number;
+  expansion?: number | undefined;
 }
 
 /** One sub-filter of a {@link BloomFilter}, as {@link BloomFilter.info} reports it. */
@@ -122,7 +122,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * Makes an empty filter sized for `options.capacity` keys at `options.falsePositiveRate`.
    *
    * @returns a promise of the filter (the WebAssembly module is loaded on first use).
-   * @throws ArgumentTypeError if options is not an object or an option has the wrong type.
+   * @throws ArgumentTypeError if options is not an object, has an option not listed in
+   *   {@link BloomFilterOptions}, or an option has the wrong type.
    * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1), expansion
    *   is not 2..1024, k would exceed 64, m would exceed 2^32 − 1 bits, or the filter would need
    *   more than 1 GiB.
@@ -134,7 +135,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * ```
    */
   static async create(options: BloomFilterOptions): Promise<BloomFilter> {
-    checkOptions(options);
+    checkOptions(options, 'BloomFilter.create', ['capacity', 'falsePositiveRate', 'seed', 'expansion']);
     const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
     const fpr = checkProbability(
       'falsePositiveRate',

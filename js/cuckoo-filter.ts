@@ -17,23 +17,23 @@ export interface CuckooFilterOptions {
    * Picks the smallest fingerprint size f with 2b / 2^f <= ε (Fan et al. 2014 §5.1).
    * Give this or `fingerprintBits`, not both.
    */
-  falsePositiveRate?: number;
+  falsePositiveRate?: number | undefined;
   /**
    * Fingerprint size f in bits, an integer 4..32, instead of `falsePositiveRate`.
    * Very small fingerprints limit where partial-key cuckoo hashing can move an
    * entry (Fan et al. 2014 §4): with f = 4 and bucketSize 2, a filter may fill
    * well before `capacity` (add then throws FilterFullError, losing nothing).
    */
-  fingerprintBits?: number;
+  fingerprintBits?: number | undefined;
   /** Slots per bucket b: 2, 4 or 8. Default 4 (the paper's recommendation for ε > 0.002%). */
-  bucketSize?: 2 | 4 | 8;
+  bucketSize?: 2 | 4 | 8 | undefined;
   /** Evictions ("kicks") tried per insert before the filter reports full: an integer 0..1,000,000. Default 500. */
-  maxKicks?: number;
+  maxKicks?: number | undefined;
   /**
    * Hash seed, an integer 0..2^64-1 (number up to 2^53-1, or bigint). Default fixed,
    * so the same keys and options give byte-identical `toBytes()` everywhere.
    */
-  seed?: number | bigint;
+  seed?: number | bigint | undefined;
   /**
    * Growth factor e, an integer 2..1024: when the filter is full, a sub-filter
    * e times larger (in buckets, with one more fingerprint bit) is added and
@@ -46,7 +46,7 @@ export interface CuckooFilterOptions {
    * key is still stored at most 2b + 1 times per sub-filter: adding it again once
    * its copies fill its two buckets throws FilterFullError rather than growing.
    */
-  expansion?: number;
+  expansion?: number | undefined;
 }
 
 /** One sub-filter of a {@link CuckooFilter}, as {@link CuckooFilter.info} reports it. */
@@ -193,8 +193,9 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * Makes an empty filter sized for `options.capacity` items.
    *
    * @returns a promise of the filter (the WebAssembly module is loaded on first use).
-   * @throws ArgumentTypeError if options is not an object or an option has the wrong type,
-   *   or both `falsePositiveRate` and `fingerprintBits` are given.
+   * @throws ArgumentTypeError if options is not an object, has an option not listed in
+   *   {@link CuckooFilterOptions}, or an option has the wrong type, or both `falsePositiveRate`
+   *   and `fingerprintBits` are given.
    * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1),
    *   fingerprintBits is not 4..32, bucketSize is not 2, 4 or 8, maxKicks is not 0..1,000,000,
    *   or the filter would need more than 1 GiB (half the 2 GiB WebAssembly memory limit).
@@ -207,7 +208,9 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
-    checkOptions(options);
+    checkOptions(options, 'CuckooFilter.create', [
+      'capacity', 'falsePositiveRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'expansion',
+    ]);
     const expansion = toExpansion(options.expansion);
     const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
     const bucketSize = options.bucketSize === undefined ? DEFAULT_BUCKET_SIZE : options.bucketSize;

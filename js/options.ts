@@ -34,10 +34,19 @@ export function checkProbability(name: string, value: unknown): number {
   return value;
 }
 
-/** The options object of a `create`. @throws ArgumentTypeError if it is not an object */
-export function checkOptions<T>(options: T): T & object {
+/**
+ * The options object of `method` (e.g. `CuckooFilter.create`), whose options are `known`.
+ * @throws ArgumentTypeError if it is not an object, or it has an option not in `known` (a
+ *   misspelt option would otherwise be left at its default without a word)
+ */
+export function checkOptions<T>(options: T, method: string, known: readonly string[]): T & object {
   if (typeof options !== 'object' || options === null) {
     throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${method} are ${known.join(', ')}`);
+    }
   }
   return options;
 }

@@ -453,6 +453,7 @@ export class Core {
   private urlPtr = 0;
   private urlCap = 0;
 
+  /** @internal */
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
     // The wasm export names are kept (CMakeLists.txt links -lexports.js, which

@@ -71,6 +71,17 @@ export function bitsPerItemOf(info: { serializedSize: number; subFilters: { capa
 /** Answer codes of a chunk of URLs, reused from chunk to chunk. */
 let codeScratch: Uint8Array | undefined;
 
+declare global {
+  interface SymbolConstructor {
+    /**
+     * The symbol of `using` (explicit resource management), declared here as
+     * lib.esnext.disposable and @types/node declare it, so that the package's
+     * types need neither.
+     */
+    readonly dispose: unique symbol;
+  }
+}
+
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -115,7 +126,13 @@ type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefine
  * one that shrinks while it is read yields `undefined` keys, which are refused.
  */
 function keySource(keys: unknown): KeySource {
-  if ((typeof keys === 'object' && keys !== null) || typeof keys === 'string') {
+  if (typeof keys === 'string') {
+    // Iterable (by character), but a string given as the keys is a mistake for one key.
+    throw new ArgumentTypeError(
+      `keys must be an iterable or array-like of keys, got a string ${JSON.stringify(keys.length > 40 ? `${keys.slice(0, 40)}...` : keys)}: pass [key], or call the one-key method`,
+    );
+  }
+  if (typeof keys === 'object' && keys !== null) {
     let array: boolean;
     try {
       array = Array.isArray(keys);
@@ -123,7 +140,7 @@ function keySource(keys: unknown): KeySource {
       throw new ArgumentTypeError('keys is a revoked Proxy: it has no keys to read');
     }
     if (array) return { list: keys as unknown[], length: (keys as unknown[]).length };
-    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator]; // a string iterates its characters, as for a Set
+    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator];
     if (typeof iterate === 'function') {
       const iterator = iterate.call(keys) as Iterator<unknown>;
       if (typeof iterator === 'object' && iterator !== null && typeof iterator.next === 'function') return { iterator };

@@ -62,9 +62,15 @@ test('addAll / hasAll with wrong containers or wrong keys', () => {
     expect(() => f.hasAll([`fine-${i}`, key] as never)).toThrow(ArgumentTypeError);
   }
   stillWorks();
-  // A string is iterable: addAll('abc') adds its characters, as a Set would.
-  expect(f.addAll('xy' as never)).toBe(2);
-  expect(f.hasAll(['x', 'y'])).toEqual([true, true]);
+  // A string is iterable by character, but given as the keys it is one key passed by mistake:
+  // refused, nothing added.
+  const size = f.size;
+  for (const call of [() => f.addAll('xy' as never), () => f.hasAll('xy' as never), () => f.addUrls('evil.example' as never), () => f.hasAllUrls('evil.example' as never)]) {
+    expect(call).toThrow(/^keys must be an iterable or array-like of keys, got a string "(xy|evil\.example)": pass \[key\]/);
+    expect(call).toThrow(ArgumentTypeError);
+  }
+  expect(f.size).toBe(size);
+  expect(f.hasAll(['x', 'y'])).toEqual([false, false]);
 });
 
 test('empty string and empty Uint8Array are one valid key', () => {
@@ -128,6 +134,9 @@ const badOptions: BadOption[] = [
   ...[NaN, -1, 0.5, 2 ** 53].map((v) => [{ capacity: 10, seed: v }, ArgumentRangeError, /^seed must be an integer from 0/] as const),
   ...[-1n, 2n ** 64n].map((v) => [{ capacity: 10, seed: v }, ArgumentRangeError, /^seed must be from 0 to 2\^64-1/] as const),
   ...['1', null].map((v) => [{ capacity: 10, seed: v }, ArgumentTypeError, /^seed must be a number/] as const),
+  // A misspelt option would otherwise be left at its default without a word.
+  [{ capacity: 10, fpr: 0.01 }, ArgumentTypeError, /^unknown option "fpr": the options of CuckooFilter\.create are capacity, falsePositiveRate, /],
+  [{ capacity: 10, falsePositveRate: 0.01 }, ArgumentTypeError, /^unknown option "falsePositveRate"/],
 ];
 
 test.each(badOptions)('create(%p): %p, with a message naming the option', async (options, type, message) => {

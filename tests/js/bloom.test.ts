@@ -151,6 +151,9 @@ describe('create: options and sizing', () => {
       (v) => [{ capacity: 10, expansion: v }, ArgumentRangeError, /^expansion must be an integer from 2 to 1024, got /] as const,
     ),
     ...['2', null, 2n, true].map((v) => [{ capacity: 10, expansion: v }, ArgumentTypeError, /^expansion must be a number, got /] as const),
+    // Cuckoo-only options and misspellings are refused rather than ignored.
+    [{ capacity: 10, bucketSize: 4 }, ArgumentTypeError, /^unknown option "bucketSize": the options of BloomFilter\.create are capacity, falsePositiveRate, seed, expansion$/],
+    [{ capacity: 10, errorRate: 0.01 }, ArgumentTypeError, /^unknown option "errorRate"/],
   ];
 
   test.each(badOptions)('create(%p): %p, with a message naming the option', async (options, type, message) => {

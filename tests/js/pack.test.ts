@@ -20,7 +20,7 @@ beforeAll(() => {
   const info = JSON.parse(out.slice(out.indexOf('[')));
   tarball = join(dir, info[0].filename);
   const files: string[] = info[0].files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'package.json', 'README.md']));
+  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
   sh('mkdir', ['-p', app], dir);
@@ -103,4 +103,27 @@ export async function f(): Promise<boolean> {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const opts = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types')];
   sh(process.execPath, [tsc, ...opts, 'check.mts', 'check.cts'], app);
+});
+
+test('the types need no DOM or esnext.disposable lib, pass skipLibCheck false, and take exactOptionalPropertyTypes', () => {
+  const app = join(dir, 'app');
+  // Options left undefined mean their defaults, as at run time.
+  const code = `import { BloomFilter, CuckooFilter } from 'cuckoo-wasm';
+declare const rate: number | undefined;
+declare const seed: bigint | undefined;
+export async function f(): Promise<boolean> {
+  const filter = await CuckooFilter.create({ capacity: 10, falsePositiveRate: rate, seed, expansion: undefined });
+  const bloom = await BloomFilter.create({ capacity: 10, falsePositiveRate: rate, seed });
+  const found = filter.add('x').has('x') && !bloom.has('x');
+  filter[Symbol.dispose]();
+  bloom.dispose();
+  return found;
+}
+`;
+  writeFileSync(join(app, 'strict.mts'), code);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const common = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--exactOptionalPropertyTypes', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022'];
+  // A Node project (as @tsconfig/node20: no DOM lib), and a browser project (no @types/node).
+  sh(process.execPath, [tsc, ...common, '--lib', 'es2022', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types'), 'strict.mts'], app);
+  sh(process.execPath, [tsc, ...common, '--lib', 'es2022,dom', 'strict.mts'], app);
 });
