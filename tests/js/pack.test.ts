@@ -127,3 +127,16 @@ export async function f(): Promise<boolean> {
   sh(process.execPath, [tsc, ...common, '--lib', 'es2022', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types'), 'strict.mts'], app);
   sh(process.execPath, [tsc, ...common, '--lib', 'es2022,dom', 'strict.mts'], app);
 });
+
+test('an uncaught error prints its own line of the bundle, not the whole minified bundle', () => {
+  const app = join(dir, 'app');
+  writeFileSync(join(app, 'uncaught.mjs'), "import { CuckooFilter } from 'cuckoo-wasm';\nawait CuckooFilter.create({ capacity: 0 });\n");
+  let stderr = '';
+  try {
+    sh(process.execPath, ['uncaught.mjs'], app);
+  } catch (e) {
+    stderr = String((e as { stderr: string }).stderr);
+  }
+  expect(stderr).toMatch(/ArgumentRangeError: capacity must be an integer from 1/);
+  expect(stderr.length).toBeLessThan(4000);
+});
