@@ -48,7 +48,8 @@
 //
 // Expressions: host variants are the exact host, then for a name host the
 // suffixes of 5, 4, 3 and 2 labels that are shorter than the host (never the
-// last label alone), except a suffix that itself parses as an IPv4 address;
+// last label alone), except a suffix that is an IPv4 address in another form
+// than dotted decimal (no entry can equal it);
 // an IP host is only itself. Path variants are the path with '?' and query
 // (when there is a '?'), the path without it, then the prefixes "/", "/1/",
 // "/1/2/", "/1/2/3/" of the path up to its first four '/', each unless it is
@@ -529,7 +530,7 @@ export function expressions(canon) {
       if (url.charCodeAt(i) === 0x2e && ++dots >= 2) found.push(i + 1);
     }
     for (let k = found.length - 1; k >= 0; --k) {
-      if (parseIPv4(url, found[k], hostEnd) < 0) starts.push(found[k]);
+      if (parseIPv4(url, found[k], hostEnd) < 0 || parseDottedQuad(url.slice(found[k], hostEnd)) >= 0) starts.push(found[k]);
     }
   }
   // Path ends: with the query, without it, then the prefixes up to the first four '/'.

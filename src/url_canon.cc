@@ -225,27 +225,6 @@ uint8_t* WriteIPv4(uint32_t address, uint8_t* dst) {
   return dst;
 }
 
-// Parses a dotted-decimal IPv4 address as RFC 3986 writes one inside an IPv6
-// literal: exactly four parts, each 0-255 in decimal without leading zeros.
-bool ParseDottedQuad(const uint8_t* s, size_t n, uint32_t* address) {
-  uint32_t a = 0;
-  size_t i = 0;
-  for (int part = 0; part < 4; ++part) {
-    if (part > 0) {
-      if (i >= n || s[i] != '.') return false;
-      ++i;
-    }
-    const size_t start = i;
-    uint32_t v = 0;
-    while (i < n && IsDigit(s[i]) && i - start < 3) v = v * 10 + (s[i++] - '0');
-    if (i == start || v > 255 || (s[start] == '0' && i - start > 1)) return false;
-    a = a << 8 | v;
-  }
-  if (i != n) return false;
-  *address = a;
-  return true;
-}
-
 // Parses the text between the brackets of an IPv6 literal (RFC 4291 §2.2:
 // groups of 1-4 hex digits, at most one "::" standing for one or more zero
 // groups, optionally a dotted-quad IPv4 address as the last 32 bits) into 8
@@ -744,6 +723,25 @@ Status CanonicalizeImpl(const uint8_t* url, size_t len, const uint8_t* ascii_hos
 }
 
 }  // namespace
+
+bool ParseDottedQuad(const uint8_t* s, size_t n, uint32_t* address) {
+  uint32_t a = 0;
+  size_t i = 0;
+  for (int part = 0; part < 4; ++part) {
+    if (part > 0) {
+      if (i >= n || s[i] != '.') return false;
+      ++i;
+    }
+    const size_t start = i;
+    uint32_t v = 0;
+    while (i < n && IsDigit(s[i]) && i - start < 3) v = v * 10 + (s[i++] - '0');
+    if (i == start || v > 255 || (s[start] == '0' && i - start > 1)) return false;
+    a = a << 8 | v;
+  }
+  if (i != n) return false;
+  *address = a;
+  return true;
+}
 
 bool ParseIPv4(const uint8_t* s, size_t n, uint32_t* address) {
   uint64_t parts[4] = {};

@@ -150,6 +150,13 @@ Status CanonicalizeWithAsciiHost(const uint8_t* url, size_t len, const uint8_t* 
 // false for anything else, out-of-range parts included (not masked to 8 bits).
 bool ParseIPv4(const uint8_t* host, size_t len, uint32_t* address);
 
+// A dotted-decimal IPv4 address as RFC 3986 writes one (IPv4address, also
+// inside an IPv6 literal): exactly four parts, each 0-255 in decimal without
+// leading zeros. This is the form an IPv4 host is canonicalized to, so it is
+// true exactly for the IPv4 hosts that are their own canonical form. True and
+// *address as ParseIPv4, false for anything else.
+bool ParseDottedQuad(const uint8_t* s, size_t n, uint32_t* address);
+
 }  // namespace url
 }  // namespace cuckoo
 

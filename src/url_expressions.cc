@@ -43,11 +43,18 @@ size_t UrlExpressions(const CanonicalUrl& url, const uint8_t* buf, UrlSpan out[k
     for (; i > url.host_offset && n < 4; --i) {
       if (buf[i - 1] == '.' && ++dots >= 2) starts[n++] = i;
     }
+    // A suffix that is an IPv4 address in another form than dotted decimal
+    // (`1.2.3` of `a.1.2.3`) is skipped: an entry with that host is
+    // canonicalized to dotted decimal (`1.2.0.3`), so no entry equals it. One
+    // already in dotted decimal (`10.0.0.1` of `a.10.0.0.1`) is an entry's form.
     for (size_t k = n; k-- > 0;) {
       const uint32_t start = starts[k];
+      const size_t len = host_end - start;
       uint32_t ignored = 0;
       const bool digit = buf[start] >= '0' && buf[start] <= '9';  // else not IPv4
-      if (digit && ParseIPv4(buf + start, host_end - start, &ignored)) continue;
+      if (digit && ParseIPv4(buf + start, len, &ignored) && !ParseDottedQuad(buf + start, len, &ignored)) {
+        continue;
+      }
       hosts[host_count++] = start;
     }
   }

@@ -212,7 +212,8 @@ const RULES: Input[] = [
   'http://a/', 'http://a.b/', 'http://a.b.c.d/', 'http://a.b.c.d.e/', 'http://a.b.c.d.e.f/', 'http://a.b.c.d.e.f.g.h/', 'http://h/a/b/c/',
   'http://h/a/b/c/d/', 'http://h/a?x=1/2', 'http://h/a/?x', 'http://h/?x', 'http://h/q?', 'http://h?', 'http://a.b.c.d.e.f.g/1/2/3/4/5.html?q=1',
   'http://1.2.3.4/a/b?c', 'http://[2001:db8::1]/a', 'http://[::ffff:10.0.0.1]/', 'http://a.1.2.3/', 'http://a.b.0x10.7/', 'http://a.1.2.com/',
-  'http://a%20b.c%23d.e/%25/x y?%', 'http://www.evil.example/deeper/path',
+  'http://a%20b.c%23d.e/%25/x y?%', 'http://www.evil.example/deeper/path', 'http://a.10.0.0.1/', 'http://1.2.3.4.5/dir/x',
+  'http://a.010.0.0.1/',
 ];
 
 /** Seeded random strings of URL pieces: the rules' corners in combinations no table lists. */

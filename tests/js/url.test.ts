@@ -447,6 +447,13 @@ describe.each(FAMILIES)('%s: URL entries and lookups', (_, make) => {
     expect(f.hasUrl('http://195.127.0.12/')).toBe(false);
   });
 
+  test('a host of five labels ending in a dotted-decimal address is a name: that address is one of its suffixes', () => {
+    f.addUrl('10.0.0.1').addUrl('2.3.4.5/dir/');
+    expect(f.matchUrl('http://a.10.0.0.1/')).toBe('10.0.0.1/');
+    expect(f.matchUrl('http://1.2.3.4.5/dir/x')).toBe('2.3.4.5/dir/');
+    expect(f.hasAllUrls(['http://a.10.0.0.1/', 'http://1.2.3.4.5/dir/x', 'http://1.2.3.4.5/other'])).toEqual([true, true, false]);
+  });
+
   test('IPv6 hosts: any spelling of the address, and IPv4-mapped ones as IPv4', () => {
     f.addUrl('[2001:DB8:0:0::1]').addUrl('http://[::ffff:10.0.0.1]/a/');
     expect(f.matchUrl('http://[2001:db8::1]/x')).toBe('[2001:db8::1]/');

@@ -144,14 +144,25 @@ TEST(UrlExpressions, IpHostsOnlyExactly) {
   EXPECT_EQ(Expressions("http://[::ffff:10.0.0.1]/"), (Strings{"10.0.0.1/"}));
 }
 
-TEST(UrlExpressions, SuffixesThatParseAsIPv4AreSkipped) {
+TEST(UrlExpressions, SuffixesThatAreIPv4InAnotherFormThanDottedDecimalAreSkipped) {
   // "1.2.3" and "2.3" would canonicalize to 1.2.0.3 and 2.0.0.3 as entries.
   EXPECT_EQ(Expressions("http://a.1.2.3/"), (Strings{"a.1.2.3/"}));
   EXPECT_EQ(Expressions("http://a.b.0x10.7/"), (Strings{"a.b.0x10.7/", "b.0x10.7/"}));
   EXPECT_EQ(Expressions("http://a.1.2.com/"), (Strings{"a.1.2.com/", "1.2.com/", "2.com/"}));
-  EXPECT_EQ(Expressions("http://1.2.3.4.5/"), (Strings{"1.2.3.4.5/"}));
   EXPECT_EQ(Expressions("http://1.2.3.256/"), (Strings{"1.2.3.256/"}))
       << "not an address itself, but 2.3.256 is 2.3.1.0 and 3.256 is 3.0.1.0";
+  EXPECT_EQ(Expressions("http://a.010.0.0.1/"), (Strings{"a.010.0.0.1/"})) << "010 is octal: 8.0.0.1";
+}
+
+TEST(UrlExpressions, SuffixesInDottedDecimalAreTried) {
+  // A host of five labels is a name, and its last four labels are tried like
+  // any suffix: in dotted decimal they are what an entry of that address is.
+  EXPECT_EQ(Expressions("http://a.10.0.0.1/"), (Strings{"a.10.0.0.1/", "10.0.0.1/"}));
+  EXPECT_EQ(Expressions("http://1.2.3.4.5/dir/x"),
+            (Strings{"1.2.3.4.5/dir/x", "1.2.3.4.5/", "1.2.3.4.5/dir/", "2.3.4.5/dir/x", "2.3.4.5/",
+                     "2.3.4.5/dir/"}));
+  EXPECT_EQ(Entry("10.0.0.1"), "10.0.0.1/");
+  EXPECT_EQ(Entry("2.3.4.5/dir/"), "2.3.4.5/dir/");
 }
 
 TEST(UrlExpressions, EscapedBytesStayInTheExpressions) {
