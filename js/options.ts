@@ -43,6 +43,11 @@ export function checkOptions<T>(options: T, method: string, known: readonly stri
   if (typeof options !== 'object' || options === null) {
     throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
   }
+  try {
+    Array.isArray(options); // throws only for a revoked Proxy
+  } catch {
+    throw new ArgumentTypeError('options is a revoked Proxy: it has no options to read');
+  }
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${method} are ${known.join(', ')}`);

@@ -318,8 +318,6 @@ export class Chunk {
   units = 0;
   /** Bytes of the Uint8Array keys. */
   bytes = 0;
-  /** How many of the keys are Uint8Arrays. */
-  byteKeys = 0;
   /** True while every key is a string. */
   allStrings = true;
   /** While every key is a string: the keys concatenated, as they are read. */
@@ -353,7 +351,6 @@ export class Chunk {
     } else {
       this.copy(key, n);
       this.bytes += n;
-      this.byteKeys += 1;
       this.allStrings = false;
       this.joined = '';
       this.keys[this.count++] = null;
@@ -368,6 +365,20 @@ export class Chunk {
    * user code runs, and a subclass's `length` getter is not consulted.
    */
   private copy(bytes: Uint8Array, n: number): void {
+    if (this.stageAt.length === 0) {
+      // The stage of the last batch that ended, if no other batch took it;
+      // else new ones (a batch nested in another's user code gets its own).
+      if (spareAt.length !== 0) {
+        this.stage = spareBytes;
+        this.stageAt = spareAt;
+        this.stageLength = spareLength;
+        spareBytes = EMPTY_STAGE;
+        spareAt = spareLength = EMPTY_STAGE_INDEX;
+      } else {
+        this.stageAt = new Uint32Array(BATCH_MAX_KEYS);
+        this.stageLength = new Uint32Array(BATCH_MAX_KEYS);
+      }
+    }
     const at = this.staged;
     if (at + n > this.stage.length) {
       const grown = new Uint8Array(Math.max(at + n, 2 * this.stage.length, 4096));
@@ -375,10 +386,6 @@ export class Chunk {
       this.stage = grown;
     }
     this.stage.set(bytes, at);
-    if (this.stageAt.length === 0) {
-      this.stageAt = new Uint32Array(BATCH_MAX_KEYS);
-      this.stageLength = new Uint32Array(BATCH_MAX_KEYS);
-    }
     this.stageAt[this.count] = at;
     this.stageLength[this.count] = n;
     this.staged = at + n;
@@ -410,16 +417,20 @@ export class Chunk {
     this.count = 0;
     this.units = 0;
     this.bytes = 0;
-    this.byteKeys = 0;
     this.allStrings = true;
     this.joined = '';
     this.staged = 0;
   }
 
-  /** Lets go of the caller's keys and of the copies (when the batch ends). */
+  /** Lets go of the caller's keys, and keeps the stage for the next batch (when the batch ends). */
   release(): void {
     this.clear();
     this.keys.length = 0;
+    if (this.stageAt.length !== 0 && spareAt.length === 0 && this.stage.length <= SPARE_STAGE_MAX) {
+      spareBytes = this.stage;
+      spareAt = this.stageAt;
+      spareLength = this.stageLength;
+    }
     this.stage = EMPTY_STAGE;
     this.stageAt = this.stageLength = EMPTY_STAGE_INDEX;
   }
@@ -427,6 +438,15 @@ export class Chunk {
 
 const EMPTY_STAGE = new Uint8Array(0);
 const EMPTY_STAGE_INDEX = new Uint32Array(0);
+/**
+ * A stage and its index kept from one batch to the next (none while the
+ * index is empty), so a small batch of Uint8Arrays allocates nothing.
+ */
+let spareBytes: Uint8Array = EMPTY_STAGE;
+let spareAt: Uint32Array = EMPTY_STAGE_INDEX;
+let spareLength: Uint32Array = EMPTY_STAGE_INDEX;
+/** Largest stage kept (bytes): one chunk's keys, 64K units, fit; a stage grown for one huge key is let go. */
+const SPARE_STAGE_MAX = 1 << 20;
 
 /** True if `key` can be written: a string, or a Uint8Array whose buffer is not detached. */
 export function isKey(key: unknown): key is Key {
@@ -1009,26 +1029,30 @@ export class Core {
       } else {
         this.rewriteFromFirstNonAscii(keys as string[], n, joined, heap, offsets, base, o);
       }
-    } else if (chunk.byteKeys === n) {
-      // Only Uint8Array keys: their copies are back to back in the stage already.
-      heap.set(chunk.stage.subarray(0, chunk.staged), base);
-      const stageAt = chunk.stageAt;
-      for (let i = 0; i < n; ++i) offsets[o + i] = stageAt[i];
-      offsets[o + n] = chunk.staged;
     } else {
       const { stage, stageAt, stageLength } = chunk;
       let at = 0;
-      for (let i = 0; i < n; ++i) {
+      for (let i = 0; i < n; ) {
         const k = keys[i];
-        offsets[o + i] = at;
         if (k !== null) {
+          offsets[o + i] = at;
           at += encoder.encodeInto(k, heap.subarray(base + at, base + at + 3 * k.length)).written;
-        } else {
-          const from = stageAt[i];
-          const length = stageLength[i];
-          heap.set(stage.subarray(from, from + length), base + at);
-          at += length;
+          ++i;
+          continue;
         }
+        // A run of Uint8Array keys: their copies are back to back in the stage,
+        // written in one piece (a short one byte by byte, cheaper than a view).
+        const from = stageAt[i];
+        let j = i;
+        for (; j < n && keys[j] === null; ++j) offsets[o + j] = at + (stageAt[j] - from);
+        const to = stageAt[j - 1] + stageLength[j - 1];
+        if (to - from <= 64) {
+          for (let b = from, w = base + at; b < to; ++b, ++w) heap[w] = stage[b];
+        } else {
+          heap.set(stage.subarray(from, to), base + at);
+        }
+        at += to - from;
+        i = j;
       }
       offsets[o + n] = at;
     }

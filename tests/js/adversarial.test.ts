@@ -242,6 +242,31 @@ describe('keys the caller changes after a batch has read them', () => {
     for (const g of [f, one, urls]) g.dispose();
   });
 
+  test('Uint8Array batches nested in another one\'s getter, and batches one after another, keep their keys apart', async () => {
+    const outer = await CuckooFilter.create({ capacity: 1000 });
+    const inner = await BloomFilter.create({ capacity: 1000 });
+    const bytesOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => encoder.encode(`${prefix}-${i}.example`));
+    const outerKeys = bytesOf('outer', 300);
+    const innerKeys = bytesOf('inner', 200);
+    // The outer batch has copied 150 keys when its getter runs two batches of its own.
+    const list = outerKeys.slice();
+    Object.defineProperty(list, 150, {
+      get() {
+        expect(inner.addAll(innerKeys)).toBe(200);
+        expect(inner.hasAll(bytesOf('inner', 200)).every(Boolean)).toBe(true);
+        return outerKeys[150];
+      },
+    });
+    expect(outer.addAll(list)).toBe(300);
+    for (const k of outerKeys) expect(outer.has(k)).toBe(true);
+    for (const k of innerKeys) expect(inner.has(k)).toBe(true);
+    // A batch of one key after batches of many, and the other way round.
+    for (const k of bytesOf('outer', 20)) expect(outer.hasAll([k])).toEqual([true]);
+    expect(outer.hasAll([...bytesOf('outer', 300), ...bytesOf('none', 50)])).toEqual([...outerKeys.map(() => true), ...Array(50).fill(false)]);
+    outer.dispose();
+    inner.dispose();
+  });
+
   test('a key whose buffer is transferred after it was read is used as it was read', async () => {
     const f = await CuckooFilter.create({ capacity: 100 });
     const key = encoder.encode('hello');

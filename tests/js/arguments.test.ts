@@ -154,6 +154,10 @@ test('create with options that are not an object: ArgumentTypeError; valid edge 
     await expect(p).rejects.toBeInstanceOf(ArgumentTypeError);
     await expect(p).rejects.toThrow(/^options must be an object with at least \{ capacity \}/);
   }
+  const { proxy, revoke } = Proxy.revocable({ capacity: 10 }, {});
+  revoke();
+  await expect(CuckooFilter.create(proxy)).rejects.toThrow(/^options is a revoked Proxy/);
+  await expect(CuckooFilter.create(proxy)).rejects.toBeInstanceOf(ArgumentTypeError);
   for (const options of [{ capacity: 1 }, { capacity: 10, maxKicks: 0 }, { capacity: 10, seed: 0 }, { capacity: 10, seed: 2n ** 64n - 1n }]) {
     const g = await CuckooFilter.create(options);
     g.add('x');
