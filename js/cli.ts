@@ -15,6 +15,7 @@ import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, Filte
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
 import { listEntries, listEntry, numberedListEntries } from './lines.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
+import { quoted } from './status.js';
 import { loadCore } from './wasm-core.js';
 
 const USAGE = `usage:
@@ -331,7 +332,7 @@ function whyFull(o: {
   const start = `the filter is full after ${o.added} of the ${o.keys} keys of ${list}`;
   let most: [string, number] = ['', 0];
   for (const kc of o.counts) if (kc[1] > most[1]) most = kc;
-  const key = quoteKey(most[0]);
+  const key = quoted(most[0], 40);
   // Every copy of a key goes to one of the same two buckets (Fan et al. 2014 §3.1), or to the victim slot.
   if (o.keepDuplicates && most[1] > 2 * b + 1) {
     return (
@@ -352,11 +353,6 @@ function whyFull(o: {
     );
   }
   return `${start} (capacity ${filter.capacity}, ${filter.bucketCount * b} slots, ${filter.maxKicks} kicks per key): raise --capacity`;
-}
-
-/** A key for a one-line message: quoted, and cut to its first 40 characters if it is long. */
-function quoteKey(key: string): string {
-  return key.length > 80 ? `${JSON.stringify(key.slice(0, 40)).slice(0, -1)}..." (${key.length} characters)` : JSON.stringify(key);
 }
 
 async function query(args: string[]): Promise<void> {

@@ -21,6 +21,14 @@ import {
   OutOfMemoryError,
 } from './errors.js';
 
+/**
+ * `text` for a one-line message: JSON-quoted, and when longer than `max` UTF-16
+ * code units cut to its first `max` with its length, as `"abc..." (100000 characters)`.
+ */
+export function quoted(text: string, max: number): string {
+  return text.length > max ? `${JSON.stringify(text.slice(0, max)).slice(0, -1)}..." (${text.length} characters)` : JSON.stringify(text);
+}
+
 /** Largest wasm memory the module may grow to (-sMAXIMUM_MEMORY in CMakeLists.txt), bytes. */
 export const MAX_WASM_MEMORY = 2 ** 31;
 
@@ -67,9 +75,8 @@ const KINDS = {
     ),
   url: (c: StatusContext, reason: InvalidUrlReason) => {
     const u = c.url!;
-    const shown = u.input.length > 200 ? `${JSON.stringify(u.input.slice(0, 200))}...` : JSON.stringify(u.input);
     const where = u.index === undefined ? '' : ` (index ${u.index})`;
-    return new InvalidUrlError(`${shown}${where} is not a URL: ${c.detail}`, reason, u.index);
+    return new InvalidUrlError(`${quoted(u.input, 200)}${where} is not a URL: ${c.detail}`, reason, u.index);
   },
   format: (c: StatusContext, reason: FilterFormatReason) =>
     new FilterFormatError(

@@ -8,7 +8,7 @@
  * how its handle is freed, and the error of a full filter.
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
-import { MAX_WASM_MEMORY, Status } from './status.js';
+import { MAX_WASM_MEMORY, Status, quoted } from './status.js';
 import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
 import {
   BATCH_MAX_KEYS,
@@ -129,7 +129,7 @@ function keySource(keys: unknown): KeySource {
   if (typeof keys === 'string') {
     // Iterable (by character), but a string given as the keys is a mistake for one key.
     throw new ArgumentTypeError(
-      `keys must be an iterable or array-like of keys, got a string ${JSON.stringify(keys.length > 40 ? `${keys.slice(0, 40)}...` : keys)}: pass [key], or call the one-key method`,
+      `keys must be an iterable or array-like of keys, got a string ${quoted(keys, 40)}: pass [key], or call the one-key method`,
     );
   }
   if (typeof keys === 'object' && keys !== null) {
