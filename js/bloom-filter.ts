@@ -10,12 +10,9 @@ export interface BloomFilterOptions {
   capacity: number;
   /**
    * False-positive rate ε at `capacity` keys, a probability in (0, 1). Default 0.01.
-   * The filter has m = ⌈−n·ln ε / (ln 2)²⌉ bits and k = round((m/n)·ln 2) hash functions.
-   * Enhanced double hashing takes all k positions from two values in [0, m), so two keys that
-   * share both share every bit: the rate has a floor of about n/m² on top of ε. It is below ε/10
-   * from about 11 keys at ε = 1%, 48 at 0.1%, 272 at 0.01% and 12,100 at 0.0001%; a smaller
-   * filter at such an ε comes out above ε (at capacity 100 and ε = 0.0001%, about 0.0015%).
-   * There, use a {@link CuckooFilter}, which has no such floor, or a larger capacity.
+   * The filter has m = ⌈−n·ln ε / (ln 2)²⌉ bits and k = round((m/n)·ln 2) hash functions,
+   * whose positions are independent (docs/FORMAT.md §11.6), so the rate at capacity is about
+   * ε for small filters too.
    */
   falsePositiveRate?: number | undefined;
   /**
@@ -28,8 +25,7 @@ export interface BloomFilterOptions {
    * capacity, a sub-filter for e times as many keys is added and takes the
    * new keys; lookups check all of them. Sub-filter j is sized for ε/2^(j+1)
    * (Almeida et al., "Scalable Bloom Filters", 2007), so the total rate stays
-   * at most `falsePositiveRate` however far the filter grows (from a capacity
-   * above the floor that {@link BloomFilterOptions.falsePositiveRate} describes). Default: no
+   * at most `falsePositiveRate` however far the filter grows. Default: no
    * growth (past its capacity the rate climbs: see {@link BloomFilter.expectedFalsePositiveRate}).
    * At most 32 sub-filters and 1 GiB in all.
    */
@@ -82,10 +78,12 @@ const releaseBloom: Release<BloomHandle> = (core, handle) => core.bloomDestroy(h
 /**
  * A Bloom filter (Bloom 1970): m bits and k hash functions, sized from a
  * capacity and a false-positive rate. A key's k bit positions come from one
- * 64-bit hash of it (XXH3-64) by enhanced double hashing (Kirsch &
- * Mitzenmacher, ESA 2006), so each lookup hashes the key once. Same
- * conventions as {@link CuckooFilter}: keys, batches, errors, dispose, and the
- * byte format family of docs/FORMAT.md (version 2, type Bloom).
+ * 64-bit hash of it (XXH3-64), two from its halves and two more from each
+ * 64-bit mix of it (docs/FORMAT.md §11.6), so each lookup hashes the key once
+ * and the positions are independent. Same conventions as {@link CuckooFilter}:
+ * keys, batches, errors, dispose, and the byte format family of
+ * docs/FORMAT.md (version 3; version 2, which earlier releases wrote, still
+ * loads: see {@link BloomFilter.fromBytes}).
  *
  * No delete: clearing a key's bits would clear bits that other keys share, and
  * those keys would then be reported absent. Use {@link CuckooFilter} when keys
@@ -167,6 +165,11 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * Loads a filter from bytes produced by {@link BloomFilter.toBytes} (docs/FORMAT.md §11; validation §12).
    * Every field, the checksum and the padding are checked first.
    *
+   * Bytes of format version 2 (earlier releases) load too, and keep version 2's positions (enhanced
+   * double hashing mod m, which has a rate floor of about n/m² for small filters at small ε):
+   * such a filter answers for its keys, grows, and writes version 2 again. Rebuild it from the
+   * keys to get version 3.
+   *
    * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
    * @throws FilterFormatError if the bytes are not a Bloom filter this version wrote; its `reason`
    *   is `'is-cuckoo-filter'` for a cuckoo filter's bytes (load those with CuckooFilter.fromBytes).
@@ -236,7 +239,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   }
 
   /**
-   * Serializes the filter (docs/FORMAT.md, version 2): little-endian, versioned, checksummed.
+   * Serializes the filter (docs/FORMAT.md, version 3, or version 2 for a filter loaded from version 2):
+   * little-endian, versioned, checksummed.
    * @returns a new Uint8Array of {@link byteLength} bytes.
    * @throws FilterDisposedError after dispose().
    */
@@ -245,9 +249,9 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   }
 
   /**
-   * True if `other` is a Bloom filter with the same seed, growth and sub-filters
-   * of the same bit count m and hash count k, so that {@link union} can merge it
-   * (Guava's `isCompatible`).
+   * True if `other` is a Bloom filter with the same seed, growth, format version
+   * and sub-filters of the same bit count m and hash count k, so that
+   * {@link union} can merge it (Guava's `isCompatible`).
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
@@ -268,7 +272,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
     if (this.core.bloomUnion(into, from) !== Status.Ok) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
-          'hash counts): create both with the same options and add keys to both the same way',
+          'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
+          'from a new one): create both with the same options and add keys to both the same way',
       );
     }
     return this;

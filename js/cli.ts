@@ -142,12 +142,18 @@ function joinNegativeValues(args: string[], options: string[]): string[] {
 
 /** A filter file of either type. */
 async function load(path: string): Promise<CuckooFilter | BloomFilter> {
+  return (await loadFile(path)).filter;
+}
+
+/** The filter in the file at `path`, and the format version (docs/FORMAT.md) it was written in. */
+async function loadFile(path: string): Promise<{ filter: CuckooFilter | BloomFilter; version: number }> {
   const bytes = readFile(path, 'filter');
+  const version = bytes[4] | (bytes[5] << 8);
   try {
     try {
-      return await CuckooFilter.fromBytes(bytes);
+      return { filter: await CuckooFilter.fromBytes(bytes), version };
     } catch (e) {
-      if (e instanceof FilterFormatError && e.reason === 'is-bloom-filter') return await BloomFilter.fromBytes(bytes);
+      if (e instanceof FilterFormatError && e.reason === 'is-bloom-filter') return { filter: await BloomFilter.fromBytes(bytes), version };
       throw e;
     }
   } catch (e) {
@@ -396,7 +402,7 @@ async function query(args: string[]): Promise<void> {
 async function info(args: string[]): Promise<void> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('info takes one FILE');
-  const f = await load(positionals[0]);
+  const { filter: f, version } = await loadFile(positionals[0]);
   try {
     const rate = `${f.expectedFalsePositiveRate.toPrecision(3)} expected, ${f instanceof BloomFilter ? 'sized for' : 'bound'} ${f.falsePositiveRate.toPrecision(3)}`;
     const rows: [string, string | number][] =
@@ -420,6 +426,12 @@ async function info(args: string[]): Promise<void> {
             ['max kicks', f.maxKicks],
           ];
     rows.push(
+      [
+        'format version',
+        f instanceof BloomFilter && version === 2
+          ? '2 (an earlier release\'s bit positions: build it again from the keys for version 3, docs/FORMAT.md §11.6)'
+          : version,
+      ],
       ['seed', `0x${f.seed.toString(16)}`],
       ['expansion', f.expansion === 0 ? 'none (does not grow)' : f.expansion],
       ['bytes', f.byteLength],

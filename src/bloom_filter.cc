@@ -12,11 +12,22 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-// Enhanced double hashing mod m (bloom_filter.h): position_i = a + i*b +
-// (i^3 - i)/6 mod m, a = fastrange(hash >> 32, m), b = fastrange(hash, m).
-// x is position i; Next(i) makes it position i + 1.
-struct Positions {
-  Positions(uint64_t hash, uint32_t m)
+// BloomPositions::kIndependent: positions 2j and 2j + 1 are the high and low
+// 32 bits of z_j mapped onto [0, m), z_0 = hash and
+// z_j = Mix64(hash + j * kPairStep) for j >= 1 (FORMAT.md §11.6).
+constexpr uint64_t kPairStep = 0x9e3779b97f4a7c15ULL;
+
+inline uint64_t PairSource(uint64_t hash, uint32_t j) { return Mix64(hash + j * kPairStep); }
+inline uint32_t High(uint64_t z, uint32_t m) {
+  return FastRange32(static_cast<uint32_t>(z >> 32), m);
+}
+inline uint32_t Low(uint64_t z, uint32_t m) { return FastRange32(static_cast<uint32_t>(z), m); }
+
+// BloomPositions::kDoubleHashing, enhanced double hashing mod m:
+// position_i = a + i*b + (i^3 - i)/6 mod m, a = fastrange(hash >> 32, m),
+// b = fastrange(hash, m). x is position i; Next(i) makes it position i + 1.
+struct DoubleHashing {
+  DoubleHashing(uint64_t hash, uint32_t m)
       : x(FastRange32(static_cast<uint32_t>(hash >> 32), m)),
         y(FastRange32(static_cast<uint32_t>(hash), m)),
         m(m) {}
@@ -88,21 +99,49 @@ Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hash
 
 void BloomFilter::AddHash(uint64_t hash) {
   uint64_t* words = words_;
-  Positions pos(hash, static_cast<uint32_t>(bits_));
+  const uint32_t m = static_cast<uint32_t>(bits_);
+  ++size_;
+  if (params_.positions == BloomPositions::kIndependent) {
+    for (uint32_t i = 0; i < hashes_; i += 2) {
+      const uint64_t z = i == 0 ? hash : PairSource(hash, i / 2);
+      const uint32_t p = High(z, m);
+      words[p >> 6] |= uint64_t{1} << (p & 63);
+      if (i + 1 == hashes_) break;
+      const uint32_t q = Low(z, m);
+      words[q >> 6] |= uint64_t{1} << (q & 63);
+    }
+    return;
+  }
+  DoubleHashing pos(hash, m);
   for (uint32_t i = 0; i < hashes_; ++i) {
     words[pos.x >> 6] |= uint64_t{1} << (pos.x & 63);
     pos.Next(i);
   }
-  ++size_;
 }
 
 bool BloomFilter::ContainHash(uint64_t hash) const {
-  // The bits are ANDed and tested two at a time. A non-member stops at its
-  // first clear bit; with half the bits set (a filter at capacity) a test
-  // after every bit is a coin flip for the branch predictor, a test after
-  // every pair is right three times in four.
+  // The bits are ANDed and tested two at a time. A non-member stops at the
+  // first pair with a clear bit; with half the bits set (a filter at
+  // capacity) a test after every bit is a coin flip for the branch
+  // predictor, a test after every pair is right three times in four.
   const uint64_t* words = words_;
-  Positions pos(hash, static_cast<uint32_t>(bits_));
+  const uint32_t m = static_cast<uint32_t>(bits_);
+  if (params_.positions == BloomPositions::kIndependent) {
+    uint64_t z = hash;
+    for (uint32_t i = 0;;) {
+      const uint32_t p = High(z, m);
+      uint64_t pair = words[p >> 6] >> (p & 63);
+      if (i + 1 < hashes_) {
+        const uint32_t q = Low(z, m);
+        pair &= words[q >> 6] >> (q & 63);
+      }
+      if ((pair & 1) == 0) return false;
+      i += 2;
+      if (i >= hashes_) return true;
+      z = PairSource(hash, i / 2);
+    }
+  }
+  DoubleHashing pos(hash, m);
   uint64_t all = 1;
   for (uint32_t i = 0; i < hashes_; ++i) {
     all &= words[pos.x >> 6] >> (pos.x & 63);

@@ -4,13 +4,19 @@
 // so that at n keys the rate is about (1 - e^(-kn/m))^k ≈ ε.
 //
 // Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h), and its
-// k bit positions come from h alone by enhanced double hashing (Kirsch &
-// Mitzenmacher, "Less Hashing, Same Performance", ESA 2006; in the iterative
-// form of Dillinger & Manolios 2004), modulo m:
-//   x = fastrange(h >> 32, m), y = fastrange(h & 0xffffffff, m);  for i = 0 .. k-1:
-//     position_i = x;  x = (x + y) mod m;  y = (y + i + 1) mod m
-// so position_i = a + i*b + (i^3 - i)/6 mod m, and a lookup hashes the key
-// once. A lookup stops at the first clear bit.
+// k bit positions come from h alone, so a lookup hashes the key once. How
+// (docs/FORMAT.md §11.6) is the filter's BloomPositions:
+//   kIndependent (format version 3, every new filter): position i is
+//     fastrange32 onto [0, m) of one 32-bit half of z = h for i < 2, of
+//     z = Mix64(h + floor(i / 2) * 0x9e3779b97f4a7c15) after, the high half
+//     for even i and the low half for odd i: independent positions;
+//   kDoubleHashing (version 2, read and kept for filters written so): enhanced
+//     double hashing mod m (Kirsch & Mitzenmacher, "Less Hashing, Same
+//     Performance", ESA 2006; Dillinger & Manolios 2004), position_i =
+//     a + i*b + (i^3 - i)/6 mod m. All k positions follow from one of m^2
+//     pairs (a, b), which puts a floor of about n/m^2 under the rate: above ε
+//     for small filters at small ε.
+// A lookup stops at the first clear bit it tests (they are tested in pairs).
 //
 // No delete: clearing a key's bits would clear bits other keys share, which
 // would then be reported absent (a false negative). The cuckoo filter deletes.
@@ -31,14 +37,23 @@
 
 namespace cuckoo {
 
-constexpr uint64_t kMaxBloomBits = 0xffffffffULL;  // positions are 32-bit (fastrange of x >> 32)
+constexpr uint64_t kMaxBloomBits = 0xffffffffULL;  // positions are 32-bit (fastrange32)
 constexpr uint32_t kMaxBloomHashes = 64;
+
+// How a key's k bit positions follow from its hash (docs/FORMAT.md §11.6);
+// the value is the format version that stores a filter of that kind.
+enum class BloomPositions : uint8_t {
+  kDoubleHashing = 2,  // enhanced double hashing mod m: version 2's
+  kIndependent = 3,    // a 32-bit half of a 64-bit mix of h per position: version 3's
+};
 
 // Parameters of a new Bloom filter.
 struct BloomParams {
   uint64_t capacity = 0;              // keys the filter is sized for, >= 1
   double false_positive_rate = 0.01;  // ε at capacity, in (0, 1)
   uint64_t seed = kDefaultSeed;       // key-hash seed
+  // kDoubleHashing only to keep a filter read from version 2 as it was.
+  BloomPositions positions = BloomPositions::kIndependent;
 };
 
 class BloomFilter {
@@ -80,9 +95,10 @@ class BloomFilter {
   // filter of both key sets. kInvalidArgument (nothing changed) unless
   // IsCompatible(other).
   Status Union(const BloomFilter& other);
-  // Same m, k and seed: the same key sets the same bits in both.
+  // Same m, k, seed and positions: the same key sets the same bits in both.
   bool IsCompatible(const BloomFilter& other) const {
-    return bits_ == other.bits_ && hashes_ == other.hashes_ && params_.seed == other.params_.seed;
+    return bits_ == other.bits_ && hashes_ == other.hashes_ && params_.seed == other.params_.seed &&
+           params_.positions == other.params_.positions;
   }
 
   // Number of set bits X.
@@ -97,6 +113,7 @@ class BloomFilter {
   uint64_t capacity() const { return params_.capacity; }
   double false_positive_rate() const { return params_.false_positive_rate; }  // ε sized for
   uint64_t seed() const { return params_.seed; }
+  BloomPositions positions() const { return params_.positions; }
   uint64_t bit_count() const { return bits_; }       // m
   uint32_t hash_count() const { return hashes_; }    // k
   uint64_t word_bytes() const { return WordBytesFor(bits_); }

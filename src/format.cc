@@ -109,7 +109,7 @@ Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& h) {
 void WriteStackHeader(const StackHeader& h, uint8_t* out) {
   namespace field = stack_field;
   std::memset(out, 0, kStackHeaderBytes);
-  WritePrefix(kFormatVersionStack, out);
+  WritePrefix(h.version, out);
   out[field::kType] = h.type;
   out[field::kSubFilterCount] = static_cast<uint8_t>(h.sub_filter_count);
   PutU32(out + field::kExpansion, h.expansion);
@@ -118,7 +118,8 @@ void WriteStackHeader(const StackHeader& h, uint8_t* out) {
 
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   if (version == kFormatVersion) return kTypeCuckoo;
-  if (version == kFormatVersionStack && len > stack_field::kType) return data[stack_field::kType];
+  const bool stack = version == kFormatVersionStack || version == kFormatVersionBloom;
+  if (stack && len > stack_field::kType) return data[stack_field::kType];
   return 0;
 }
 
@@ -135,12 +136,13 @@ uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
                                                        : words + kBloomSectionHeaderBytes;
 }
 
-Status ReadStack(const uint8_t* data, size_t len, StackHeader* out,
+Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
                  uint64_t offsets[kMaxSubFilters + 1]) {
   namespace field = stack_field;
   // Check 5: the stack header and a checksum fit.
   if (len < kStackHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
   StackHeader h;
+  h.version = version;
   h.type = data[field::kType];
   h.sub_filter_count = data[field::kSubFilterCount];
   h.expansion = GetU32(data + field::kExpansion);
@@ -148,7 +150,10 @@ Status ReadStack(const uint8_t* data, size_t len, StackHeader* out,
   // Check 6: the stack header's fields.
   const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
                                           : h.expansion >= 2 && h.expansion <= kMaxExpansion;
-  if ((h.type != kTypeCuckoo && h.type != kTypeBloom) || h.sub_filter_count == 0 ||
+  const bool type_ok = version == kFormatVersionBloom
+                           ? h.type == kTypeBloom
+                           : h.type == kTypeCuckoo || h.type == kTypeBloom;
+  if (!type_ok || h.sub_filter_count == 0 ||
       h.sub_filter_count > kMaxSubFilters || !growth_ok || GetU32(data + field::kReserved) != 0) {
     return Status::kFormatBadParameter;
   }

@@ -12,9 +12,10 @@
 // The common parts hold for every filter type and every version (FORMAT.md §9):
 // "CKOO" at offset 0, the u16 version at offset 4, and the trailing checksum.
 // Everything between them belongs to the format version: version 1 is one
-// cuckoo filter (its header and table below); version 2 is a stack header and
-// one section per sub-filter of either type (further below, FORMAT.md §11).
-// Both reuse the prefix, the checksum and the little-endian helpers.
+// cuckoo filter (its header and table below); versions 2 and 3 are a stack
+// header and one section per sub-filter (further below, FORMAT.md §11), of
+// either type in version 2, Bloom in version 3. All reuse the prefix, the
+// checksum and the little-endian helpers.
 //
 // All multi-byte integers are little-endian, whatever the host.
 #ifndef CUCKOO_WASM_SRC_FORMAT_H_
@@ -61,9 +62,13 @@ inline uint64_t GetU64(const uint8_t* p) {
 // Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4), which is
 // what this build writes for such a filter (expansion 0).
 constexpr uint16_t kFormatVersion = 1;
-// Version 2: any filter type, with its sub-filters (FORMAT.md §11). Readers
-// refuse versions other than 1 and 2 (FORMAT.md §9).
+// Version 2: any filter type, with its sub-filters (FORMAT.md §11); for a
+// Bloom filter, positions by enhanced double hashing mod m (§11.6).
 constexpr uint16_t kFormatVersionStack = 2;
+// Version 3: version 2's layout for a Bloom filter whose bit positions are
+// independent (FORMAT.md §11.6); what this build writes for a new Bloom
+// filter. Readers refuse versions other than 1, 2 and 3 (FORMAT.md §9).
+constexpr uint16_t kFormatVersionBloom = 3;
 constexpr uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 4;  // u16
@@ -155,8 +160,9 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& header);
 
 // ---------------------------------------------------------------------------
-// Version 2 (FORMAT.md §11): a 24-byte stack header, then one section per
-// sub-filter, oldest first, then the checksum.
+// Versions 2 and 3 (FORMAT.md §11): a 24-byte stack header, then one section
+// per sub-filter, oldest first, then the checksum. Version 3 holds only Bloom
+// filters.
 //
 //   | prefix | type | count S | expansion | reserved | seed | S sections | checksum |
 //   | 6      | u8   | u8      | u32       | u32      | u64  |            | u64      |
@@ -179,6 +185,7 @@ constexpr size_t kSeed = 16;           // u64: every sub-filter's key-hash seed
 }  // namespace stack_field
 
 struct StackHeader {
+  uint16_t version = kFormatVersionStack;  // kFormatVersionStack or kFormatVersionBloom
   uint8_t type = 0;
   uint32_t sub_filter_count = 0;
   uint32_t expansion = 0;
@@ -188,16 +195,17 @@ struct StackHeader {
 void WriteStackHeader(const StackHeader& header, uint8_t* out);
 
 // The filter type of a file whose prefix ReadPrefix accepted with `version`:
-// kTypeCuckoo for version 1, the type byte for version 2 (0 if the file is
-// too short to hold it or the version is neither).
+// kTypeCuckoo for version 1, the type byte for versions 2 and 3 (0 if the
+// file is too short to hold it or the version is none of these).
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 
-// FORMAT.md §12 checks 5-9 on a version-2 file of `len` bytes whose prefix
-// was read: the stack header's fields, the section lengths against `len`, and
-// the checksum. kOk fills *header and section_offsets[0 .. S] (section j is
+// FORMAT.md §12 checks 5-9 on a version-2 or version-3 file of `len` bytes
+// whose prefix was read with `version`: the stack header's fields (type Bloom
+// only in version 3), the section lengths against `len`, and the checksum.
+// kOk fills *header and section_offsets[0 .. S] (section j is
 // data[offsets[j], offsets[j+1])); the sections' own fields are the type's
 // reader's to check.
-Status ReadStack(const uint8_t* data, size_t len, StackHeader* header,
+Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* header,
                  uint64_t section_offsets[kMaxSubFilters + 1]);
 
 constexpr size_t kBloomSectionHeaderBytes = 48;

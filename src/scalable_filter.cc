@@ -200,11 +200,13 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
     if (s != Status::kOk) return s;
     return Wrap(std::move(only), 0, out);
   }
-  if (version != format::kFormatVersionStack) return Status::kFormatUnsupportedVersion;
+  if (version != format::kFormatVersionStack && version != format::kFormatVersionBloom) {
+    return Status::kFormatUnsupportedVersion;
+  }
   if (format::FileType(data, len, version) == format::kTypeBloom) return Status::kFormatIsBloomFilter;
   format::StackHeader h;
   uint64_t offsets[format::kMaxSubFilters + 1];
-  s = format::ReadStack(data, len, &h, offsets);
+  s = format::ReadStack(data, len, version, &h, offsets);
   if (s != Status::kOk) return s;
   if (h.type != format::kTypeCuckoo) return Status::kFormatIsBloomFilter;
   // A cuckoo filter that does not grow is written as version 1, never as
@@ -256,6 +258,7 @@ Status ScalableBloomFilter::Create(const ScalableBloomParams& params,
   first.false_positive_rate =
       params.expansion == 0 ? params.false_positive_rate : params.false_positive_rate / 2;
   first.seed = params.seed;
+  first.positions = params.positions;
   std::unique_ptr<BloomFilter> sub;
   Status s = BloomFilter::Create(first, &sub);
   if (s != Status::kOk) return s;
@@ -277,6 +280,7 @@ Status ScalableBloomFilter::Grow() {
   p.capacity = prev.capacity() * expansion_;
   p.false_positive_rate = prev.false_positive_rate() / 2;
   p.seed = prev.seed();
+  p.positions = prev.positions();
   const uint64_t bits = BloomFilter::BitCountFor(p);
   if (bits == 0 || BloomFilter::HashCountFor(p.capacity, bits) > kMaxBloomHashes ||
       SerializedSize() + format::BloomSectionBytes(BloomFilter::WordBytesFor(bits)) >
@@ -349,6 +353,8 @@ uint64_t ScalableBloomFilter::SerializedSize() const {
 
 void ScalableBloomFilter::Serialize(uint8_t* out) const {
   format::StackHeader h;
+  h.version = positions() == BloomPositions::kDoubleHashing ? format::kFormatVersionStack
+                                                             : format::kFormatVersionBloom;
   h.type = format::kTypeBloom;
   h.sub_filter_count = count_;
   h.expansion = expansion_;
@@ -376,13 +382,15 @@ Status ScalableBloomFilter::Deserialize(const uint8_t* data, size_t len,
   Status s = format::ReadPrefix(data, len, &version);
   if (s != Status::kOk) return s;
   if (version == format::kFormatVersion) return Status::kFormatIsCuckooFilter;
-  if (version != format::kFormatVersionStack) return Status::kFormatUnsupportedVersion;
+  if (version != format::kFormatVersionStack && version != format::kFormatVersionBloom) {
+    return Status::kFormatUnsupportedVersion;
+  }
   if (format::FileType(data, len, version) == format::kTypeCuckoo) {
     return Status::kFormatIsCuckooFilter;
   }
   format::StackHeader h;
   uint64_t offsets[format::kMaxSubFilters + 1];
-  s = format::ReadStack(data, len, &h, offsets);
+  s = format::ReadStack(data, len, version, &h, offsets);
   if (s != Status::kOk) return s;
   if (h.type != format::kTypeBloom) return Status::kFormatIsCuckooFilter;
 
@@ -410,6 +418,8 @@ Status ScalableBloomFilter::Deserialize(const uint8_t* data, size_t len,
     p.capacity = b.capacity;
     p.false_positive_rate = b.false_positive_rate;
     p.seed = h.seed;
+    p.positions = version == format::kFormatVersionStack ? BloomPositions::kDoubleHashing
+                                                         : BloomPositions::kIndependent;
     s = BloomFilter::Load(p, b.bit_count, b.hash_count, b.item_count, b.words, &f->subs_[j]);
     if (s != Status::kOk) return s;
     f->count_ = j + 1;

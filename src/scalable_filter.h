@@ -23,8 +23,9 @@
 // Both hash a key once (XXH3-64 with the seed every sub-filter shares) for all
 // their sub-filters. At most kMaxSubFilters sub-filters and 1 GiB of
 // serialized bytes: an Add that would need more returns kGrowthLimit and adds
-// nothing. Byte layout: a cuckoo filter without growth is a version-1 file;
-// everything else version 2 (docs/FORMAT.md §11).
+// nothing. Byte layout: a cuckoo filter without growth is a version-1 file, a
+// growing one version 2, a Bloom filter version 3 (version 2 if it was read
+// from version-2 bytes) (docs/FORMAT.md §11).
 #ifndef CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 #define CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 
@@ -107,6 +108,9 @@ struct ScalableBloomParams {
   double false_positive_rate = 0.01;  // ε of the whole filter, in (0, 1)
   uint64_t seed = kDefaultSeed;
   uint32_t expansion = 0;             // 0 or 2..format::kMaxExpansion
+  // Every sub-filter's positions; kDoubleHashing (written as version 2) only
+  // to make version-2 bytes, as tests and the fuzz corpus do.
+  BloomPositions positions = BloomPositions::kIndependent;
 };
 
 class ScalableBloomFilter {
@@ -115,8 +119,9 @@ class ScalableBloomFilter {
   // grows; BloomFilter::Create's m and k). kInvalidArgument if a parameter is
   // out of range (ScalableBloomParams), kOutOfMemory if it cannot be allocated.
   static Status Create(const ScalableBloomParams& params, std::unique_ptr<ScalableBloomFilter>* out);
-  // Loads version-2 bytes of type Bloom (FORMAT.md §12); kFormatIsCuckooFilter
-  // for a cuckoo filter's bytes (version 1, or version 2 of type cuckoo).
+  // Loads version-3 bytes, or version-2 bytes of type Bloom (FORMAT.md §12),
+  // keeping the positions of its version; kFormatIsCuckooFilter for a cuckoo
+  // filter's bytes (version 1, or version 2 of type cuckoo).
   static Status Deserialize(const uint8_t* data, size_t len,
                             std::unique_ptr<ScalableBloomFilter>* out);
 
@@ -147,6 +152,7 @@ class ScalableBloomFilter {
   Status Union(const ScalableBloomFilter& other);
 
   uint64_t SerializedSize() const;
+  // Version 3, or version 2 for a filter of BloomPositions::kDoubleHashing.
   void Serialize(uint8_t* out) const;
 
   // ε the filter was configured with (sub-filter 0's rate times 2 when it grows).
@@ -161,6 +167,7 @@ class ScalableBloomFilter {
   uint32_t sub_filter_count() const { return count_; }
   const BloomFilter& sub_filter(uint32_t j) const { return *subs_[j]; }
   uint64_t seed() const { return subs_[0]->seed(); }
+  BloomPositions positions() const { return subs_[0]->positions(); }
 
  private:
   ScalableBloomFilter() = default;

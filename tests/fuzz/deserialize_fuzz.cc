@@ -1,7 +1,7 @@
 // libFuzzer target for the core's parsers of untrusted bytes (docs/FORMAT.md,
 // src/format.h): CuckooFilter::Deserialize (version 1),
 // ScalableCuckooFilter::Deserialize (versions 1 and 2, type cuckoo) and
-// ScalableBloomFilter::Deserialize (version 2, type Bloom), all three on every
+// ScalableBloomFilter::Deserialize (versions 2 and 3, type Bloom), all three on every
 // input. Built with ASan + UBSan by the CMake preset "fuzz"
 // (CMakePresets.json), which scripts/fuzz.sh runs:
 //
@@ -16,12 +16,12 @@
 //                  mutant at kFormatChecksumMismatch and never reach the checks
 //                  behind it. In this mode the checksums are recomputed as
 //                  Serialize writes them: for version 1 the last 8 payload
-//                  bytes; for version 2 each cuckoo section's own checksum
+//                  bytes; for version 2 (and 3) each cuckoo section's own checksum
 //                  (where the section's length field fits), then the last 8.
 //   mode & 3 == 3  length fix-up as well, before the checksums: version 1, the
 //                  header's table-length field is set from its bucket count,
 //                  bucket size and fingerprint bits and the payload cut or
-//                  zero-padded to match; version 2, the file is rebuilt section
+//                  zero-padded to match; versions 2 and 3, the file is rebuilt section
 //                  by section the same way (cuckoo: table length from m, b, f;
 //                  Bloom: W from m, bits past m cleared), up to the header's
 //                  sub-filter count. Only while everything stays within
@@ -34,7 +34,8 @@
 // Every input must end in kOk or a kFormat* / kOutOfMemory status, and the
 // three readers must agree (a version-1 file: the growing reader gives the
 // plain reader's status, the Bloom reader kFormatIsCuckooFilter; a version-2
-// file of one type: the other type's reader names it). A loaded filter must
+// or version-3 file of one type: the other type's reader names it; version 3
+// never loads as a cuckoo filter). A loaded filter must
 // re-serialize to exactly the payload, load again to the same bytes, keep its
 // invariants, and survive operations on keys cut from the input: Add (which
 // may grow it), Contain, Count, Delete, the batches, and for Bloom filters a
@@ -579,7 +580,7 @@ Status FuzzGrowingCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
 }
 
 // ---------------------------------------------------------------------------
-// ScalableBloomFilter (version 2, type Bloom).
+// ScalableBloomFilter (versions 2 and 3, type Bloom).
 
 void CheckBloomInvariants(const ScalableBloomFilter& f) {
   const uint32_t count = f.sub_filter_count();
@@ -594,6 +595,7 @@ void CheckBloomInvariants(const ScalableBloomFilter& f) {
     FUZZ_CHECK(s.capacity() >= 1);
     FUZZ_CHECK(s.false_positive_rate() > 0 && s.false_positive_rate() < 1);
     FUZZ_CHECK(s.seed() == f.seed());
+    FUZZ_CHECK(s.positions() == f.positions());
     FUZZ_CHECK(s.SetBitCount() <= s.bit_count());
     if (s.bit_count() % 64 != 0) {
       FUZZ_CHECK((s.words()[s.word_bytes() / 8 - 1] >> (s.bit_count() % 64)) == 0);
@@ -721,7 +723,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t mode = data[0];
   std::vector<uint8_t> payload(data + 1, data + size);
   if ((mode & 3) == 3) {
-    if (VersionOf(payload) == format::kFormatVersionStack) {
+    if (VersionOf(payload) == format::kFormatVersionStack ||
+        VersionOf(payload) == format::kFormatVersionBloom) {
       FixStackLengths(&payload);
     } else {
       FixLength(&payload);
@@ -747,13 +750,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(growing == plain);
     FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
   }
-  if (version == format::kFormatVersionStack) {
+  if (version == format::kFormatVersionStack || version == format::kFormatVersionBloom) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
     if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatIsBloomFilter);
     if (type == format::kTypeCuckoo) FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+    // Version 3 holds no cuckoo filter.
+    if (version == format::kFormatVersionBloom) FUZZ_CHECK(growing != Status::kOk);
   }
   if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
+      version != format::kFormatVersionBloom &&
       len >= format::kPrefixBytes && std::memcmp(payload.data(), format::kMagic, 4) == 0) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     FUZZ_CHECK(growing == Status::kFormatUnsupportedVersion);

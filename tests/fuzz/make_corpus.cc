@@ -224,12 +224,15 @@ int main(int argc, char** argv) {
                 bytes.size() + 1);
   }
 
-  auto bloom_params = [](uint64_t capacity, double rate, uint32_t expansion) {
+  // Version 3 unless the positions are version 2's.
+  auto bloom_params = [](uint64_t capacity, double rate, uint32_t expansion,
+                         cuckoo::BloomPositions positions = cuckoo::BloomPositions::kIndependent) {
     ScalableBloomParams p;
     p.capacity = capacity;
     p.false_positive_rate = rate;
     p.expansion = expansion;
     p.seed = 6;
+    p.positions = positions;
     return p;
   };
   const BloomSeed blooms[] = {
@@ -237,6 +240,7 @@ int main(int argc, char** argv) {
       {"bloom2-e1024", bloom_params(2, 0.05, 1024), 2, 5},
       {"bloom3-e2", bloom_params(4, 0.1, 2), 3, 2},
       {"bloom3-e3-k63", bloom_params(1, 1e-18, 3), 3, 1},
+      {"bloom3-e2-v2", bloom_params(4, 0.1, 2, cuckoo::BloomPositions::kDoubleHashing), 3, 2},
   };
   for (const BloomSeed& seed : blooms) {
     std::unique_ptr<ScalableBloomFilter> filter;

@@ -207,7 +207,7 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     return r.stderr;
   };
 
-  test('build --type bloom: m and k from the formula, version-2 bytes of type Bloom; info and query read it', () => {
+  test('build --type bloom: m and k from the formula, version-3 bytes of type Bloom; info and query read it', () => {
     const file = join(dir, 'f.bloom');
     const r = run(['build', join(dir, 'list.txt'), '-o', file, '--type', 'bloom']);
     expect(r.stderr).toBe('');
@@ -219,7 +219,7 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     const bytes = readFileSync(file);
     expect(r.stdout).toContain(`bytes:               ${bytes.length}\n`);
     expect(bytes.length).toBe(24 + 48 + 8 + 8);
-    expect([bytes[4], bytes[6], bytes[7]]).toEqual([2, 2, 1]); // version 2, type Bloom, one sub-filter
+    expect([bytes[4], bytes[6], bytes[7]]).toEqual([3, 2, 1]); // version 3, type Bloom, one sub-filter
 
     const info = run(['info', file]);
     expect(info.stderr).toBe('');
@@ -227,10 +227,20 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     expect(info.stdout).toMatch(/expansion:\s+none \(does not grow\)\n/);
     expect(info.stdout).toMatch(/false-positive rate: [\d.e-]+ expected, sized for 0\.00100\n/);
     expect(info.stdout).toMatch(/sub-filters:\s+1\n$/); // and no sub-filter lines
+    expect(info.stdout).toMatch(/\nformat version:\s+3\n/);
 
     expect(run(['query', file, 'evil.example', 'good.example']).stdout).toBe('evil.example\tyes\ngood.example\tno\n');
     const stdin = run(['query', file], 'phish.example\n# comment\ntracker.example\n');
     expect(stdin.stdout).toBe('phish.example\tyes\ntracker.example\tyes\n');
+  });
+
+  test('info of a version-2 Bloom filter (from an earlier release) says so and how to get version 3; query reads it', () => {
+    const file = join(__dirname, '..', 'golden', 'bloom-v2.bin');
+    const info = run(['info', file]);
+    expect(info.stderr).toBe('');
+    expect(info.stdout).toMatch(/\nformat version:\s+2 \(an earlier release's bit positions: build it again from the keys for version 3, docs\/FORMAT\.md §11\.6\)\n/);
+    expect(info.stdout).toMatch(/^type:\s+bloom\nitems:\s+15\n/);
+    expect(run(['query', file, 'b0', 'b14']).stdout).toBe('b0\tyes\nb14\tyes\n');
   });
 
   test('build --type bloom --expansion 2: the filter grows; info lists each sub-filter; query finds every key', () => {

@@ -67,7 +67,7 @@ describe('fromBytes refuses what toBytes did not produce', () => {
     magic.set([0x42, 0x4c, 0x4f, 0x4d], 0);
     expect((await expectFormatError(magic, 'bad-magic')).message).toMatch(/CKOO/);
     const version = bytes.slice();
-    version[4] = 3;
+    version[4] = 4;
     expect((await expectFormatError(version, 'unsupported-version')).message).toMatch(/version/);
     const longer = new Uint8Array(bytes.length + 1);
     longer.set(bytes);

@@ -1,5 +1,5 @@
-// The byte format of Bloom filters and growing cuckoo filters (version 2: a
-// 24-byte stack header, one section per sub-filter, a checksum; see
+// The byte format of Bloom filters and growing cuckoo filters (versions 3 and
+// 2: a 24-byte stack header, one section per sub-filter, a checksum; see
 // src/format.h). Anything toBytes() did not produce is refused by fromBytes
 // with a FilterFormatError, never a crash and never a loaded filter: every
 // truncation and every single-bit flip of a grown filter of each family.
@@ -11,8 +11,11 @@
 // realm, detached buffers, ArrayBuffers, and the bytes of fixed recipes pinned
 // by their SHA-256.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vm from 'node:vm';
 import {
+  ArgumentRangeError,
   ArgumentTypeError,
   BloomFilter,
   CuckooFilter,
@@ -194,7 +197,8 @@ function fieldsOf(family: Family, bytes: Uint8Array): Field[] {
 const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   bloom: {
     'stack magic': ['bad-magic'],
-    'stack version': ['unsupported-version'],
+    // 3 → 2: version 2's positions, another (valid) filter; 3 → 1: a cuckoo filter's version
+    'stack version': ['unsupported-version', 'loaded', 'is-cuckoo-filter'],
     'stack type': ['bad-parameter'],
     'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
     'stack expansion': ['bad-parameter'],
@@ -213,7 +217,7 @@ const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   },
   cuckoo: {
     'stack magic': ['bad-magic'],
-    'stack version': ['unsupported-version'],
+    'stack version': ['unsupported-version', 'bad-parameter'], // 2 → 3: version 3 holds Bloom filters only
     'stack type': ['bad-parameter'],
     'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
     'stack expansion': ['bad-parameter'],
@@ -306,7 +310,7 @@ describe.each(files)('%s', (_name, family, make) => {
 
   test('the layout: stack header, sections end to end, checksums that are XXH3-64 of what precedes them; it loads', async () => {
     expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('CKOO');
-    expect([bytes[4], bytes[5], bytes[6]]).toEqual([2, 0, family === 'bloom' ? 2 : 1]);
+    expect([bytes[4], bytes[5], bytes[6]]).toEqual([family === 'bloom' ? 3 : 2, 0, family === 'bloom' ? 2 : 1]);
     expect(u32(bytes, 12)).toBe(0);
     const fields = fieldsOf(family, bytes); // walks the sections to exactly the checksum
     expect(sealed(bytes)).toBe(true);
@@ -416,9 +420,13 @@ describe('sealed bytes that break one rule of the stack', () => {
     ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(8, 1025, true)],
     ['type 3', 'bad-parameter', (b: Uint8Array) => void (b[6] = 3)],
     ['type 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
-    ['version 3', 'unsupported-version', (b: Uint8Array) => void (b[4] = 3)],
+    ['version 4', 'unsupported-version', (b: Uint8Array) => void (b[4] = 4)],
   ] as const)('Bloom: %s → %s', async (_what, reason, edit) => {
     expect(await edited('bloom', edit)).toBe(reason);
+  });
+
+  test('a growing cuckoo filter relabelled version 3 (Bloom filters only): bad-parameter', async () => {
+    expect(await edited('cuckoo', (b) => void (b[4] = 3))).toBe('bad-parameter');
   });
 
   test('Bloom: a section claiming 2^63 bytes of bits is refused without allocating them', async () => {
@@ -531,6 +539,51 @@ describe('version 1 and version 2 across families', () => {
   });
 });
 
+describe('Bloom filters of version 2 and version 3 (tests/golden, docs/FORMAT.md §13.2 and §13.3)', () => {
+  const golden = (name: string) => new Uint8Array(readFileSync(join(__dirname, '..', 'golden', name)));
+  const keys = Array.from({ length: 15 }, (_, i) => `b${i}`);
+
+  test('both load, hold their keys and write back their own bytes; a new filter of the same recipe writes version 3', async () => {
+    const made = await BloomFilter.create({ capacity: 4, falsePositiveRate: 0.1, expansion: 2, seed: 42 });
+    for (const k of keys) made.add(k);
+    expect(same(made.toBytes(), golden('bloom-v3.bin'))).toBe(true);
+    for (const name of ['bloom-v2.bin', 'bloom-v3.bin']) {
+      const bytes = golden(name);
+      const f = await BloomFilter.fromBytes(bytes);
+      expect([name, f.hasAll(keys).every(Boolean)]).toEqual([name, true]);
+      expect([name, same(f.toBytes(), bytes)]).toEqual([name, true]);
+      f.dispose();
+    }
+    made.dispose();
+  });
+
+  test('a version-2 filter keeps its positions as it grows, and writes version 2', async () => {
+    const f = await BloomFilter.fromBytes(golden('bloom-v2.bin'));
+    const more = Array.from({ length: 200 }, (_, i) => `more-${i}`);
+    f.addAll(more);
+    expect(f.subFilterCount).toBeGreaterThan(3);
+    expect(f.hasAll([...keys, ...more]).every(Boolean)).toBe(true);
+    const bytes = f.toBytes();
+    expect(bytes[4]).toBe(2);
+    const g = await BloomFilter.fromBytes(bytes);
+    expect(g.hasAll([...keys, ...more]).every(Boolean)).toBe(true);
+    f.dispose();
+    g.dispose();
+  });
+
+  test('version 2 and version 3 do not unite: isCompatible is false and union throws, naming the version', async () => {
+    const v2 = await BloomFilter.fromBytes(golden('bloom-v2.bin'));
+    const v3 = await BloomFilter.fromBytes(golden('bloom-v3.bin'));
+    const before = v3.toBytes();
+    expect([v2.isCompatible(v3), v3.isCompatible(v2)]).toEqual([false, false]);
+    expect(() => v3.union(v2)).toThrow(ArgumentRangeError);
+    expect(() => v3.union(v2)).toThrow(/version 2/);
+    expect(same(v3.toBytes(), before)).toBe(true);
+    v2.dispose();
+    v3.dispose();
+  });
+});
+
 describe('BloomFilter.fromBytes: bytes from anywhere', () => {
   const context = vm.createContext({});
   const foreign = (code: string) => vm.runInContext(code, context);
@@ -602,8 +655,8 @@ describe('fixed recipes give fixed bytes (a format change shows here)', () => {
   });
 });
 
-/** SHA-256 of the recipes' bytes as this version writes them. */
+/** SHA-256 of the recipes' bytes as this version writes them (Bloom: version 3). */
 const RECIPE = {
-  bloom: { length: 2912, sha256: '375efc09fcbf59191141a2beb2f3a31eab32a1a29e250f2bb489b9ea796680cf' },
+  bloom: { length: 2912, sha256: '679dad8c05ea180903f388452afd6ca734c446af2d20c3d044b96e1d01221933' },
   cuckoo: { subFilters: 4, length: 2816, sha256: '817c27a536ccb56b18b168e5b85bd27087d4a693fa55a7735f277b49844db267' },
 };

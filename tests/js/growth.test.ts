@@ -837,7 +837,7 @@ class BRoundTrip extends BloomBase {
   async apply(_m: MultisetModel, r: BloomReal): Promise<void> {
     const old = r.f;
     const bytes = old.toBytes();
-    check(bytes.length === old.byteLength && bytes[4] === 2 && bytes[6] === 2, () => `toBytes(): ${bytes.length} bytes, version ${bytes[4]}, type ${bytes[6]}`);
+    check(bytes.length === old.byteLength && bytes[4] === 3 && bytes[6] === 2, () => `toBytes(): ${bytes.length} bytes, version ${bytes[4]}, type ${bytes[6]}`);
     const loaded = await BloomFilter.fromBytes(bytes);
     r.f = loaded;
     const params = (x: BloomFilter) => show({ ...x.info(), n: x.subFilterCount });

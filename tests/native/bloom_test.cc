@@ -1,7 +1,8 @@
 // Tests of cuckoo::BloomFilter (src/bloom_filter.h): sizing (m and k from
-// capacity and ε, against values computed apart), bit positions by enhanced
-// double hashing (an independent implementation of docs/FORMAT.md §11.6), no
-// false negatives, the measured false-positive rate against (1 - e^(-kn/m))^k,
+// capacity and ε, against values computed apart), bit positions of both
+// kinds (independent implementations of docs/FORMAT.md §11.6), no false
+// negatives, the measured false-positive rate against (1 - e^(-kn/m))^k (for
+// small filters at small ε too, where double hashing has a floor),
 // the fill estimates, Union / IsCompatible, refused parameters, and running
 // out of memory.
 //
@@ -29,11 +30,14 @@
 namespace cuckoo_test {
 namespace {
 
-// The k positions of a key hash in m bits (docs/FORMAT.md §11.6), written
-// from the closed form of enhanced double hashing (Kirsch & Mitzenmacher):
-// a = fastrange32(hi32(h), m), b = fastrange32(lo32(h), m), position i =
-// a + i*b + (i^3 - i)/6 mod m, in 128-bit arithmetic.
-std::vector<uint32_t> SpecPositions(uint64_t h, uint32_t k, uint64_t m) {
+constexpr BloomPositions kV2 = BloomPositions::kDoubleHashing;
+constexpr BloomPositions kV3 = BloomPositions::kIndependent;
+
+// The k positions of a key hash in m bits for version 2 (docs/FORMAT.md
+// §11.6), written from the closed form of enhanced double hashing (Kirsch &
+// Mitzenmacher): a = fastrange32(hi32(h), m), b = fastrange32(lo32(h), m),
+// position i = a + i*b + (i^3 - i)/6 mod m, in 128-bit arithmetic.
+std::vector<uint32_t> DoubleHashingPositions(uint64_t h, uint32_t k, uint64_t m) {
   std::vector<uint32_t> out;
   const unsigned __int128 a = ((h >> 32) * m) >> 32;
   const unsigned __int128 b = ((h & 0xffffffffULL) * m) >> 32;
@@ -42,6 +46,29 @@ std::vector<uint32_t> SpecPositions(uint64_t h, uint32_t k, uint64_t m) {
     out.push_back(static_cast<uint32_t>((a + b * i + cubic) % m));
   }
   return out;
+}
+
+// The same for version 3, written from §11.6's text: position i is the high
+// (i even) or low (i odd) 32 bits of z scaled onto [0, m) as floor(half * m /
+// 2^32) (a product below 2^64), z = h for i < 2, else MurmurHash3's fmix64 of h + floor(i/2) times
+// the golden-ratio constant.
+std::vector<uint32_t> IndependentPositions(uint64_t h, uint32_t k, uint64_t m) {
+  auto fmix64 = [](uint64_t x) {
+    x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
+    x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  };
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < k; ++i) {
+    const uint64_t z = i < 2 ? h : fmix64(h + (i / 2) * 0x9e3779b97f4a7c15ULL);
+    const uint64_t half = i % 2 == 0 ? z >> 32 : z & 0xffffffffULL;
+    out.push_back(static_cast<uint32_t>(half * m / 4294967296ULL));
+  }
+  return out;
+}
+
+std::vector<uint32_t> SpecPositions(BloomPositions kind, uint64_t h, uint32_t k, uint64_t m) {
+  return kind == kV2 ? DoubleHashingPositions(h, k, m) : IndependentPositions(h, k, m);
 }
 
 bool BitSet(const BloomFilter& f, uint64_t p) { return (f.words()[p / 64] >> (p % 64)) & 1; }
@@ -152,70 +179,92 @@ TEST(BloomCreate, RejectsOutOfRangeParameters) {
 // Bits and positions
 
 TEST(BloomBits, AKeySetsExactlyItsSpecPositions) {
-  for (uint64_t m : {1, 7, 64, 65, 1000, 4097}) {
-    for (uint64_t capacity : {1, 3, 20}) {
-      // Load an empty filter of exactly m bits and k hashes.
-      const uint32_t k = static_cast<uint32_t>(1 + (m + capacity) % 9);
-      const Bytes zero(BloomFilter::WordBytesFor(m), 0);
-      BloomPtr f;
-      ASSERT_EQ(BloomFilter::Load(Bloom(capacity, 0.01, 5), m, k, 0, zero.data(), &f), Status::kOk);
-      const std::string key = Key("pos-", m * 31 + capacity);
-      const uint64_t h = HashOf(key, 5);
-      const std::vector<uint32_t> spec = SpecPositions(h, k, m);
-      f->AddHash(h);
-      const std::set<uint32_t> distinct(spec.begin(), spec.end());
-      EXPECT_EQ(f->SetBitCount(), distinct.size()) << "m " << m << " k " << k;
-      for (uint64_t p = 0; p < f->word_bytes() * 8; ++p) {
-        EXPECT_EQ(BitSet(*f, p), distinct.count(static_cast<uint32_t>(p)) == 1)
-            << "m " << m << " k " << k << " bit " << p;
+  for (BloomPositions kind : {kV2, kV3}) {
+    for (uint64_t m : {1, 7, 64, 65, 1000, 4097, 3000017}) {
+      for (uint64_t capacity : {1, 3, 20}) {
+        if (m > 5000 && capacity != 3) continue;
+        // Load an empty filter of exactly m bits and k hashes.
+        const uint32_t k = static_cast<uint32_t>(1 + (m + capacity) % 9);
+        const Bytes zero(BloomFilter::WordBytesFor(m), 0);
+        BloomPtr f;
+        ASSERT_EQ(BloomFilter::Load(Bloom(capacity, 0.01, 5, kind), m, k, 0, zero.data(), &f),
+                  Status::kOk);
+        const std::string key = Key("pos-", m * 31 + capacity);
+        const uint64_t h = HashOf(key, 5);
+        const std::vector<uint32_t> spec = SpecPositions(kind, h, k, m);
+        f->AddHash(h);
+        const std::set<uint32_t> distinct(spec.begin(), spec.end());
+        EXPECT_EQ(f->SetBitCount(), distinct.size()) << "m " << m << " k " << k;
+        for (uint32_t p : distinct) {
+          EXPECT_TRUE(BitSet(*f, p)) << "m " << m << " k " << k << " bit " << p;
+        }
+        EXPECT_TRUE(f->ContainHash(h));
+        EXPECT_EQ(f->size(), 1u);
       }
-      EXPECT_TRUE(f->ContainHash(h));
-      EXPECT_EQ(f->size(), 1u);
     }
   }
+}
+
+// The two kinds place a key's bits differently (so a version-2 filter must be
+// read with version 2's positions).
+TEST(BloomBits, TheTwoKindsOfPositionsDiffer) {
+  const uint64_t m = 100000;
+  int same = 0;
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t h = HashOf(Key("kind-", i), 1);
+    same += DoubleHashingPositions(h, 7, m) == IndependentPositions(h, 7, m);
+    // Positions 0 are both fastrange32(hi32(h), m); position 1 is the low half
+    // itself in version 3, a step of it in version 2.
+    EXPECT_EQ(DoubleHashingPositions(h, 1, m), IndependentPositions(h, 1, m));
+  }
+  EXPECT_EQ(same, 0);
 }
 
 // Enhanced double hashing: from position 2 on, a position carries the term
 // (i^3 - i)/6 mod m that plain double hashing (a + i*b) lacks. With b = 0 (a
 // hash whose low half maps to 0), plain double hashing gives k copies of one
 // position; enhanced gives a, a, a + 1, a + 4, a + 10, ... mod m.
-TEST(BloomBits, PositionsCarryTheCubicTermOfEnhancedDoubleHashing) {
+TEST(BloomBits, VersionTwoPositionsCarryTheCubicTermOfEnhancedDoubleHashing) {
   const uint64_t m = 1000;
   const uint32_t k = 5;
   const Bytes zero(BloomFilter::WordBytesFor(m), 0);
   const uint64_t h = uint64_t{0x80000000} << 32;  // a = 500, b = 0
   BloomPtr f;
-  ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01), m, k, 0, zero.data(), &f), Status::kOk);
+  ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 1, kV2), m, k, 0, zero.data(), &f), Status::kOk);
   f->AddHash(h);
   for (uint64_t p : {500, 501, 504, 510}) EXPECT_TRUE(BitSet(*f, p)) << p;
   EXPECT_EQ(f->SetBitCount(), 4u);
-  EXPECT_EQ(SpecPositions(h, k, m), (std::vector<uint32_t>{500, 500, 501, 504, 510}));
+  EXPECT_EQ(DoubleHashingPositions(h, k, m), (std::vector<uint32_t>{500, 500, 501, 504, 510}));
 }
 
 // Odd and even k: lookups test the bits two at a time, so the last of an odd
 // k is tested alone.
 TEST(BloomBits, ContainIsTrueExactlyWhenEveryPositionIsSet) {
   const uint64_t m = 300;
-  for (const uint32_t k : {1u, 2u, 6u, 7u}) {
-    for (int i = 0; i < 50; ++i) {
-      const uint64_t h = HashOf(Key("c-", i), 3);
-      const std::vector<uint32_t> pos = SpecPositions(h, k, m);
-      // All k positions set (bit p = bit p % 64 of little-endian word p / 64).
-      Bytes words(BloomFilter::WordBytesFor(m), 0);
-      for (uint32_t p : pos) words[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
-      BloomPtr f;
-      ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, words.data(), &f), Status::kOk);
-      EXPECT_TRUE(f->ContainHash(h)) << "k " << k << ", key " << i;
-      // Any one of them clear: absent.
-      for (uint32_t drop : pos) {
-        Bytes fewer(BloomFilter::WordBytesFor(m), 0);
-        for (uint32_t p : pos) {
-          if (p != drop) fewer[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+  for (BloomPositions kind : {kV2, kV3}) {
+    for (const uint32_t k : {1u, 2u, 3u, 6u, 7u}) {
+      for (int i = 0; i < 50; ++i) {
+        const uint64_t h = HashOf(Key("c-", i), 3);
+        const std::vector<uint32_t> pos = SpecPositions(kind, h, k, m);
+        // All k positions set (bit p = bit p % 64 of little-endian word p / 64).
+        Bytes words(BloomFilter::WordBytesFor(m), 0);
+        for (uint32_t p : pos) words[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+        BloomPtr f;
+        ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3, kind), m, k, 1, words.data(), &f),
+                  Status::kOk);
+        EXPECT_TRUE(f->ContainHash(h)) << "k " << k << ", key " << i;
+        // Any one of them clear: absent.
+        for (uint32_t drop : pos) {
+          Bytes fewer(BloomFilter::WordBytesFor(m), 0);
+          for (uint32_t p : pos) {
+            if (p != drop) fewer[p / 8] |= static_cast<uint8_t>(1u << (p % 8));
+          }
+          BloomPtr g;
+          ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3, kind), m, k, 1, fewer.data(), &g),
+                    Status::kOk);
+          EXPECT_FALSE(g->ContainHash(h)) << "k " << k << ", key " << i << " with bit " << drop
+                                          << " clear";
         }
-        BloomPtr g;
-        ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 3), m, k, 1, fewer.data(), &g), Status::kOk);
-        EXPECT_FALSE(g->ContainHash(h)) << "k " << k << ", key " << i << " with bit " << drop
-                                        << " clear";
       }
     }
   }
@@ -277,6 +326,36 @@ TEST(BloomMembership, MeasuredFalsePositiveRateAtCapacityMatchesTheory) {
     EXPECT_LE(measured, rate * 1.1 + 5 * sigma) << "rate " << rate;
     EXPECT_NEAR(f->ExpectedFalsePositiveRate(), expected, 1e-12);
     EXPECT_NEAR(expected, rate, rate * 0.1) << "the sizing gives about ε at capacity";
+  }
+}
+
+// Small filters at small ε: with version 2's double hashing all k positions
+// follow from one of m^2 pairs, so a non-member that draws a member's pair is
+// a false positive, a floor of about n/m^2 (1.2e-5 here, 12 times ε).
+// Version 3's independent positions have no such floor: the measured rate is
+// the fill's, (X/m)^k for X set bits, whatever the filter's size.
+TEST(BloomMembership, SmallFiltersAtSmallRatesKeepTheirRate) {
+  const uint64_t n = 100;  // m = 2876, k = 20
+  const int filters = 100;
+  const uint64_t probes = 100000;
+  for (BloomPositions kind : {kV3, kV2}) {
+    uint64_t hits = 0;
+    double expected = 0;  // false positives (X/m)^k predicts over all probes
+    for (int t = 0; t < filters; ++t) {
+      BloomPtr f = MakeBloom(Bloom(n, 1e-6, 1000 + t, kind));
+      ASSERT_NE(f, nullptr);
+      for (uint64_t i = 0; i < n; ++i) Add(*f, Key("small-", i));
+      const double fill = static_cast<double>(f->SetBitCount()) / f->bit_count();
+      expected += std::pow(fill, f->hash_count()) * probes;
+      for (uint64_t i = 0; i < probes; ++i) hits += Contain(*f, Key("other-", i));
+    }
+    // About 10 expected: a Poisson count stays below 10 + 6 sigma + 5.
+    const double limit = expected + 6 * std::sqrt(expected) + 5;
+    if (kind == kV3) {
+      EXPECT_LE(static_cast<double>(hits), limit) << "expected " << expected;
+    } else {
+      EXPECT_GT(static_cast<double>(hits), 4 * limit) << "the floor this test would catch";
+    }
   }
 }
 

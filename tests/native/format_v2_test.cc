@@ -1,16 +1,16 @@
-// Tests of serialized format version 2 (docs/FORMAT.md §11-§13; src/format.h,
-// ScalableCuckooFilter / ScalableBloomFilter::Deserialize): the layout read
-// back field by field, the type errors between the two filter types, every
-// truncation and every single-bit flip of small grown files refused, every
-// flip with the checksums recomputed either refused or loaded to exactly those
-// bytes, the relations between consecutive sub-filters, the Bloom section's
-// ranges and padding, versions other than 1 and 2, and the test vectors of
+// Tests of serialized format versions 2 and 3 (docs/FORMAT.md §11-§13;
+// src/format.h, ScalableCuckooFilter / ScalableBloomFilter::Deserialize): the
+// layout read back field by field, the type errors between the two filter
+// types, every truncation and every single-bit flip of small grown files
+// refused, every flip with the checksums recomputed either refused or loaded
+// to exactly those bytes, the relations between consecutive sub-filters, the
+// Bloom section's ranges and padding, other versions, and the test vectors of
 // §13 with their golden files.
 //
-// Run:    ctest --test-dir build/native -R 'FormatV2|GoldenV2' --output-on-failure
-// Golden: CUCKOO_UPDATE_GOLDEN=1 build/native/cuckoo_native_tests --gtest_filter='GoldenV2.*'
-//         rewrites tests/golden/cuckoo-v2.bin and bloom-v2.bin (only together
-//         with a format version bump).
+// Run:    ctest --test-dir build/native -R 'FormatV2|FormatV3|GoldenV' --output-on-failure
+// Golden: CUCKOO_UPDATE_GOLDEN=1 build/native/cuckoo_native_tests --gtest_filter='GoldenV*'
+//         rewrites tests/golden/cuckoo-v2.bin, bloom-v2.bin and bloom-v3.bin
+//         (only together with a format version bump).
 
 #include <gtest/gtest.h>
 
@@ -59,9 +59,13 @@ Bytes SmallGrownCuckoo(uint32_t subs = 3) {
   return Serialize(*f);
 }
 
-// 3 sub-filters of capacity 2, 4, 8 (about 220 bytes).
-Bytes SmallGrownBloom(uint32_t subs = 3) {
-  GrowingBloomPtr f = MakeGrowingBloom(GrowingBloom(2, 0.1, 2, 77));
+// 3 sub-filters of capacity 2, 4, 8 (about 220 bytes); version 3, or
+// version 2 with kDoubleHashing.
+Bytes SmallGrownBloom(uint32_t subs = 3,
+                      BloomPositions positions = BloomPositions::kIndependent) {
+  ScalableBloomParams p = GrowingBloom(2, 0.1, 2, 77);
+  p.positions = positions;
+  GrowingBloomPtr f = MakeGrowingBloom(p);
   for (int i = 0; f->sub_filter_count() < subs; ++i) EXPECT_EQ(Add(*f, Key("sb-", i)), Status::kOk);
   EXPECT_EQ(Add(*f, "one more"), Status::kOk);
   return Serialize(*f);
@@ -129,7 +133,7 @@ TEST(FormatV2Layout, ABloomFilterIsAStackHeaderAndBloomSections) {
   for (int i = 0; f->sub_filter_count() < 3; ++i) ASSERT_EQ(Add(*f, Key("bl-", i)), Status::kOk);
   const Bytes b = Serialize(*f);
   EXPECT_EQ(std::string(b.begin(), b.begin() + 4), "CKOO");
-  EXPECT_EQ(GetLE(b, 4, 2), 2u);
+  EXPECT_EQ(GetLE(b, 4, 2), 3u) << "a new Bloom filter is version 3";
   EXPECT_EQ(b[stack_off::kType], format::kTypeBloom);
   EXPECT_EQ(b[stack_off::kSubFilterCount], 3u);
   EXPECT_EQ(GetLE(b, stack_off::kExpansion, 4), 4u);
@@ -193,9 +197,9 @@ TEST(FormatV2Reader, EachTypesBytesAreNamedToTheOtherTypesReader) {
   EXPECT_EQ(LoadBloomKeepingSentinel(damaged), Status::kFormatChecksumMismatch);
 }
 
-TEST(FormatV2Reader, VersionsOtherThanOneAndTwoAreRefused) {
+TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
   for (const Bytes& base : {SmallGrownCuckoo(), SmallGrownBloom()}) {
-    for (uint16_t version : {0, 3, 0x102, 0xffff}) {
+    for (uint16_t version : {0, 4, 0x103, 0xffff}) {
       Bytes b = base;
       PutLE(&b, 4, 2, version);
       Reseal(&b);
@@ -203,13 +207,32 @@ TEST(FormatV2Reader, VersionsOtherThanOneAndTwoAreRefused) {
       EXPECT_EQ(LoadBloomKeepingSentinel(b), Status::kFormatUnsupportedVersion) << version;
     }
     // Magic and version come before a full header is required.
-    EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0}),
+    EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 4, 0}),
               Status::kFormatUnsupportedVersion);
-    EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0}),
+    EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 4, 0}),
               Status::kFormatUnsupportedVersion);
     EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'X', 2, 0}), Status::kFormatBadMagic);
     EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O'}), Status::kFormatTruncated);
   }
+}
+
+// Version 3 holds Bloom filters only; version 2 both types.
+TEST(FormatV2Reader, VersionThreeOfTypeCuckooIsABadParameter) {
+  Bytes cuckoo = SmallGrownCuckoo();
+  PutLE(&cuckoo, 4, 2, 3);
+  Reseal(&cuckoo);
+  EXPECT_EQ(LoadCuckooKeepingSentinel(cuckoo), Status::kFormatBadParameter);
+  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo), Status::kFormatIsCuckooFilter);
+  // Named by type before anything else, as in version 2.
+  EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}),
+            Status::kFormatIsBloomFilter);
+  EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 1}),
+            Status::kFormatIsCuckooFilter);
+  EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}), Status::kFormatTruncated);
+  Bytes bloom = SmallGrownBloom(3, BloomPositions::kDoubleHashing);
+  ASSERT_EQ(GetLE(bloom, 4, 2), 2u);
+  GrowingBloomPtr f;
+  EXPECT_EQ(LoadAs(bloom, &f), Status::kOk);
 }
 
 TEST(FormatV2Reader, EveryTruncationIsRefusedAsTruncated) {
@@ -276,9 +299,12 @@ TEST(FormatV2Reader, EverySingleBitFlipIsRefused) {
     EXPECT_NE(LoadCuckooKeepingSentinel(b), Status::kOk) << "bloom bit " << bit;
   }
   // Most are checksum mismatches; the magic and the version are judged first.
+  // Of the 16 version bits, flipping bit 0 of the cuckoo file's 2 gives 3,
+  // which holds no cuckoo filter (bad parameter); of the Bloom file's 3 gives
+  // 2 (then its checksum fails), and bit 1 gives 1 (a cuckoo filter's).
   EXPECT_GT(seen[Status::kFormatChecksumMismatch], 3000);
   EXPECT_EQ(seen[Status::kFormatBadMagic], 2 * 32);
-  EXPECT_EQ(seen[Status::kFormatUnsupportedVersion], 2 * 16);
+  EXPECT_EQ(seen[Status::kFormatUnsupportedVersion], 15 + 14);
 }
 
 // With every checksum recomputed after the flip, a file either is refused or
@@ -286,7 +312,7 @@ TEST(FormatV2Reader, EverySingleBitFlipIsRefused) {
 // only what a writer could have written.
 TEST(FormatV2Reader, EveryResealedBitFlipIsRefusedOrLoadsToItself) {
   const Bytes files[] = {SmallGrownCuckoo(3), SmallGrownCuckoo(1), SmallGrownBloom(3),
-                         SmallGrownBloom(1)};
+                         SmallGrownBloom(1), SmallGrownBloom(3, BloomPositions::kDoubleHashing)};
   for (const Bytes& base : files) {
     const bool is_cuckoo = base[stack_off::kType] == format::kTypeCuckoo;
     const std::string what = std::string(is_cuckoo ? "cuckoo" : "bloom") + " with " +
@@ -721,8 +747,21 @@ GrowingCuckooPtr BuildCuckooV2() {
   return f;
 }
 
-GrowingBloomPtr BuildBloomV2() {
-  GrowingBloomPtr f = MakeGrowingBloom(GrowingBloom(4, 0.1, 2, 42));
+// §13.3: the same filter as §13.2 in version 3.
+const char kBloomV3Hex[] =
+    "434b4f4f0300020302000000000000002a00000000000000"
+    "04000000000000001900000000000000040000000000000004000000000000009a9999999999a93f0800000000000000"
+    "4c95d70100000000"
+    "05000000000000003e00000000000000080000000000000008000000000000009a9999999999993f0800000000000000"
+    "983da16dc9a26e0c"
+    "06000000000000009200000000000000100000000000000003000000000000009a9999999999893f1800000000000000"
+    "0010820b2208828200910400000000080000000000000000"
+    "32dd006d10bae71d";
+
+GrowingBloomPtr BuildBloom(BloomPositions positions) {
+  ScalableBloomParams p = GrowingBloom(4, 0.1, 2, 42);
+  p.positions = positions;
+  GrowingBloomPtr f = MakeGrowingBloom(p);
   if (f == nullptr) return nullptr;
   for (int i = 0; i <= 14; ++i) {
     EXPECT_EQ(Add(*f, Key("b", i)), Status::kOk) << i;
@@ -763,6 +802,9 @@ TEST(FormatV2Spec, CuckooVectorOfSection13_1) {
   }
 }
 
+GrowingBloomPtr BuildBloomV2() { return BuildBloom(BloomPositions::kDoubleHashing); }
+GrowingBloomPtr BuildBloomV3() { return BuildBloom(BloomPositions::kIndependent); }
+
 TEST(FormatV2Spec, BloomVectorOfSection13_2) {
   GrowingBloomPtr f = BuildBloomV2();
   ASSERT_NE(f, nullptr);
@@ -781,6 +823,23 @@ TEST(FormatV2Spec, BloomVectorOfSection13_2) {
   for (uint64_t p : {12, 10, 9}) EXPECT_TRUE((f->sub_filter(0).words()[0] >> p) & 1) << p;
   GrowingBloomPtr loaded;
   ASSERT_EQ(LoadAs(spec, &loaded), Status::kOk);
+  for (int i = 0; i <= 14; ++i) EXPECT_TRUE(Contain(*loaded, Key("b", i))) << i;
+}
+
+TEST(FormatV3Spec, BloomVectorOfSection13_3) {
+  GrowingBloomPtr f = BuildBloomV3();
+  ASSERT_NE(f, nullptr);
+  const Bytes spec = FromHex(kBloomV3Hex);
+  ASSERT_EQ(spec.size(), 216u);
+  EXPECT_EQ(ToHex(Serialize(*f)), ToHex(spec));
+  // §13.3: "b0"'s positions in sub-filter 0 (k = 4, m = 25): fastrange32 of
+  // hi32(h), lo32(h), then of the halves of Mix64(h + 0x9e3779b97f4a7c15).
+  const uint64_t h = HashOf("b0", 42);
+  EXPECT_EQ(cuckoo::Mix64(h + 0x9e3779b97f4a7c15ULL), 0xd6a2f57f9ccfc15cULL);
+  for (uint64_t p : {12, 23, 20, 15}) EXPECT_TRUE((f->sub_filter(0).words()[0] >> p) & 1) << p;
+  GrowingBloomPtr loaded;
+  ASSERT_EQ(LoadAs(spec, &loaded), Status::kOk);
+  EXPECT_EQ(loaded->positions(), BloomPositions::kIndependent);
   for (int i = 0; i <= 14; ++i) EXPECT_TRUE(Contain(*loaded, Key("b", i))) << i;
 }
 
@@ -820,6 +879,14 @@ TEST(GoldenV2, BloomV2MatchesByteForByte) {
   const Bytes fresh = Serialize(*f);
   EXPECT_EQ(fresh, FromHex(kBloomV2Hex));
   CheckGolden("bloom-v2.bin", fresh);
+}
+
+TEST(GoldenV3, BloomV3MatchesByteForByte) {
+  GrowingBloomPtr f = BuildBloomV3();
+  ASSERT_NE(f, nullptr);
+  const Bytes fresh = Serialize(*f);
+  EXPECT_EQ(fresh, FromHex(kBloomV3Hex));
+  CheckGolden("bloom-v3.bin", fresh);
 }
 
 }  // namespace

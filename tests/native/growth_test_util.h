@@ -34,6 +34,7 @@ namespace cuckoo_test {
 
 using cuckoo::BloomFilter;
 using cuckoo::BloomParams;
+using cuckoo::BloomPositions;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableBloomParams;
 using cuckoo::ScalableCuckooFilter;
@@ -69,11 +70,13 @@ inline bool Contain(const BloomFilter& f, const std::string& k) {
   return f.ContainHash(HashOf(k, f.seed()));
 }
 
-inline BloomParams Bloom(uint64_t capacity, double rate, uint64_t seed = 1) {
+inline BloomParams Bloom(uint64_t capacity, double rate, uint64_t seed = 1,
+                         BloomPositions positions = BloomPositions::kIndependent) {
   BloomParams p;
   p.capacity = capacity;
   p.false_positive_rate = rate;
   p.seed = seed;
+  p.positions = positions;
   return p;
 }
 

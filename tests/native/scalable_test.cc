@@ -877,7 +877,7 @@ TEST(ScalableBloom, RoundTripIsByteIdenticalAtEveryGrowthState) {
       GrowTo(*f, "brt-", subs, &keys);
       const Bytes bytes = Serialize(*f);
       ASSERT_EQ(bytes.size(), f->SerializedSize());
-      EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 2u);
+      EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 3u);
       GrowingBloomPtr g;
       ASSERT_EQ(LoadAs(bytes, &g), Status::kOk) << "e " << e << " subs " << subs;
       EXPECT_EQ(Serialize(*g), bytes);
@@ -893,6 +893,48 @@ TEST(ScalableBloom, RoundTripIsByteIdenticalAtEveryGrowthState) {
       }
       EXPECT_EQ(Serialize(*f), Serialize(*g));
     }
+  }
+}
+
+// A filter read from version-2 bytes keeps version 2's positions: its keys
+// stay present, it writes version 2 back, and sub-filters it grows use the
+// same positions (one file, one kind).
+TEST(ScalableBloom, VersionTwoFiltersKeepTheirPositionsAndVersion) {
+  for (uint32_t e : {0u, 2u}) {
+    ScalableBloomParams p = GrowingBloom(30, 0.05, e, 6);
+    p.positions = BloomPositions::kDoubleHashing;
+    GrowingBloomPtr f = MakeGrowingBloom(p);
+    ASSERT_NE(f, nullptr);
+    std::vector<std::string> keys;
+    GrowTo(*f, "v2-", e == 0 ? 1 : 2, &keys);
+    const Bytes bytes = Serialize(*f);
+    EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 2u);
+    GrowingBloomPtr g;
+    ASSERT_EQ(LoadAs(bytes, &g), Status::kOk);
+    EXPECT_EQ(g->positions(), BloomPositions::kDoubleHashing);
+    EXPECT_TRUE(ContainsAll(*g, keys));
+    EXPECT_EQ(Serialize(*g), bytes);
+    for (int i = 0; i < 200; ++i) {
+      keys.push_back(Key("v2-more-", i));
+      ASSERT_EQ(Add(*g, keys.back()), Status::kOk);
+    }
+    for (uint32_t j = 0; j < g->sub_filter_count(); ++j) {
+      EXPECT_EQ(g->sub_filter(j).positions(), BloomPositions::kDoubleHashing) << j;
+    }
+    EXPECT_TRUE(ContainsAll(*g, keys));
+    const Bytes grown = Serialize(*g);
+    EXPECT_EQ(GetLE(grown, off::kVersion, 2), 2u);
+    GrowingBloomPtr h;
+    ASSERT_EQ(LoadAs(grown, &h), Status::kOk);
+    EXPECT_TRUE(ContainsAll(*h, keys));
+    // The same bytes read as version 3 lose keys: the version decides the
+    // positions, and a reader must not guess them.
+    Bytes relabelled = bytes;
+    PutLE(&relabelled, off::kVersion, 2, 3);
+    Reseal(&relabelled);
+    GrowingBloomPtr wrong;
+    ASSERT_EQ(LoadAs(relabelled, &wrong), Status::kOk);
+    EXPECT_FALSE(ContainsAll(*wrong, std::vector<std::string>(keys.begin(), keys.begin() + 30)));
   }
 }
 
@@ -953,10 +995,15 @@ TEST(ScalableBloom, UnionRefusesIncompatibleFiltersAndChangesNothing) {
       {"another expansion", GrowingBloom(40, 0.02, 3, 8), 2},
       {"another capacity", GrowingBloom(41, 0.02, 2, 8), 2},
       {"another rate", GrowingBloom(40, 0.01, 2, 8), 2},
+      {"version 2's positions", p, 2},
   };
   const Bytes before = Serialize(*base);
   for (const Case& c : cases) {
-    GrowingBloomPtr other = MakeGrowingBloom(c.p);
+    ScalableBloomParams params = c.p;
+    if (std::string(c.what) == "version 2's positions") {
+      params.positions = BloomPositions::kDoubleHashing;
+    }
+    GrowingBloomPtr other = MakeGrowingBloom(params);
     ASSERT_NE(other, nullptr);
     std::vector<std::string> ok;
     GrowTo(*other, "io-", c.subs, &ok);
