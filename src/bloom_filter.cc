@@ -77,6 +77,10 @@ Status BloomFilter::Make(const BloomParams& params, uint64_t bits, uint32_t hash
 BloomFilter::~BloomFilter() { internal::Deallocate(words_); }
 
 Status BloomFilter::Create(const BloomParams& params, std::unique_ptr<BloomFilter>* out) {
+  if (params.positions != BloomPositions::kIndependent &&
+      params.positions != BloomPositions::kDoubleHashing) {
+    return Status::kInvalidArgument;
+  }
   const uint64_t bits = BitCountFor(params);
   if (bits == 0) return Status::kInvalidArgument;
   const uint32_t hashes = HashCountFor(params.capacity, bits);

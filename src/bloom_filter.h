@@ -66,7 +66,8 @@ class BloomFilter {
   static uint64_t WordBytesFor(uint64_t bits) { return (bits + 63) / 64 * 8; }
 
   // Makes an empty filter. kInvalidArgument if capacity is 0, ε is not in
-  // (0, 1), m exceeds kMaxBloomBits or k exceeds kMaxBloomHashes;
+  // (0, 1), m exceeds kMaxBloomBits, k exceeds kMaxBloomHashes or positions
+  // is not a BloomPositions;
   // kOutOfMemory if it cannot be allocated (nothing stays allocated).
   static Status Create(const BloomParams& params, std::unique_ptr<BloomFilter>* out);
 

@@ -118,8 +118,11 @@ void WriteStackHeader(const StackHeader& h, uint8_t* out) {
 
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   if (version == kFormatVersion) return kTypeCuckoo;
-  const bool stack = version == kFormatVersionStack || version == kFormatVersionBloom;
-  if (stack && len > stack_field::kType) return data[stack_field::kType];
+  if (len <= stack_field::kType) return 0;
+  if (version == kFormatVersionStack) return data[stack_field::kType];
+  // Version 3 holds Bloom filters only: another type byte names no type (and
+  // ReadStack refuses it as a bad parameter).
+  if (version == kFormatVersionBloom && data[stack_field::kType] == kTypeBloom) return kTypeBloom;
   return 0;
 }
 

@@ -195,8 +195,9 @@ struct StackHeader {
 void WriteStackHeader(const StackHeader& header, uint8_t* out);
 
 // The filter type of a file whose prefix ReadPrefix accepted with `version`:
-// kTypeCuckoo for version 1, the type byte for versions 2 and 3 (0 if the
-// file is too short to hold it or the version is none of these).
+// kTypeCuckoo for version 1, the type byte for version 2, kTypeBloom for
+// version 3 if its type byte says so (0 if the file is too short to hold the
+// type byte, or the version or type byte is none of these).
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 
 // FORMAT.md §12 checks 5-9 on a version-2 or version-3 file of `len` bytes

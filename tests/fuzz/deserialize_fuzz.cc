@@ -754,9 +754,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
     if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatIsBloomFilter);
-    if (type == format::kTypeCuckoo) FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
-    // Version 3 holds no cuckoo filter.
+    if (version == format::kFormatVersionStack && type == format::kTypeCuckoo) {
+      FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+    }
+    // Version 3 holds no cuckoo filter, and another type byte names no type:
+    // both readers refuse it with the same status.
     if (version == format::kFormatVersionBloom) FUZZ_CHECK(growing != Status::kOk);
+    if (version == format::kFormatVersionBloom && type != format::kTypeBloom) {
+      FUZZ_CHECK(growing == bloom);
+    }
   }
   if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
       version != format::kFormatVersionBloom &&

@@ -425,8 +425,12 @@ describe('sealed bytes that break one rule of the stack', () => {
     expect(await edited('bloom', edit)).toBe(reason);
   });
 
-  test('a growing cuckoo filter relabelled version 3 (Bloom filters only): bad-parameter', async () => {
+  test('a growing cuckoo filter relabelled version 3 (Bloom filters only): bad-parameter from either reader', async () => {
     expect(await edited('cuckoo', (b) => void (b[4] = 3))).toBe('bad-parameter');
+    const { bytes } = await grownCuckoo();
+    bytes[4] = 3;
+    seal(bytes);
+    expect(await outcome('bloom', bytes)).toBe('bad-parameter'); // not is-cuckoo-filter: version 3 holds no cuckoo filter
   });
 
   test('Bloom: a section claiming 2^63 bytes of bits is refused without allocating them', async () => {

@@ -182,9 +182,11 @@ TEST(BloomBits, AKeySetsExactlyItsSpecPositions) {
   for (BloomPositions kind : {kV2, kV3}) {
     for (uint64_t m : {1, 7, 64, 65, 1000, 4097, 3000017}) {
       for (uint64_t capacity : {1, 3, 20}) {
-        if (m > 5000 && capacity != 3) continue;
-        // Load an empty filter of exactly m bits and k hashes.
-        const uint32_t k = static_cast<uint32_t>(1 + (m + capacity) % 9);
+        if (m > 5000 && capacity == 1) continue;
+        // Load an empty filter of exactly m bits and k hashes (up to 64 for
+        // the larger m: every pair source of §11.6).
+        const uint32_t k = m > 5000 ? (capacity == 3 ? 64 : 33)
+                                    : static_cast<uint32_t>(1 + (m + capacity) % 9);
         const Bytes zero(BloomFilter::WordBytesFor(m), 0);
         BloomPtr f;
         ASSERT_EQ(BloomFilter::Load(Bloom(capacity, 0.01, 5, kind), m, k, 0, zero.data(), &f),
@@ -205,19 +207,43 @@ TEST(BloomBits, AKeySetsExactlyItsSpecPositions) {
   }
 }
 
-// The two kinds place a key's bits differently (so a version-2 filter must be
-// read with version 2's positions).
+// The library's two kinds place a key's bits differently (so a version-2
+// filter must be read with version 2's positions), from the same first bit.
 TEST(BloomBits, TheTwoKindsOfPositionsDiffer) {
   const uint64_t m = 100000;
+  const Bytes zero(BloomFilter::WordBytesFor(m), 0);
   int same = 0;
   for (int i = 0; i < 100; ++i) {
     const uint64_t h = HashOf(Key("kind-", i), 1);
-    same += DoubleHashingPositions(h, 7, m) == IndependentPositions(h, 7, m);
-    // Positions 0 are both fastrange32(hi32(h), m); position 1 is the low half
-    // itself in version 3, a step of it in version 2.
-    EXPECT_EQ(DoubleHashingPositions(h, 1, m), IndependentPositions(h, 1, m));
+    std::vector<uint64_t> bits[2];
+    int n = 0;
+    for (BloomPositions kind : {kV2, kV3}) {
+      BloomPtr f;
+      ASSERT_EQ(BloomFilter::Load(Bloom(10, 0.01, 1, kind), m, 7, 0, zero.data(), &f), Status::kOk);
+      f->AddHash(h);
+      for (uint64_t p = 0; p < m; ++p) {
+        if (BitSet(*f, p)) bits[n].push_back(p);
+      }
+      EXPECT_TRUE(BitSet(*f, (h >> 32) * m >> 32)) << "position 0 is fastrange32(hi32(h), m)";
+      ++n;
+    }
+    same += bits[0] == bits[1];
   }
   EXPECT_EQ(same, 0);
+}
+
+// Positions is one of the two kinds.
+TEST(BloomCreate, RefusesAnUnknownKindOfPositions) {
+  BloomParams p = Bloom(100, 0.01);
+  p.positions = static_cast<BloomPositions>(7);
+  BloomPtr f;
+  EXPECT_EQ(BloomFilter::Create(p, &f), Status::kInvalidArgument);
+  EXPECT_EQ(f, nullptr);
+  ScalableBloomParams g = GrowingBloom(100, 0.01, 2);
+  g.positions = static_cast<BloomPositions>(0);
+  GrowingBloomPtr s;
+  EXPECT_EQ(ScalableBloomFilter::Create(g, &s), Status::kInvalidArgument);
+  EXPECT_EQ(s, nullptr);
 }
 
 // Enhanced double hashing: from position 2 on, a position carries the term

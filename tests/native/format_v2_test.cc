@@ -216,18 +216,21 @@ TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
   }
 }
 
-// Version 3 holds Bloom filters only; version 2 both types.
+// Version 3 holds Bloom filters only; version 2 both types. A version-3 file
+// with type byte 1 names no type: both readers refuse it alike (a bad
+// parameter, or truncated while too short), and neither sends the caller to
+// the other.
 TEST(FormatV2Reader, VersionThreeOfTypeCuckooIsABadParameter) {
   Bytes cuckoo = SmallGrownCuckoo();
   PutLE(&cuckoo, 4, 2, 3);
   Reseal(&cuckoo);
   EXPECT_EQ(LoadCuckooKeepingSentinel(cuckoo), Status::kFormatBadParameter);
-  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo), Status::kFormatIsCuckooFilter);
-  // Named by type before anything else, as in version 2.
+  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo), Status::kFormatBadParameter);
+  EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 1}), Status::kFormatTruncated);
+  EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 1}), Status::kFormatTruncated);
+  // A version-3 Bloom file is named by type before anything else, as in version 2.
   EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}),
             Status::kFormatIsBloomFilter);
-  EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 1}),
-            Status::kFormatIsCuckooFilter);
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}), Status::kFormatTruncated);
   Bytes bloom = SmallGrownBloom(3, BloomPositions::kDoubleHashing);
   ASSERT_EQ(GetLE(bloom, 4, 2), 2u);
