@@ -14,10 +14,8 @@ constexpr double kLn2 = 0.69314718055994530942;
 
 // BloomPositions::kIndependent: positions 2j and 2j + 1 are the high and low
 // 32 bits of z_j mapped onto [0, m), z_0 = hash and
-// z_j = Mix64(hash + j * kPairStep) for j >= 1 (FORMAT.md §11.6).
-constexpr uint64_t kPairStep = 0x9e3779b97f4a7c15ULL;
-
-inline uint64_t PairSource(uint64_t hash, uint32_t j) { return Mix64(hash + j * kPairStep); }
+// z_j = Mix64(hash + j * kGoldenGamma) for j >= 1 (FORMAT.md §11.6).
+inline uint64_t PairSource(uint64_t hash, uint32_t j) { return Mix64(hash + j * kGoldenGamma); }
 inline uint32_t High(uint64_t z, uint32_t m) {
   return FastRange32(static_cast<uint32_t>(z >> 32), m);
 }

@@ -40,11 +40,12 @@ namespace cuckoo {
 constexpr uint64_t kMaxBloomBits = 0xffffffffULL;  // positions are 32-bit (fastrange32)
 constexpr uint32_t kMaxBloomHashes = 64;
 
-// How a key's k bit positions follow from its hash (docs/FORMAT.md §11.6);
-// the value is the format version that stores a filter of that kind.
+// How a key's k bit positions follow from its hash (docs/FORMAT.md §11.6).
+// Version 2 of the format stores kDoubleHashing filters, version 3
+// kIndependent ones.
 enum class BloomPositions : uint8_t {
-  kDoubleHashing = 2,  // enhanced double hashing mod m: version 2's
-  kIndependent = 3,    // a 32-bit half of a 64-bit mix of h per position: version 3's
+  kDoubleHashing = 2,  // enhanced double hashing mod m
+  kIndependent = 3,    // a 32-bit half of h, or of a 64-bit mix of it, per position
 };
 
 // Parameters of a new Bloom filter.

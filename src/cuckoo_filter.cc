@@ -10,6 +10,8 @@
 
 namespace cuckoo {
 
+static_assert(CuckooFilter::kLevelSalt == kGoldenGamma, "the level salt is the golden-ratio step");
+
 double CuckooFilter::TargetLoadFactor(uint32_t bucket_size) {
   switch (bucket_size) {
     case 2: return 0.84;

@@ -113,7 +113,7 @@ class CuckooFilter {
   // NextLevel given `salted` = hash + level * kLevelSalt: a loop over the
   // levels adds kLevelSalt per level instead of multiplying.
   static Probe LevelStep(const Probe& p, uint64_t salted, uint32_t expansion);
-  static constexpr uint64_t kLevelSalt = 0x9e3779b97f4a7c15ULL;
+  static constexpr uint64_t kLevelSalt = 0x9e3779b97f4a7c15ULL;  // hash.h kGoldenGamma
 
   CuckooFilter(const CuckooFilter&) = delete;
   CuckooFilter& operator=(const CuckooFilter&) = delete;

@@ -23,6 +23,11 @@ inline uint64_t Checksum(const uint8_t* data, size_t len) {
   return XXH3_64bits(data, len);
 }
 
+// 2^64 / φ rounded to odd (the golden-ratio Weyl step of SplitMix64): the
+// step between SplitMix64 states, and between the salted hashes that cuckoo
+// levels (FORMAT.md §11.3) and Bloom position pairs (§11.6) mix.
+constexpr uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;
+
 // MurmurHash3's 64-bit finalizer: a bijective mixer for fingerprints.
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
@@ -40,7 +45,7 @@ inline uint32_t FastRange32(uint32_t x, uint32_t n) {
 
 // SplitMix64 step: the seeded PRNG that picks eviction victims. Any state is valid.
 inline uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  uint64_t z = (*state += kGoldenGamma);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);

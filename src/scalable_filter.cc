@@ -245,6 +245,21 @@ Status ScalableCuckooFilter::Deserialize(const uint8_t* data, size_t len,
 // ---------------------------------------------------------------------------
 // ScalableBloomFilter
 
+namespace {
+
+// The format version that stores a Bloom filter of these positions, and back
+// (FORMAT.md §11.6): version 2 for double hashing, version 3 otherwise.
+uint16_t VersionFor(BloomPositions positions) {
+  return positions == BloomPositions::kDoubleHashing ? format::kFormatVersionStack
+                                                     : format::kFormatVersionBloom;
+}
+BloomPositions PositionsFor(uint16_t version) {
+  return version == format::kFormatVersionStack ? BloomPositions::kDoubleHashing
+                                                : BloomPositions::kIndependent;
+}
+
+}  // namespace
+
 Status ScalableBloomFilter::Create(const ScalableBloomParams& params,
                                    std::unique_ptr<ScalableBloomFilter>* out) {
   if (!ValidExpansion(params.expansion)) return Status::kInvalidArgument;
@@ -353,8 +368,7 @@ uint64_t ScalableBloomFilter::SerializedSize() const {
 
 void ScalableBloomFilter::Serialize(uint8_t* out) const {
   format::StackHeader h;
-  h.version = positions() == BloomPositions::kDoubleHashing ? format::kFormatVersionStack
-                                                             : format::kFormatVersionBloom;
+  h.version = VersionFor(positions());
   h.type = format::kTypeBloom;
   h.sub_filter_count = count_;
   h.expansion = expansion_;
@@ -418,8 +432,7 @@ Status ScalableBloomFilter::Deserialize(const uint8_t* data, size_t len,
     p.capacity = b.capacity;
     p.false_positive_rate = b.false_positive_rate;
     p.seed = h.seed;
-    p.positions = version == format::kFormatVersionStack ? BloomPositions::kDoubleHashing
-                                                         : BloomPositions::kIndependent;
+    p.positions = PositionsFor(version);
     s = BloomFilter::Load(p, b.bit_count, b.hash_count, b.item_count, b.words, &f->subs_[j]);
     if (s != Status::kOk) return s;
     f->count_ = j + 1;

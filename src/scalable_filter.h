@@ -167,7 +167,7 @@ class ScalableBloomFilter {
   uint32_t sub_filter_count() const { return count_; }
   const BloomFilter& sub_filter(uint32_t j) const { return *subs_[j]; }
   uint64_t seed() const { return subs_[0]->seed(); }
-  BloomPositions positions() const { return subs_[0]->positions(); }
+  BloomPositions positions() const { return subs_[0]->positions(); }  // every sub-filter's
 
  private:
   ScalableBloomFilter() = default;
