@@ -32,6 +32,7 @@ enum class Status : uint8_t {
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,
+  kFormatWrongFamily = 22,  // Deserialize: the bytes hold a filter of another family (PeekFamily names it)
   // Canonicalize / EntryExpression (src/url_canon.h, docs/URLS.md): the bytes are not a URL.
   kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
   kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."

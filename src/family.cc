@@ -1,0 +1,24 @@
+#include "family.h"
+
+#include "format.h"
+
+namespace cuckoo {
+
+Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
+  uint16_t version = 0;
+  const Status s = format::ReadPrefix(data, len, &version);
+  if (s != Status::kOk) return s;
+  if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
+      version != format::kFormatVersionBloom) {
+    return Status::kFormatUnsupportedVersion;
+  }
+  switch (format::FileType(data, len, version)) {
+    case format::kTypeCuckoo: *out = Family::kCuckoo; return Status::kOk;
+    case format::kTypeBloom: *out = Family::kBloom; return Status::kOk;
+    default:
+      return len <= format::stack_field::kType ? Status::kFormatTruncated
+                                               : Status::kFormatBadParameter;
+  }
+}
+
+}  // namespace cuckoo

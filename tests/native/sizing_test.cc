@@ -1,0 +1,113 @@
+// Tests of the sizing functions (src/sizing.h): the fingerprint size for a
+// false-positive rate, the growth rule, and the serialized size of a new
+// filter, each against the filters the core then makes.
+//
+// Run: ctest --test-dir build/native -R Sizing --output-on-failure
+
+#include "sizing.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+#include "cuckoo_params.h"
+#include "scalable_filter.h"
+
+namespace cuckoo_test {
+namespace {
+
+// f is the smallest with 2b / 2^f <= ε: at ε exactly 2b / 2^f it is that f,
+// just below it one more.
+TEST(Sizing, FingerprintBitsIsTheSmallestMeetingTheBound) {
+  for (uint32_t b : {2u, 4u, 8u}) {
+    for (uint32_t f = 4; f <= 32; ++f) {
+      const double bound = 2.0 * b / std::ldexp(1.0, static_cast<int>(f));
+      if (bound >= 1) continue;
+      // The smallest f for a bound of exactly 2b/2^f is f unless a smaller f meets it too.
+      EXPECT_EQ(cuckoo::FingerprintBitsFor(bound, b), f) << "b=" << b << " f=" << f;
+      if (f < 32) {
+        EXPECT_EQ(cuckoo::FingerprintBitsFor(std::nextafter(bound, 0.0), b), f + 1)
+            << "b=" << b << " f=" << f;
+      }
+    }
+  }
+  EXPECT_EQ(cuckoo::FingerprintBitsFor(0.001, 4), 13u);  // 8/8192 = 0.000977
+  EXPECT_EQ(cuckoo::FingerprintBitsFor(0.01, 4), 10u);
+  EXPECT_EQ(cuckoo::FingerprintBitsFor(0.9, 2), 4u);     // never below 4
+}
+
+TEST(Sizing, FingerprintBitsRefusesRatesNoFingerprintMeets) {
+  EXPECT_EQ(cuckoo::FingerprintBitsFor(std::nextafter(8.0 / std::ldexp(1.0, 32), 0.0), 4), 0u);
+  EXPECT_EQ(cuckoo::FingerprintBitsFor(8.0 / std::ldexp(1.0, 32), 4), 32u);
+  for (double rate : {0.0, -0.5, 1.0, 2.0, std::nan("")}) {
+    EXPECT_EQ(cuckoo::FingerprintBitsFor(rate, 4), 0u) << rate;
+  }
+}
+
+TEST(Sizing, AGrowingFilterSizesItsFirstSubFilterForHalfTheRate) {
+  EXPECT_EQ(cuckoo::FirstSubFilterRate(0.01, 0), 0.01);
+  EXPECT_EQ(cuckoo::FirstSubFilterRate(0.01, 2), 0.005);
+  EXPECT_EQ(cuckoo::FirstSubFilterRate(0.01, 1024), 0.005);
+}
+
+// What CuckooSerializedSizeFor says is what the new filter serializes to.
+TEST(Sizing, CuckooSizeIsWhatANewFilterSerializesTo) {
+  for (uint64_t capacity : {1ull, 1000ull, 123457ull}) {
+    for (uint32_t b : {2u, 4u, 8u}) {
+      for (uint32_t f : {4u, 13u, 32u}) {
+        for (uint32_t expansion : {0u, 2u}) {
+          cuckoo::CuckooParams p;
+          p.capacity = capacity;
+          p.fingerprint_bits = f;
+          p.bucket_size = b;
+          std::unique_ptr<cuckoo::ScalableCuckooFilter> filter;
+          ASSERT_EQ(cuckoo::ScalableCuckooFilter::Create(p, expansion, &filter), cuckoo::Status::kOk);
+          EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(capacity, f, b, expansion), filter->SerializedSize())
+              << capacity << " " << b << " " << f << " " << expansion;
+        }
+      }
+    }
+  }
+}
+
+TEST(Sizing, CuckooSizeIsZeroForOptionsCreateRefuses) {
+  EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(0, 13, 4, 0), 0u);
+  EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(1000, 3, 4, 0), 0u);
+  EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(1000, 33, 4, 2), 0u);
+  EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(1000, 13, 3, 0), 0u);
+  EXPECT_EQ(cuckoo::CuckooSerializedSizeFor(uint64_t{1} << 40, 13, 4, 0), 0u);  // > 2^32 buckets
+}
+
+TEST(Sizing, BloomSizeIsWhatANewFilterSerializesTo) {
+  for (uint64_t capacity : {1ull, 1000ull, 123457ull}) {
+    for (double rate : {0.5, 0.01, 0.001, 1e-9}) {
+      for (uint32_t expansion : {0u, 2u}) {
+        cuckoo::ScalableBloomParams p;
+        p.capacity = capacity;
+        p.false_positive_rate = rate;
+        p.expansion = expansion;
+        std::unique_ptr<cuckoo::ScalableBloomFilter> filter;
+        const cuckoo::Status s = cuckoo::ScalableBloomFilter::Create(p, &filter);
+        const uint64_t size = cuckoo::BloomSerializedSizeFor(capacity, rate, expansion);
+        if (s != cuckoo::Status::kOk) {
+          EXPECT_EQ(size, 0u) << capacity << " " << rate << " " << expansion;
+          continue;
+        }
+        EXPECT_EQ(size, filter->SerializedSize()) << capacity << " " << rate << " " << expansion;
+      }
+    }
+  }
+}
+
+TEST(Sizing, BloomSizeIsZeroForOptionsCreateRefuses) {
+  EXPECT_EQ(cuckoo::BloomSerializedSizeFor(0, 0.01, 0), 0u);
+  EXPECT_EQ(cuckoo::BloomSerializedSizeFor(1000, 0, 0), 0u);
+  EXPECT_EQ(cuckoo::BloomSerializedSizeFor(1000, 1, 0), 0u);
+  EXPECT_EQ(cuckoo::BloomSerializedSizeFor(1000, 1e-30, 0), 0u);  // k > 64
+  EXPECT_EQ(cuckoo::BloomSerializedSizeFor(uint64_t{1} << 40, 0.01, 0), 0u);  // m > 2^32 - 1
+}
+
+}  // namespace
+}  // namespace cuckoo_test
