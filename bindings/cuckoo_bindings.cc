@@ -1,21 +1,29 @@
 // The JS/WASM boundary for cuckoo-wasm: the only file that includes Emscripten
-// headers. A filter crosses as a handle (its ScalableCuckooFilter* or
-// ScalableBloomFilter* as a wasm32 address);
-// keys cross as (pointer, length) into memory the JS side owns. On the JS side,
-// js/wasm-core.ts is the one file that calls these.
+// headers. On the JS side, js/wasm-core.ts is the one file that calls these.
 //
-// Two kinds of entry point:
+// ONE CONVENTION for every result that may be a failure: a number that is the
+// answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and
+// -status when < 0 (cuckoo::Status, src/status.h; js/status.ts maps each to its
+// JS error). Batches follow it per key: a lookup batch writes one int8 per key
+// (1, 0 or -status); an add batch returns how many keys went in and writes the
+// answer of the key it stopped at (0 if none stopped it, else -status) as an
+// int32 to *status. Functions that cannot fail (contain, count, size, info,
+// statusMessage) return their answer alone.
+//
+// One family table: each filter family (src/family.h) is a row, Row<Family>,
+// naming its core class and how its info() reads; every operation is one
+// template over the row. Two kinds of entry point:
 //  - embind functions (EMSCRIPTEN_BINDINGS below) for the calls made once per
 //    filter or per error: create, deserialize, serialize, destroy, info,
-//    statusMessage, allocatedBytes. Some return a structured value (an
-//    { status, handle } or info object, a message string), which embind builds
-//    on the JS side; their marshalling costs nothing that matters at that rate;
-//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, url_* for
-//    URLs in either) for the per-key and per-batch calls, which take and
-//    return numbers only: JS calls them as the wasm instance's own exports, so
-//    a lookup is one direct wasm call, with no embind invoker in between.
-// Statuses cross as the integer values of cuckoo::Status; js/status.ts maps each
-// to its JS error.
+//    sizing, statusMessage, constants. The cold ones take the family as their
+//    first argument (OnFamily refuses a value that names none);
+//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, stamped
+//    from the same templates by HOT_EXPORTS; url_* for URLs in either) for the
+//    per-key and per-batch calls, which take and return numbers only: JS calls
+//    them as the wasm instance's own exports, so a lookup is one direct wasm
+//    call, with no embind invoker and no family dispatch in between.
+// A filter crosses as a handle, its Scalable*Filter* as a wasm32 address
+// (below 2^31: memory is at most 2 GiB, so a handle is a positive int).
 //
 // Out of memory is a status here, never an abort. In this Emscripten (3.1.6)
 // libc++ is built without exceptions, so operator new, nothrow new included,
@@ -27,13 +35,12 @@
 //    kOutOfMemory; `delete` of a filter frees with free;
 //  - no embind function takes or returns a value_object or std::string, which
 //    embind passes through wasm memory it gets with `new T` / malloc (wire.h:
-//    GenericBindingType, BindingType<std::string>). create, deserialize and
-//    info return an emscripten::val object, and statusMessage a val string:
-//    built on the JS side (_emval_new_object, _emval_set_property,
-//    _emval_take_value, _emval_new_cstring, which read the values or the static
-//    C string from wasm memory), with nothing allocated in wasm;
-//  - every other embind function takes and returns numbers only, which embind
-//    passes as plain wasm arguments, so they stay embind functions.
+//    GenericBindingType, BindingType<std::string>). info and constants return
+//    an emscripten::val object, and statusMessage a val string: built on the
+//    JS side (_emval_new_object, _emval_set_property, _emval_take_value,
+//    _emval_new_cstring, which read the values or the static C string from
+//    wasm memory), with nothing allocated in wasm;
+//  - every other embind function takes and returns numbers only.
 // What still allocates in wasm: malloc called by JS (_malloc; js/wasm-core.ts
 // checks for 0), and embind's __getTypeName, called only to word a
 // BindingError.
@@ -47,181 +54,71 @@
 #include <memory>
 
 #include "batch.h"
+#include "family.h"
 #include "scalable_filter.h"
+#include "sizing.h"
 #include "url_filter.h"
 
 namespace {
 
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
-using cuckoo::CuckooParams;
+using cuckoo::Family;
 using cuckoo::ScalableBloomFilter;
-using cuckoo::ScalableBloomParams;
 using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
 
 using emscripten::val;
 
-// A cuckoo filter crosses as its ScalableCuckooFilter* (one sub-filter when it
-// does not grow), a Bloom filter as its ScalableBloomFilter*.
-ScalableCuckooFilter* FromHandle(uintptr_t handle) {
-  return reinterpret_cast<ScalableCuckooFilter*>(handle);
-}
-ScalableBloomFilter* BloomFromHandle(uintptr_t handle) {
-  return reinterpret_cast<ScalableBloomFilter*>(handle);
-}
-
-// Result of create / deserialize, as a JS object { status, handle }: the
-// cuckoo::Status, and the filter's handle when status is kOk (0), else 0.
-template <typename Filter>
-val OpenResult(Status s, std::unique_ptr<Filter> filter) {
-  const uintptr_t handle = s == Status::kOk ? reinterpret_cast<uintptr_t>(filter.release()) : 0;
-  val r = val::object();
-  r.set("status", static_cast<int>(s));
-  r.set("handle", handle);
-  return r;
-}
+// The convention: `answer` when s is kOk, else -s.
+int Answer(Status s, int answer = 0) { return s == Status::kOk ? answer : -static_cast<int>(s); }
 
 uint64_t Seed(uint32_t low, uint32_t high) { return (static_cast<uint64_t>(high) << 32) | low; }
 
-CuckooParams MakeParams(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
-                        uint32_t seed_low, uint32_t seed_high) {
-  CuckooParams p;
-  p.capacity = capacity >= 1 ? static_cast<uint64_t>(capacity) : 0;
-  p.fingerprint_bits = static_cast<uint32_t>(fingerprint_bits);
-  p.bucket_size = static_cast<uint32_t>(bucket_size);
-  p.max_kicks = static_cast<uint32_t>(max_kicks);
-  p.seed = Seed(seed_low, seed_high);
-  return p;
-}
+// A capacity as JS passes it (a double, checked there to be an integer >= 1).
+uint64_t Capacity(double capacity) { return capacity >= 1 ? static_cast<uint64_t>(capacity) : 0; }
 
 // ---------------------------------------------------------------------------
-// Cuckoo filters
+// The family table.
 
-val Create(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
-           uint32_t seed_low, uint32_t seed_high, int expansion) {
-  std::unique_ptr<ScalableCuckooFilter> filter;
-  const Status s = ScalableCuckooFilter::Create(
-      MakeParams(capacity, fingerprint_bits, bucket_size, max_kicks, seed_low, seed_high),
-      static_cast<uint32_t>(expansion), &filter);
-  return OpenResult(s, std::move(filter));
-}
+template <Family F>
+struct Row;
 
-// Bytes toBytes() would produce for a new filter of these parameters (0 if
-// Create would refuse them), so the JS side can refuse a filter too large for
-// memory before allocating.
-double SerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size, int expansion) {
-  const uint64_t first = CuckooFilter::SerializedSizeFor(
-      MakeParams(capacity, fingerprint_bits, bucket_size, 0, 0, 0));
-  if (first == 0 || expansion == 0) return static_cast<double>(first);
-  return static_cast<double>(first + cuckoo::format::kStackHeaderBytes +
-                             cuckoo::format::kChecksumBytes);
-}
-
-val Deserialize(uintptr_t data, double length) {
-  std::unique_ptr<ScalableCuckooFilter> filter;
-  const Status s = ScalableCuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
-                                                     static_cast<size_t>(length), &filter);
-  return OpenResult(s, std::move(filter));
-}
-
-void Destroy(uintptr_t handle) { delete FromHandle(handle); }
-
-// Parameters and statistics of one filter and of each of its sub-filters, as
-// a JS object, for the JS getters and info().
-val Info(uintptr_t handle) {
-  const ScalableCuckooFilter& f = *FromHandle(handle);
-  const CuckooFilter& first = f.sub_filter(0);
-  val info = val::object();
-  info.set("capacity", static_cast<double>(first.capacity()));
-  info.set("bucketCount", static_cast<double>(first.bucket_count()));
-  info.set("fingerprintBits", static_cast<int>(first.fingerprint_bits()));
-  info.set("bucketSize", static_cast<int>(first.bucket_size()));
-  info.set("maxKicks", static_cast<int>(first.max_kicks()));
-  info.set("seedLow", static_cast<uint32_t>(first.seed()));
-  info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
-  info.set("expansion", static_cast<int>(f.expansion()));
-  info.set("serializedSize", static_cast<double>(f.SerializedSize()));
-  val subs = val::array();
-  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
-    const CuckooFilter& s = f.sub_filter(j);
-    val sub = val::object();
+template <>
+struct Row<Family::kCuckoo> {
+  using Filter = ScalableCuckooFilter;
+  // Parameters of the filter (those of sub-filter 0) and each sub-filter's statistics.
+  static void Info(const Filter& f, val& info) {
+    const CuckooFilter& first = f.sub_filter(0);
+    info.set("bucketCount", static_cast<double>(first.bucket_count()));
+    info.set("fingerprintBits", static_cast<int>(first.fingerprint_bits()));
+    info.set("bucketSize", static_cast<int>(first.bucket_size()));
+    info.set("maxKicks", static_cast<int>(first.max_kicks()));
+  }
+  // A sub-filter as js/cuckoo-filter.ts's CuckooSubFilterInfo, field for field.
+  static void SubInfo(const CuckooFilter& s, val& sub) {
     sub.set("capacity", static_cast<double>(s.capacity()));
     sub.set("bucketCount", static_cast<double>(s.bucket_count()));
     sub.set("fingerprintBits", static_cast<int>(s.fingerprint_bits()));
     sub.set("size", static_cast<double>(s.size()));
     sub.set("loadFactor", s.load_factor());
     sub.set("victim", s.victim_used());
-    sub.set("serializedSize", static_cast<double>(s.SerializedSize()));
-    subs.set(j, sub);
+    sub.set("byteLength", static_cast<double>(s.SerializedSize()));
   }
-  info.set("subFilters", subs);
-  return info;
-}
+};
 
-void Serialize(uintptr_t handle, uintptr_t out) {
-  FromHandle(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
-}
-
-// ---------------------------------------------------------------------------
-// Bloom filters
-
-ScalableBloomParams MakeBloomParams(double capacity, double false_positive_rate,
-                                    uint32_t seed_low, uint32_t seed_high, int expansion) {
-  ScalableBloomParams p;
-  p.capacity = capacity >= 1 ? static_cast<uint64_t>(capacity) : 0;
-  p.false_positive_rate = false_positive_rate;
-  p.seed = Seed(seed_low, seed_high);
-  p.expansion = static_cast<uint32_t>(expansion);
-  return p;
-}
-
-val BloomCreate(double capacity, double false_positive_rate, uint32_t seed_low,
-                uint32_t seed_high, int expansion) {
-  std::unique_ptr<ScalableBloomFilter> filter;
-  const Status s = ScalableBloomFilter::Create(
-      MakeBloomParams(capacity, false_positive_rate, seed_low, seed_high, expansion), &filter);
-  return OpenResult(s, std::move(filter));
-}
-
-// Bytes toBytes() would produce for a new Bloom filter (0 if Create would refuse it).
-double BloomSerializedSizeFor(double capacity, double false_positive_rate, int expansion) {
-  cuckoo::BloomParams p;
-  p.capacity = capacity >= 1 ? static_cast<uint64_t>(capacity) : 0;
-  p.false_positive_rate = expansion == 0 ? false_positive_rate : false_positive_rate / 2;
-  const uint64_t bits = BloomFilter::BitCountFor(p);
-  if (bits == 0 || BloomFilter::HashCountFor(p.capacity, bits) > cuckoo::kMaxBloomHashes) return 0;
-  return static_cast<double>(cuckoo::format::kStackHeaderBytes + cuckoo::format::kChecksumBytes +
-                             cuckoo::format::BloomSectionBytes(BloomFilter::WordBytesFor(bits)));
-}
-
-val BloomDeserialize(uintptr_t data, double length) {
-  std::unique_ptr<ScalableBloomFilter> filter;
-  const Status s = ScalableBloomFilter::Deserialize(reinterpret_cast<const uint8_t*>(data),
-                                                    static_cast<size_t>(length), &filter);
-  return OpenResult(s, std::move(filter));
-}
-
-void BloomDestroy(uintptr_t handle) { delete BloomFromHandle(handle); }
-
-val BloomInfo(uintptr_t handle) {
-  const ScalableBloomFilter& f = *BloomFromHandle(handle);
-  const BloomFilter& first = f.sub_filter(0);
-  val info = val::object();
-  info.set("capacity", static_cast<double>(first.capacity()));
-  info.set("falsePositiveRate", f.false_positive_rate());
-  info.set("seedLow", static_cast<uint32_t>(first.seed()));
-  info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
-  info.set("expansion", static_cast<int>(f.expansion()));
-  info.set("serializedSize", static_cast<double>(f.SerializedSize()));
-  info.set("bitCount", static_cast<double>(f.bit_count()));
-  info.set("hashCount", static_cast<int>(first.hash_count()));
-  info.set("expectedFalsePositiveRate", f.ExpectedFalsePositiveRate());
-  info.set("estimatedCount", f.EstimatedCount());
-  val subs = val::array();
-  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
-    const BloomFilter& s = f.sub_filter(j);
-    val sub = val::object();
+template <>
+struct Row<Family::kBloom> {
+  using Filter = ScalableBloomFilter;
+  static void Info(const Filter& f, val& info) {
+    info.set("falsePositiveRate", f.false_positive_rate());
+    info.set("bitCount", static_cast<double>(f.bit_count()));
+    info.set("hashCount", static_cast<int>(f.sub_filter(0).hash_count()));
+    info.set("expectedFalsePositiveRate", f.ExpectedFalsePositiveRate());
+    info.set("estimatedCount", f.EstimatedCount());
+  }
+  // A sub-filter as js/bloom-filter.ts's BloomSubFilterInfo, field for field.
+  static void SubInfo(const BloomFilter& s, val& sub) {
     sub.set("capacity", static_cast<double>(s.capacity()));
     sub.set("falsePositiveRate", s.false_positive_rate());
     sub.set("bitCount", static_cast<double>(s.bit_count()));
@@ -229,27 +126,150 @@ val BloomInfo(uintptr_t handle) {
     sub.set("size", static_cast<double>(s.size()));
     sub.set("setBitCount", static_cast<double>(s.SetBitCount()));
     sub.set("expectedFalsePositiveRate", s.ExpectedFalsePositiveRate());
-    sub.set("serializedSize",
-            static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())));
-    subs.set(j, sub);
+    sub.set("byteLength", static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())));
   }
-  info.set("subFilters", subs);
-  return info;
+};
+
+// fn(Row<F>{}) for the family numbered `family`; `refused` for a number that
+// names no family (switching on the int, so no value is taken for another).
+template <typename R, typename Fn>
+R OnFamily(int family, R refused, Fn&& fn) {
+  switch (family) {
+    case static_cast<int>(Family::kCuckoo): return fn(Row<Family::kCuckoo>{});
+    case static_cast<int>(Family::kBloom): return fn(Row<Family::kBloom>{});
+    default: return refused;
+  }
 }
 
-void BloomSerialize(uintptr_t handle, uintptr_t out) {
-  BloomFromHandle(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
-}
+constexpr int kNoFamily = -static_cast<int>(Status::kInvalidArgument);
 
-bool BloomCompatible(uintptr_t a, uintptr_t b) {
-  return BloomFromHandle(a)->IsCompatible(*BloomFromHandle(b));
-}
+template <typename RowT>
+using FilterOf = typename RowT::Filter;
 
-int BloomUnion(uintptr_t into, uintptr_t other) {
-  return static_cast<int>(BloomFromHandle(into)->Union(*BloomFromHandle(other)));
+// A new or loaded filter: its handle, or -status.
+template <typename Filter>
+int Opened(Status s, std::unique_ptr<Filter> filter) {
+  return Answer(s, s == Status::kOk ? static_cast<int>(reinterpret_cast<uintptr_t>(filter.release())) : 0);
 }
 
 // ---------------------------------------------------------------------------
+// Cold operations (embind), one template each.
+
+int CuckooCreate(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
+                 uint32_t seed_low, uint32_t seed_high, int expansion) {
+  cuckoo::CuckooParams p;
+  p.capacity = Capacity(capacity);
+  p.fingerprint_bits = static_cast<uint32_t>(fingerprint_bits);
+  p.bucket_size = static_cast<uint32_t>(bucket_size);
+  p.max_kicks = static_cast<uint32_t>(max_kicks);
+  p.seed = Seed(seed_low, seed_high);
+  std::unique_ptr<ScalableCuckooFilter> filter;
+  const Status s = ScalableCuckooFilter::Create(p, static_cast<uint32_t>(expansion), &filter);
+  return Opened(s, std::move(filter));
+}
+
+int BloomCreate(double capacity, double false_positive_rate, uint32_t seed_low,
+                uint32_t seed_high, int expansion) {
+  cuckoo::ScalableBloomParams p;
+  p.capacity = Capacity(capacity);
+  p.false_positive_rate = false_positive_rate;
+  p.seed = Seed(seed_low, seed_high);
+  p.expansion = static_cast<uint32_t>(expansion);
+  std::unique_ptr<ScalableBloomFilter> filter;
+  const Status s = ScalableBloomFilter::Create(p, &filter);
+  return Opened(s, std::move(filter));
+}
+
+int Deserialize(int family, uintptr_t data, double length) {
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    using Filter = FilterOf<decltype(row)>;
+    std::unique_ptr<Filter> filter;
+    const Status s = Filter::Deserialize(reinterpret_cast<const uint8_t*>(data),
+                                         static_cast<size_t>(length), &filter);
+    return Opened(s, std::move(filter));
+  });
+}
+
+// The family the bytes hold (src/family.h), or -status.
+int PeekFamily(uintptr_t data, double length) {
+  Family family = Family::kCuckoo;
+  const Status s = cuckoo::PeekFamily(reinterpret_cast<const uint8_t*>(data),
+                                      static_cast<size_t>(length), &family);
+  return Answer(s, static_cast<int>(family));
+}
+
+int Destroy(int family, uintptr_t handle) {
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    delete reinterpret_cast<FilterOf<decltype(row)>*>(handle);
+    return 0;
+  });
+}
+
+int Serialize(int family, uintptr_t handle, uintptr_t out) {
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    reinterpret_cast<const FilterOf<decltype(row)>*>(handle)->Serialize(reinterpret_cast<uint8_t*>(out));
+    return 0;
+  });
+}
+
+// Parameters and statistics of one filter and of each of its sub-filters, as
+// a JS object, for the JS getters and info(); undefined for no family.
+val Info(int family, uintptr_t handle) {
+  return OnFamily(family, val::undefined(), [&](auto row) {
+    using RowT = decltype(row);
+    const auto& f = *reinterpret_cast<const FilterOf<RowT>*>(handle);
+    const auto& first = f.sub_filter(0);
+    val info = val::object();
+    info.set("capacity", static_cast<double>(first.capacity()));
+    info.set("seedLow", static_cast<uint32_t>(first.seed()));
+    info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
+    info.set("expansion", static_cast<int>(f.expansion()));
+    info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+    RowT::Info(f, info);
+    val subs = val::array();
+    for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+      val sub = val::object();
+      RowT::SubInfo(f.sub_filter(j), sub);
+      subs.set(j, sub);
+    }
+    info.set("subFilters", subs);
+    return info;
+  });
+}
+
+bool BloomCompatible(uintptr_t a, uintptr_t b) {
+  return reinterpret_cast<const ScalableBloomFilter*>(a)->IsCompatible(
+      *reinterpret_cast<const ScalableBloomFilter*>(b));
+}
+
+int BloomUnion(uintptr_t into, uintptr_t other) {
+  return Answer(reinterpret_cast<ScalableBloomFilter*>(into)->Union(
+      *reinterpret_cast<const ScalableBloomFilter*>(other)));
+}
+
+// Sizing (src/sizing.h): f, or bytes toBytes() gives for a new filter; -kInvalidArgument
+// for options the core refuses.
+int FingerprintBitsFor(double false_positive_rate, int bucket_size) {
+  const uint32_t f = cuckoo::FingerprintBitsFor(false_positive_rate, static_cast<uint32_t>(bucket_size));
+  return f == 0 ? kNoFamily : static_cast<int>(f);
+}
+
+double FirstSubFilterRate(double false_positive_rate, int expansion) {
+  return cuckoo::FirstSubFilterRate(false_positive_rate, static_cast<uint32_t>(expansion));
+}
+
+double Bytes(uint64_t bytes) { return bytes == 0 ? kNoFamily : static_cast<double>(bytes); }
+
+double CuckooSerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size, int expansion) {
+  return Bytes(cuckoo::CuckooSerializedSizeFor(Capacity(capacity), static_cast<uint32_t>(fingerprint_bits),
+                                               static_cast<uint32_t>(bucket_size),
+                                               static_cast<uint32_t>(expansion)));
+}
+
+double BloomSerializedSizeFor(double capacity, double false_positive_rate, int expansion) {
+  return Bytes(cuckoo::BloomSerializedSizeFor(Capacity(capacity), false_positive_rate,
+                                              static_cast<uint32_t>(expansion)));
+}
 
 // Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
 double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
@@ -265,13 +285,21 @@ val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(s
 //   region + kSpanAt        UrlSpan: the matched expression, or the entry's
 //   region + kSpansAt       UrlSpan[30]: url_expressions' expressions
 //   region + kBufferAt      the workspace the spans point into, to region_len
-// JS sizes it with url::WorkspaceSize (CanonicalBufferSize of the lengths).
+// JS reads this layout and the workspace size from Constants() below.
 
 constexpr size_t kCanonicalAt = 0;
 constexpr size_t kSpanAt = 40;
 constexpr size_t kSpansAt = 48;
 constexpr size_t kBufferAt = kSpansAt + 8 * cuckoo::url::kMaxExpressions;
 static_assert(sizeof(cuckoo::url::CanonicalUrl) == kSpanAt - kCanonicalAt, "region layout");
+static_assert(sizeof(cuckoo::url::UrlSpan) == 8, "region layout");
+
+// The workspace for a URL of n bytes is kWorkspaceFixed + kWorkspacePerByte * n.
+constexpr size_t kWorkspaceFixed = cuckoo::url::CanonicalBufferSize(0);
+constexpr size_t kWorkspacePerByte = cuckoo::url::CanonicalBufferSize(1) - kWorkspaceFixed;
+static_assert(cuckoo::url::CanonicalBufferSize(cuckoo::url::kMaxUrlBytes) ==
+                  kWorkspaceFixed + kWorkspacePerByte * cuckoo::url::kMaxUrlBytes,
+              "the workspace is linear in the URL's length");
 
 struct Region {
   cuckoo::url::CanonicalUrl* canon;
@@ -300,59 +328,127 @@ cuckoo::url::UrlInput Input(const uint8_t* url, size_t len, const uint8_t* host,
   return in;
 }
 
-// Filter families as JS numbers them (js/wasm-core.ts Family).
-constexpr int kFamilyCuckoo = 0;
-
-template <typename Filter>
-size_t AddUrlBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, size_t n,
-                   Region r, Status* status) {
-  return cuckoo::AddEach(keys, offsets, n, status, [f, r](const uint8_t* url, size_t len) {
-    return cuckoo::url::AddEntry(*f, Input(url, len, nullptr, 0), r.buf, r.buf_len, r.canon, r.span);
-  });
+// What both sides must agree on, read by js/wasm-core.ts once at load (and
+// checked against the TS constants by tests/js/boundary-constants.test.ts).
+val Constants() {
+  val c = val::object();
+  c.set("urlCanonicalAt", static_cast<uint32_t>(kCanonicalAt));
+  c.set("urlSpanAt", static_cast<uint32_t>(kSpanAt));
+  c.set("urlSpansAt", static_cast<uint32_t>(kSpansAt));
+  c.set("urlBufferAt", static_cast<uint32_t>(kBufferAt));
+  c.set("urlWorkspaceFixed", static_cast<uint32_t>(kWorkspaceFixed));
+  c.set("urlWorkspacePerByte", static_cast<uint32_t>(kWorkspacePerByte));
+  c.set("maxUrlBytes", static_cast<uint32_t>(cuckoo::url::kMaxUrlBytes));
+  c.set("maxUrlExpressions", static_cast<uint32_t>(cuckoo::url::kMaxExpressions));
+  c.set("familyCuckoo", static_cast<int>(Family::kCuckoo));
+  c.set("familyBloom", static_cast<int>(Family::kBloom));
+  c.set("maxMaxKicks", cuckoo::kMaxMaxKicks);
+  c.set("maxExpansion", cuckoo::format::kMaxExpansion);
+  c.set("maxSubFilters", cuckoo::format::kMaxSubFilters);
+  c.set("defaultSeedLow", static_cast<uint32_t>(cuckoo::kDefaultSeed));
+  c.set("defaultSeedHigh", static_cast<uint32_t>(cuckoo::kDefaultSeed >> 32));
+  return c;
 }
 
-// results[k]: 1 found, 0 not found, else the status that refused URL k.
-template <typename Filter>
-void MatchUrlBatch(const Filter* f, const uint8_t* keys, const uint32_t* offsets, size_t n,
-                   Region r, uint8_t* results) {
-  for (size_t k = 0; k < n; ++k) {
-    const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
-    Status s;
-    const bool hit = cuckoo::url::Match(*f, in, r.buf, r.buf_len, r.canon, r.span, &s);
-    results[k] = s != Status::kOk ? static_cast<uint8_t>(s) : hit ? 1 : 0;
-  }
-}
+// ---------------------------------------------------------------------------
+// Hot operations, one template each; HOT_EXPORTS stamps a family's row of them.
 
-// The add-batch exports: n keys packed as keys[offsets[k] .. offsets[k+1]);
-// writes the status of the first failure (or 0) to *status and returns how
-// many were added.
 template <typename Filter>
-uint32_t AddBatchExport(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n,
-                        int32_t* status) {
+int AddOne(Filter* f, const uint8_t* key, size_t len) { return Answer(f->Add(key, len)); }
+
+template <typename Filter>
+int ContainOne(const Filter* f, const uint8_t* key, size_t len) { return f->Contain(key, len) ? 1 : 0; }
+
+// n keys packed as keys[offsets[k] .. offsets[k+1]): how many were added.
+template <typename Filter>
+uint32_t AddBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n, int32_t* status) {
   Status s;
   const size_t added = f->AddBatch(keys, offsets, n, &s);
-  *status = static_cast<int32_t>(s);
+  *status = Answer(s);
   return static_cast<uint32_t>(added);
+}
+
+template <typename Filter>
+void ContainBatch(const Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n,
+                  uint8_t* results) {
+  f->ContainBatch(keys, offsets, n, results);
+}
+
+// size(), the serialized size and the sub-filter count: read by JS getters
+// that may be polled often, and that change as the filter grows.
+template <typename Filter>
+double Size(const Filter* f) { return static_cast<double>(f->size()); }
+
+template <typename Filter>
+double SerializedSize(const Filter* f) { return static_cast<double>(f->SerializedSize()); }
+
+template <typename Filter>
+uint32_t SubFilterCount(const Filter* f) { return f->sub_filter_count(); }
+
+template <typename Filter>
+int AddUrl(Filter* f, cuckoo::url::UrlInput in, Region r) {
+  return Answer(cuckoo::url::AddEntry(*f, in, r.buf, r.buf_len, r.canon, r.span));
+}
+
+template <typename Filter>
+int MatchUrl(const Filter* f, cuckoo::url::UrlInput in, Region r) {
+  Status s;
+  const bool hit = cuckoo::url::Match(*f, in, r.buf, r.buf_len, r.canon, r.span, &s);
+  return Answer(s, hit ? 1 : 0);
 }
 
 }  // namespace
 
+#define HOT_EXPORTS(prefix, Filter)                                                               \
+  EMSCRIPTEN_KEEPALIVE int prefix##_add(Filter* f, const uint8_t* key, size_t len) {              \
+    return AddOne(f, key, len);                                                                   \
+  }                                                                                               \
+  EMSCRIPTEN_KEEPALIVE int prefix##_contain(const Filter* f, const uint8_t* key, size_t len) {    \
+    return ContainOne(f, key, len);                                                               \
+  }                                                                                               \
+  EMSCRIPTEN_KEEPALIVE uint32_t prefix##_add_batch(Filter* f, const uint8_t* keys,                \
+                                                   const uint32_t* offsets, uint32_t n,           \
+                                                   int32_t* status) {                             \
+    return AddBatch(f, keys, offsets, n, status);                                                 \
+  }                                                                                               \
+  EMSCRIPTEN_KEEPALIVE void prefix##_contain_batch(const Filter* f, const uint8_t* keys,          \
+                                                   const uint32_t* offsets, uint32_t n,           \
+                                                   uint8_t* results) {                            \
+    ContainBatch(f, keys, offsets, n, results);                                                   \
+  }                                                                                               \
+  EMSCRIPTEN_KEEPALIVE double prefix##_size(const Filter* f) { return Size(f); }                  \
+  EMSCRIPTEN_KEEPALIVE double prefix##_serialized_size(const Filter* f) {                         \
+    return SerializedSize(f);                                                                     \
+  }                                                                                               \
+  EMSCRIPTEN_KEEPALIVE uint32_t prefix##_sub_filter_count(const Filter* f) {                      \
+    return SubFilterCount(f);                                                                     \
+  }
+
 extern "C" {
 
-// A list entry's canonical expression added to filter `f` of `family`: the
-// status (kUrl* from canonicalization, or the filter's Add status).
+HOT_EXPORTS(cf, ScalableCuckooFilter)
+HOT_EXPORTS(bf, ScalableBloomFilter)
+
+// What only cuckoo filters do. delete: 1 removed, 0 no match.
+EMSCRIPTEN_KEEPALIVE int cf_delete(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
+  const Status s = f->Delete(key, len);
+  return s == Status::kNotFound ? 0 : Answer(s, 1);
+}
+EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
+  return f->Count(key, len);
+}
+EMSCRIPTEN_KEEPALIVE double cf_load_factor(const ScalableCuckooFilter* f) { return f->load_factor(); }
+
+// A list entry's canonical expression added to filter `f` of `family`: 0, or
+// -status (kUrl* from canonicalization, or the filter's Add status).
 EMSCRIPTEN_KEEPALIVE int url_add(int family, void* f, const uint8_t* url, size_t len,
                                  const uint8_t* host, size_t host_len, uint8_t* region,
                                  size_t region_len) {
   const Region r = RegionAt(region, region_len);
   const auto in = Input(url, len, host, host_len);
-  const Status s =
-      family == kFamilyCuckoo
-          ? cuckoo::url::AddEntry(*static_cast<ScalableCuckooFilter*>(f), in, r.buf, r.buf_len,
-                                  r.canon, r.span)
-          : cuckoo::url::AddEntry(*static_cast<ScalableBloomFilter*>(f), in, r.buf, r.buf_len,
-                                  r.canon, r.span);
-  return static_cast<int>(s);
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    return AddUrl(static_cast<FilterOf<decltype(row)>*>(f), in, r);
+  });
 }
 
 // 1 if an expression of the URL is in `f` (the first at region + kSpanAt), 0
@@ -362,51 +458,51 @@ EMSCRIPTEN_KEEPALIVE int url_match(int family, const void* f, const uint8_t* url
                                    size_t region_len) {
   const Region r = RegionAt(region, region_len);
   const auto in = Input(url, len, host, host_len);
-  Status s;
-  const bool hit =
-      family == kFamilyCuckoo
-          ? cuckoo::url::Match(*static_cast<const ScalableCuckooFilter*>(f), in, r.buf, r.buf_len,
-                               r.canon, r.span, &s)
-          : cuckoo::url::Match(*static_cast<const ScalableBloomFilter*>(f), in, r.buf, r.buf_len,
-                               r.canon, r.span, &s);
-  return s != Status::kOk ? -static_cast<int>(s) : hit ? 1 : 0;
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    return MatchUrl(static_cast<const FilterOf<decltype(row)>*>(f), in, r);
+  });
 }
 
 // url_add for n entries packed as for cf_add_batch, stopping at the first
-// refused: how many were added, and the status of the first refusal (or 0)
-// in *status. The region must fit the longest entry.
+// refused: how many were added, and 0 or -status in *status. The region must
+// fit the longest entry.
 EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* keys,
                                             const uint32_t* offsets, uint32_t n, int32_t* status,
                                             uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
-  Status s;
-  const size_t added =
-      family == kFamilyCuckoo
-          ? AddUrlBatch(static_cast<ScalableCuckooFilter*>(f), keys, offsets, n, r, &s)
-          : AddUrlBatch(static_cast<ScalableBloomFilter*>(f), keys, offsets, n, r, &s);
-  *status = static_cast<int32_t>(s);
-  return static_cast<uint32_t>(added);
+  *status = kNoFamily;
+  return OnFamily(family, 0u, [&](auto row) {
+    auto* filter = static_cast<FilterOf<decltype(row)>*>(f);
+    Status s;
+    const size_t added = cuckoo::AddEach(keys, offsets, n, &s, [filter, r](const uint8_t* url, size_t len) {
+      return cuckoo::url::AddEntry(*filter, Input(url, len, nullptr, 0), r.buf, r.buf_len, r.canon, r.span);
+    });
+    *status = Answer(s);
+    return static_cast<uint32_t>(added);
+  });
 }
 
-// url_match for n URLs: results[k] is 1 (found), 0 (not found) or the status
-// that refused URL k (all >= 2).
-EMSCRIPTEN_KEEPALIVE void url_match_batch(int family, const void* f, const uint8_t* keys,
-                                          const uint32_t* offsets, uint32_t n, uint8_t* results,
-                                          uint8_t* region, size_t region_len) {
+// url_match for n URLs: results[k] (an int8) is 1 (found), 0 (not found) or
+// -status (URL k refused).
+EMSCRIPTEN_KEEPALIVE int url_match_batch(int family, const void* f, const uint8_t* keys,
+                                         const uint32_t* offsets, uint32_t n, int8_t* results,
+                                         uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
-  if (family == kFamilyCuckoo) {
-    MatchUrlBatch(static_cast<const ScalableCuckooFilter*>(f), keys, offsets, n, r, results);
-  } else {
-    MatchUrlBatch(static_cast<const ScalableBloomFilter*>(f), keys, offsets, n, r, results);
-  }
+  return OnFamily(family, kNoFamily, [&](auto row) {
+    const auto* filter = static_cast<const FilterOf<decltype(row)>*>(f);
+    for (size_t k = 0; k < n; ++k) {
+      const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
+      results[k] = static_cast<int8_t>(MatchUrl(filter, in, r));
+    }
+    return 0;
+  });
 }
 
-// The canonical URL (CanonicalUrl at region + kCanonicalAt): its status.
+// The canonical URL (CanonicalUrl at region + kCanonicalAt): 0, or -status.
 EMSCRIPTEN_KEEPALIVE int url_canonicalize(const uint8_t* url, size_t len, const uint8_t* host,
                                           size_t host_len, uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
-  return static_cast<int>(
-      cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon));
+  return Answer(cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon));
 }
 
 // The URL's expressions (UrlSpan[n] at region + kSpansAt): n, or -status.
@@ -415,94 +511,36 @@ EMSCRIPTEN_KEEPALIVE int url_expressions(const uint8_t* url, size_t len, const u
   const Region r = RegionAt(region, region_len);
   const Status s =
       cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon);
-  if (s != Status::kOk) return -static_cast<int>(s);
+  if (s != Status::kOk) return Answer(s);
   return static_cast<int>(cuckoo::url::UrlExpressions(*r.canon, r.buf, r.spans));
 }
 
-// A list entry's canonical expression (UrlSpan at region + kSpanAt): its status.
+// A list entry's canonical expression (UrlSpan at region + kSpanAt): 0, or -status.
 EMSCRIPTEN_KEEPALIVE int url_entry(const uint8_t* url, size_t len, const uint8_t* host,
                                    size_t host_len, uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
-  return static_cast<int>(
+  return Answer(
       cuckoo::url::Entry(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon, r.span));
-}
-
-EMSCRIPTEN_KEEPALIVE int cf_add(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
-  return static_cast<int>(f->Add(key, len));
-}
-EMSCRIPTEN_KEEPALIVE int cf_contain(const ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
-  return f->Contain(key, len) ? 1 : 0;
-}
-EMSCRIPTEN_KEEPALIVE int cf_delete(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
-  return static_cast<int>(f->Delete(key, len));
-}
-EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint8_t* key,
-                                       size_t len) {
-  return f->Count(key, len);
-}
-// Adds n packed keys (AddBatchExport).
-EMSCRIPTEN_KEEPALIVE uint32_t cf_add_batch(ScalableCuckooFilter* f, const uint8_t* keys,
-                                           const uint32_t* offsets, uint32_t n, int32_t* status) {
-  return AddBatchExport(f, keys, offsets, n, status);
-}
-EMSCRIPTEN_KEEPALIVE void cf_contain_batch(const ScalableCuckooFilter* f, const uint8_t* keys,
-                                           const uint32_t* offsets, uint32_t n, uint8_t* results) {
-  f->ContainBatch(keys, offsets, n, results);
-}
-// size(), load_factor() and the serialized size as doubles: read by JS getters
-// that may be polled often, and that change as the filter grows.
-EMSCRIPTEN_KEEPALIVE double cf_size(const ScalableCuckooFilter* f) {
-  return static_cast<double>(f->size());
-}
-EMSCRIPTEN_KEEPALIVE double cf_load_factor(const ScalableCuckooFilter* f) {
-  return f->load_factor();
-}
-EMSCRIPTEN_KEEPALIVE double cf_serialized_size(const ScalableCuckooFilter* f) {
-  return static_cast<double>(f->SerializedSize());
-}
-EMSCRIPTEN_KEEPALIVE uint32_t cf_sub_filter_count(const ScalableCuckooFilter* f) {
-  return f->sub_filter_count();
-}
-
-EMSCRIPTEN_KEEPALIVE int bf_add(ScalableBloomFilter* f, const uint8_t* key, size_t len) {
-  return static_cast<int>(f->Add(key, len));
-}
-EMSCRIPTEN_KEEPALIVE int bf_contain(const ScalableBloomFilter* f, const uint8_t* key, size_t len) {
-  return f->Contain(key, len) ? 1 : 0;
-}
-EMSCRIPTEN_KEEPALIVE uint32_t bf_add_batch(ScalableBloomFilter* f, const uint8_t* keys,
-                                           const uint32_t* offsets, uint32_t n, int32_t* status) {
-  return AddBatchExport(f, keys, offsets, n, status);
-}
-EMSCRIPTEN_KEEPALIVE void bf_contain_batch(const ScalableBloomFilter* f, const uint8_t* keys,
-                                           const uint32_t* offsets, uint32_t n, uint8_t* results) {
-  f->ContainBatch(keys, offsets, n, results);
-}
-EMSCRIPTEN_KEEPALIVE double bf_size(const ScalableBloomFilter* f) {
-  return static_cast<double>(f->size());
-}
-EMSCRIPTEN_KEEPALIVE double bf_serialized_size(const ScalableBloomFilter* f) {
-  return static_cast<double>(f->SerializedSize());
 }
 
 }  // extern "C"
 
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
-  function("create", &Create);
-  function("serializedSizeFor", &SerializedSizeFor);
-  function("deserialize", &Deserialize);
-  function("destroy", &Destroy);
-  function("info", &Info);
-  function("serialize", &Serialize);
+  function("cuckooCreate", &CuckooCreate);
   function("bloomCreate", &BloomCreate);
-  function("bloomSerializedSizeFor", &BloomSerializedSizeFor);
-  function("bloomDeserialize", &BloomDeserialize);
-  function("bloomDestroy", &BloomDestroy);
-  function("bloomInfo", &BloomInfo);
-  function("bloomSerialize", &BloomSerialize);
+  function("deserialize", &Deserialize);
+  function("peekFamily", &PeekFamily);
+  function("destroy", &Destroy);
+  function("serialize", &Serialize);
+  function("info", &Info);
   function("bloomCompatible", &BloomCompatible);
   function("bloomUnion", &BloomUnion);
+  function("fingerprintBitsFor", &FingerprintBitsFor);
+  function("firstSubFilterRate", &FirstSubFilterRate);
+  function("cuckooSerializedSizeFor", &CuckooSerializedSizeFor);
+  function("bloomSerializedSizeFor", &BloomSerializedSizeFor);
   function("statusMessage", &Message);
   function("allocatedBytes", &AllocatedBytes);
+  function("constants", &Constants);
 }

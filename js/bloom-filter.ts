@@ -1,8 +1,27 @@
+import { describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
-import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
-import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import { BloomHandle, Chunk, Core, Family, Key, describe, loadCore } from './wasm-core.js';
-import { Release, WasmFilter, bitsPerItemOf, checkedBytes } from './wasm-filter.js';
+import { BLOOM } from './family.js';
+import { FamilyFilter } from './family-filter.js';
+import { loadCore } from './load.js';
+import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
+import { MAX_WASM_MEMORY, statusError } from './status.js';
+import { Core, Handle } from './wasm-core.js';
+import { bitsPerItemOf } from './wasm-filter.js';
+
+/** Parameters and statistics of one Bloom filter, as the core reports them. */
+interface CoreBloomInfo {
+  capacity: number;
+  falsePositiveRate: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+  serializedSize: number;
+  bitCount: number;
+  hashCount: number;
+  expectedFalsePositiveRate: number;
+  estimatedCount: number;
+  subFilters: BloomSubFilterInfo[];
+}
 
 /** Options of {@link BloomFilter.create}. */
 export interface BloomFilterOptions {
@@ -72,9 +91,6 @@ export interface BloomFilterInfo {
 
 const DEFAULT_FPR = 0.01;
 
-/** Frees a Bloom filter's core object (when disposed, or collected undisposed). */
-const releaseBloom: Release<BloomHandle> = (core, handle) => core.bloomDestroy(handle);
-
 /**
  * A Bloom filter (Bloom 1970): m bits and k hash functions, sized from a
  * capacity and a false-positive rate. A key's k bit positions come from one
@@ -98,27 +114,15 @@ const releaseBloom: Release<BloomHandle> = (core, handle) => core.bloomDestroy(h
  * f.dispose();
  * ```
  */
-export class BloomFilter extends WasmFilter<BloomHandle> {
-  /** Keys the (first sub-)filter was sized for: the `capacity` option. */
-  readonly capacity: number;
+export class BloomFilter extends FamilyFilter {
   /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
   readonly hashCount: number;
-  /** Hash seed (0..2^64-1). */
-  readonly seed: bigint;
-  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
-  readonly expansion: number;
   /** The configured total false-positive rate ε, a probability. */
   readonly falsePositiveRate: number;
-  /** @internal */
-  protected readonly family = Family.Bloom;
 
-  private constructor(core: Core, handle: BloomHandle) {
-    super(core, handle, releaseBloom);
-    const info = core.bloomInfo(handle);
-    this.capacity = info.capacity;
+  private constructor(core: Core, handle: Handle, info = core.info<CoreBloomInfo>(BLOOM.id, handle)) {
+    super(core, handle, BLOOM, info);
     this.hashCount = info.hashCount;
-    this.seed = seedFromWords(info.seedLow, info.seedHigh);
-    this.expansion = info.expansion;
     this.falsePositiveRate = info.falsePositiveRate;
   }
 
@@ -139,7 +143,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * ```
    */
   static async create(options: BloomFilterOptions): Promise<BloomFilter> {
-    checkOptions(options, 'BloomFilter.create', ['capacity', 'falsePositiveRate', 'seed', 'expansion']);
+    checkOptions(options, 'BloomFilter.create', BLOOM.options);
     const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
     const fpr = checkProbability(
       'falsePositiveRate',
@@ -148,17 +152,16 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
     const seed = toSeed(options.seed);
     const expansion = toExpansion(options.expansion);
     const core = await loadCore();
-    const bytes = core.bloomSerializedSizeFor(capacity, fpr, expansion);
-    if (bytes === 0 || bytes > MAX_WASM_MEMORY / 2) {
+    const bytes = core.sizing.bloomSerializedSizeFor(capacity, fpr, expansion);
+    if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `a Bloom filter for ${capacity} keys at a false-positive rate of ${fpr} needs ` +
-          `${bytes === 0 ? 'more than 2^32 - 1 bits or more than 64 hash functions' : `${bytes} bytes`}; ` +
+          `${bytes <= 0 ? 'more than 2^32 - 1 bits or more than 64 hash functions' : `${bytes} bytes`}; ` +
           `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes and 2^32 - 1 bits`,
       );
     }
     const r = core.bloomCreate(capacity, fpr, seed, expansion);
-    if (r.status !== Status.Ok) throw statusError(r.status, { bytes, detail: core.statusMessage(r.status) });
-    return new BloomFilter(core, r.handle);
+    return new BloomFilter(core, FamilyFilter.opened(core, r, bytes));
   }
 
   /**
@@ -179,73 +182,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * @throws WasmLoadError if the WebAssembly module cannot be loaded.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<BloomFilter> {
-    const { core, view, length } = await checkedBytes(bytes);
-    const r = core.bloomDeserialize(view);
-    if (r.status !== Status.Ok) throw statusError(r.status, { bytes: length, detail: core.statusMessage(r.status) });
-    return new BloomFilter(core, r.handle);
-  }
-
-  /**
-   * Adds a key (sets its k bits in the newest sub-filter).
-   *
-   * @param key - a string (UTF-8) or Uint8Array.
-   * @returns this filter, like `Set.prototype.add`.
-   * @throws FilterFullError only for a growing filter that may not grow further (32 sub-filters or
-   *   1 GiB): the key is not added. A filter that does not grow never refuses a key; past its
-   *   capacity its false-positive rate climbs.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   */
-  add(key: Key): this {
-    const status = this.core.bloomAdd(this.live(), key);
-    if (status !== Status.Ok) {
-      this.lastFailure = status;
-      throw this.fullError(0);
-    }
-    return this;
-  }
-
-  /**
-   * Tests membership.
-   *
-   * @returns false if the key was definitely never added; true if it was added, or, for a
-   *   non-member, with probability about {@link expectedFalsePositiveRate}.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   */
-  has(key: Key): boolean {
-    return this.core.bloomContain(this.live(), key);
-  }
-
-  /**
-   * Adds many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.addAll}).
-   * @returns how many keys were added (all of them).
-   * @throws FilterFullError when a growing filter may not grow further; its `added` says how many
-   *   went in before. ArgumentTypeError, FilterDisposedError as {@link CuckooFilter.addAll}.
-   */
-  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(keys);
-    if (full) throw this.fullError(added);
-    return added;
-  }
-
-  /**
-   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}).
-   * @returns `result[i] === has(keys[i])`.
-   * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
-   */
-  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    return this.containKeys(keys);
-  }
-
-  /**
-   * Serializes the filter (docs/FORMAT.md, version 3, or version 2 for a filter loaded from version 2):
-   * little-endian, versioned, checksummed.
-   * @returns a new Uint8Array of {@link byteLength} bytes.
-   * @throws FilterDisposedError after dispose().
-   */
-  toBytes(): Uint8Array {
-    return this.core.bloomSerialize(this.live());
+    const { core, handle } = await FamilyFilter.load(BLOOM, bytes);
+    return new BloomFilter(core, handle);
   }
 
   /**
@@ -255,7 +193,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return this.core.bloomCompatible(this.live(), this.peer(other));
+    return this.core.bloom.bloomCompatible(this.live(), this.peer(other));
   }
 
   /**
@@ -269,7 +207,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   union(other: BloomFilter): this {
     const into = this.live();
     const from = this.peer(other);
-    if (this.core.bloomUnion(into, from) !== Status.Ok) {
+    if (this.core.bloom.bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
           'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
@@ -280,7 +218,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
   }
 
   /** The handle of another filter for union / isCompatible, from the same module. */
-  private peer(other: unknown): BloomHandle {
+  private peer(other: unknown): Handle {
     const fromElsewhere =
       'is from another copy of cuckoo-wasm (another realm, or the CommonJS build beside the ES module); pass its toBytes() through fromBytes';
     if (!(other instanceof BloomFilter)) {
@@ -294,27 +232,17 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
 
   /** Keys added (duplicates counted; both sides' after a union). */
   get size(): number {
-    return this.core.bloomSize(this.live());
+    return this.core.size(this.fx, this.live());
   }
 
   /** Bits m of all sub-filters. */
   get bitCount(): number {
-    return this.core.bloomInfo(this.live()).bitCount;
-  }
-
-  /** Size of `toBytes()` output, in bytes: 24-byte header, per sub-filter 48 bytes and its bits, 8-byte checksum. */
-  get byteLength(): number {
-    return this.core.bloomSerializedSize(this.live());
-  }
-
-  /** Number of sub-filters: 1, more once a growing filter has grown. */
-  get subFilterCount(): number {
-    return this.core.bloomInfo(this.live()).subFilters.length;
+    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).bitCount;
   }
 
   /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.bloomInfo(this.live()));
+    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
   }
 
   /**
@@ -323,7 +251,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
    */
   get expectedFalsePositiveRate(): number {
-    return this.core.bloomInfo(this.live()).expectedFalsePositiveRate;
+    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).expectedFalsePositiveRate;
   }
 
   /**
@@ -334,7 +262,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * @throws FilterDisposedError after dispose().
    */
   estimatedCount(): number {
-    return this.core.bloomInfo(this.live()).estimatedCount;
+    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).estimatedCount;
   }
 
   /**
@@ -343,7 +271,7 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
    * @throws FilterDisposedError after dispose().
    */
   info(): BloomFilterInfo {
-    const info = this.core.bloomInfo(this.live());
+    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.live());
     return {
       type: 'bloom',
       capacity: this.capacity,
@@ -357,30 +285,8 @@ export class BloomFilter extends WasmFilter<BloomHandle> {
       falsePositiveRate: this.falsePositiveRate,
       expectedFalsePositiveRate: info.expectedFalsePositiveRate,
       estimatedCount: info.estimatedCount,
-      subFilters: info.subFilters.map((sub) => ({
-        capacity: sub.capacity,
-        falsePositiveRate: sub.falsePositiveRate,
-        bitCount: sub.bitCount,
-        hashCount: sub.hashCount,
-        size: sub.size,
-        setBitCount: sub.setBitCount,
-        expectedFalsePositiveRate: sub.expectedFalsePositiveRate,
-        byteLength: sub.serializedSize,
-      })),
+      subFilters: info.subFilters,
     };
-  }
-
-  /** @internal */
-  protected addChunk(handle: BloomHandle, chunk: Chunk): number {
-    const n = chunk.count;
-    const added = this.core.bloomAddBatch(handle, chunk);
-    if (added < n) this.lastFailure = this.core.batchStatus();
-    return added;
-  }
-
-  /** @internal */
-  protected containChunk(handle: BloomHandle, chunk: Chunk, out: boolean[], at: number): number {
-    return this.core.bloomContainBatch(handle, chunk, out, at);
   }
 
   /** @internal */

@@ -16,7 +16,7 @@ import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
 import { listEntries, listEntry, numberedListEntries } from './lines.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
 import { quoted } from './status.js';
-import { loadCore } from './wasm-core.js';
+import { loadCore } from './load.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]

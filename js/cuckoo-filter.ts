@@ -1,8 +1,26 @@
+import { Key, describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors.js';
-import { checkInteger, checkOptions, checkProbability, seedFromWords, toExpansion, toSeed } from './options.js';
+import { CUCKOO } from './family.js';
+import { FamilyFilter } from './family-filter.js';
+import { loadCore } from './load.js';
+import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
-import { Chunk, Core, CoreInfo, CuckooHandle, Family, Key, describe, loadCore } from './wasm-core.js';
-import { Release, WasmFilter, bitsPerItemOf, checkedBytes } from './wasm-filter.js';
+import { Core, Handle } from './wasm-core.js';
+import { bitsPerItemOf } from './wasm-filter.js';
+
+/** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. */
+interface CoreInfo {
+  capacity: number;
+  bucketCount: number;
+  fingerprintBits: number;
+  bucketSize: number;
+  maxKicks: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+  serializedSize: number;
+  subFilters: CuckooSubFilterInfo[];
+}
 
 /** Options of {@link CuckooFilter.create}. */
 export interface CuckooFilterOptions {
@@ -104,20 +122,6 @@ export function lowestFalsePositiveRate(bucketSize: number): number {
   return (2 * bucketSize) / 2 ** 32;
 }
 
-/** Smallest f in [4, 32] with 2b / 2^f <= ε (Fan et al. 2014 §5.1). */
-function fingerprintBitsFor(fpr: number, bucketSize: number): number {
-  for (let f = 4; f <= 32; ++f) {
-    if ((2 * bucketSize) / 2 ** f <= fpr) return f;
-  }
-  throw new ArgumentRangeError(
-    `falsePositiveRate ${fpr} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
-      `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
-  );
-}
-
-/** Frees a cuckoo filter's core object (when disposed, or collected undisposed). */
-const releaseCuckoo: Release<CuckooHandle> = (core, handle) => core.destroy(handle);
-
 /**
  * A cuckoo filter: a compact set of keys that answers "possibly present" or
  * "definitely absent", with deletion. Partial-key cuckoo hashing as in Fan,
@@ -144,49 +148,21 @@ const releaseCuckoo: Release<CuckooHandle> = (core, handle) => core.destroy(hand
  * f.dispose(); g.dispose();
  * ```
  */
-export class CuckooFilter extends WasmFilter<CuckooHandle> {
+export class CuckooFilter extends FamilyFilter {
   /** Fingerprint size f, in bits (4..32). */
   readonly fingerprintBits: number;
   /** Slots per bucket b (2, 4 or 8). */
   readonly bucketSize: number;
-  /** Items the filter was sized for (the `capacity` option). */
-  readonly capacity: number;
   /** Number of buckets m (not a power of two in general). */
   readonly bucketCount: number;
   /** Maximum evictions per insert. */
   readonly maxKicks: number;
-  /** Hash seed (0..2^64-1). */
-  readonly seed: bigint;
-  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
-  readonly expansion: number;
-  /** @internal */
-  protected readonly family = Family.Cuckoo;
-
-  private constructor(core: Core, handle: CuckooHandle) {
-    super(core, handle, releaseCuckoo);
-    const info = core.info(handle);
+  private constructor(core: Core, handle: Handle, info = core.info<CoreInfo>(CUCKOO.id, handle)) {
+    super(core, handle, CUCKOO, info);
     this.fingerprintBits = info.fingerprintBits;
     this.bucketSize = info.bucketSize;
-    this.capacity = info.capacity;
     this.bucketCount = info.bucketCount;
     this.maxKicks = info.maxKicks;
-    this.seed = seedFromWords(info.seedLow, info.seedHigh);
-    this.expansion = info.expansion;
-  }
-
-  /**
-   * Size of `toBytes()` output, in bytes. Without growth: a 72-byte header, the
-   * packed table, an 8-byte checksum (format version 1). With growth: a 24-byte
-   * header, each sub-filter as a version-1 file, a checksum (version 2); it
-   * grows with the filter.
-   */
-  get byteLength(): number {
-    return this.core.serializedSize(this.live());
-  }
-
-  /** Number of sub-filters: 1, more once a growing filter has grown. */
-  get subFilterCount(): number {
-    return this.core.subFilterCount(this.live());
   }
 
   /**
@@ -208,9 +184,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
-    checkOptions(options, 'CuckooFilter.create', [
-      'capacity', 'falsePositiveRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'expansion',
-    ]);
+    checkOptions(options, 'CuckooFilter.create', CUCKOO.options);
     const expansion = toExpansion(options.expansion);
     const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
     const bucketSize = options.bucketSize === undefined ? DEFAULT_BUCKET_SIZE : options.bucketSize;
@@ -220,35 +194,44 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
     if (bucketSize !== 2 && bucketSize !== 4 && bucketSize !== 8) {
       throw new ArgumentRangeError(`bucketSize must be 2, 4 or 8, got ${bucketSize}`);
     }
-    let fingerprintBits: number;
+    let fingerprintBits: number | undefined;
+    let fpr = 0;
     if (options.fingerprintBits !== undefined) {
       if (options.falsePositiveRate !== undefined) {
         throw new ArgumentTypeError('give falsePositiveRate or fingerprintBits, not both');
       }
       fingerprintBits = checkInteger('fingerprintBits', options.fingerprintBits, 4, 32);
     } else {
-      const fpr = checkProbability(
+      fpr = checkProbability(
         'falsePositiveRate',
         options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate,
       );
-      // A filter that grows spends half of ε on its first sub-filter (see `expansion`).
-      fingerprintBits = fingerprintBitsFor(expansion === 0 ? fpr : fpr / 2, bucketSize);
     }
     const maxKicks =
       options.maxKicks === undefined ? DEFAULT_MAX_KICKS : checkInteger('maxKicks', options.maxKicks, 0, MAX_MAX_KICKS);
     const seed = toSeed(options.seed);
 
     const core = await loadCore();
-    const bytes = core.serializedSizeFor(capacity, fingerprintBits, bucketSize, expansion);
-    if (bytes === 0 || bytes > MAX_WASM_MEMORY / 2) {
+    if (fingerprintBits === undefined) {
+      // The core sizes by ε (src/sizing.h): a filter that grows spends half of ε on its first sub-filter.
+      const rate = core.sizing.firstSubFilterRate(fpr, expansion);
+      fingerprintBits = core.sizing.fingerprintBitsFor(rate, bucketSize);
+      if (fingerprintBits < 0) {
+        throw new ArgumentRangeError(
+          `falsePositiveRate ${rate} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
+            `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
+        );
+      }
+    }
+    const bytes = core.sizing.cuckooSerializedSizeFor(capacity, fingerprintBits, bucketSize, expansion);
+    if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
-        `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes || 'more than 2^32 buckets of'} bytes; ` +
+        `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes > 0 ? bytes : 'more than 2^32 buckets of'} bytes; ` +
           `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit)`,
       );
     }
-    const r = core.create(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion);
-    if (r.status !== Status.Ok) throw statusError(r.status, { bytes, detail: core.statusMessage(r.status) });
-    return new CuckooFilter(core, r.handle);
+    const r = core.cuckooCreate(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion);
+    return new CuckooFilter(core, FamilyFilter.opened(core, r, bytes));
   }
 
   /**
@@ -268,32 +251,8 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
-    const { core, view, length } = await checkedBytes(bytes);
-    const r = core.deserialize(view);
-    if (r.status !== Status.Ok) throw statusError(r.status, { bytes: length, detail: core.statusMessage(r.status) });
-    return new CuckooFilter(core, r.handle);
-  }
-
-  /**
-   * Adds a key (stores its fingerprint; adding a key twice stores it twice, see {@link count}).
-   *
-   * @param key - a string (UTF-8) or Uint8Array.
-   * @returns this filter, like `Set.prototype.add`.
-   * @throws FilterFullError if no slot is found: the key is not added and nothing stored is lost.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
-   * ```
-   */
-  add(key: Key): this {
-    const status = this.core.add(this.live(), key);
-    if (status !== Status.Ok) {
-      this.lastFailure = status;
-      throw this.fullError(0);
-    }
-    return this;
+    const { core, handle } = await FamilyFilter.load(CUCKOO, bytes);
+    return new CuckooFilter(core, handle);
   }
 
   /**
@@ -318,22 +277,6 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
   }
 
   /**
-   * Tests membership.
-   *
-   * @returns false if the key was definitely never added (or was deleted); true if it was added,
-   *   or, for a non-member, with probability at most {@link falsePositiveRate}.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * if (f.has(hostname)) { /* check the full list, or block *\/ }
-   * ```
-   */
-  has(key: Key): boolean {
-    return this.core.contain(this.live(), key);
-  }
-
-  /**
    * Removes one stored fingerprint matching the key.
    *
    * Only delete keys that were added: deleting a key that was never added may
@@ -349,7 +292,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   delete(key: Key): boolean {
-    return this.core.remove(this.live(), key) === Status.Ok;
+    return this.core.remove(this.live(), key) === 1;
   }
 
   /**
@@ -368,69 +311,9 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
     return this.core.count(this.live(), key);
   }
 
-  /**
-   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
-   * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
-   * iterator do meanwhile (calls on this filter see the keys read before them).
-   *
-   * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
-   *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
-   *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
-   * @returns how many keys were added (all of them).
-   * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
-   *   before (those stay added), the rest were not added.
-   * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
-   *   live Uint8Array (every key before it was added).
-   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
-   * @example
-   * ```ts
-   * f.addAll(text.split('\n').filter(Boolean));
-   * ```
-   */
-  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(keys);
-    if (full) throw this.fullError(added);
-    return added;
-  }
-
-  /**
-   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
-   * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
-   * meanwhile.
-   *
-   * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
-   *   and Uint8Arrays (any realm), each Uint8Array copied when it is read.
-   * @returns `result[i] === has(keys[i])`, one boolean per key.
-   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array.
-   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array holds).
-   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
-   * @example
-   * ```ts
-   * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
-   * ```
-   */
-  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    return this.containKeys(keys);
-  }
-
-  /**
-   * Serializes the filter (docs/FORMAT.md): little-endian, versioned, checksummed.
-   * The same keys, order and options give byte-identical output on every machine.
-   *
-   * @returns a new Uint8Array of {@link byteLength} bytes that the caller owns.
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * fs.writeFileSync('blocklist.cuckoo', f.toBytes());
-   * ```
-   */
-  toBytes(): Uint8Array {
-    return this.core.serialize(this.live());
-  }
-
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
   get size(): number {
-    return this.core.size(this.live());
+    return this.core.size(this.fx, this.live());
   }
 
   /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
@@ -461,7 +344,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
-    return this.expectedRateOf(this.core.info(this.live()));
+    return this.expectedRateOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
   }
 
   /** {@link expectedFalsePositiveRate} from a core report. */
@@ -480,7 +363,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * grown filter's capacity is that of all its sub-filters.
    */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info(this.live()));
+    return bitsPerItemOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
   }
 
   /**
@@ -493,7 +376,7 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
    * ```
    */
   info(): CuckooFilterInfo {
-    const info = this.core.info(this.live());
+    const info = this.core.info<CoreInfo>(CUCKOO.id, this.live());
     return {
       type: 'cuckoo',
       capacity: this.capacity,
@@ -507,29 +390,8 @@ export class CuckooFilter extends WasmFilter<CuckooHandle> {
       loadFactor: this.loadFactor,
       falsePositiveRate: this.falsePositiveRate,
       expectedFalsePositiveRate: this.expectedRateOf(info),
-      subFilters: info.subFilters.map((sub) => ({
-        capacity: sub.capacity,
-        bucketCount: sub.bucketCount,
-        fingerprintBits: sub.fingerprintBits,
-        size: sub.size,
-        loadFactor: sub.loadFactor,
-        victim: sub.victim,
-        byteLength: sub.serializedSize,
-      })),
+      subFilters: info.subFilters,
     };
-  }
-
-  /** @internal */
-  protected addChunk(handle: CuckooHandle, chunk: Chunk): number {
-    const n = chunk.count;
-    const added = this.core.addBatch(handle, chunk);
-    if (added < n) this.lastFailure = this.core.batchStatus();
-    return added;
-  }
-
-  /** @internal */
-  protected containChunk(handle: CuckooHandle, chunk: Chunk, out: boolean[], at: number): number {
-    return this.core.containBatch(handle, chunk, out, at);
   }
 
   /** @internal */

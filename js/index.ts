@@ -10,7 +10,7 @@ export { CuckooFilter, wasmMemoryUsage } from './cuckoo-filter.js';
 export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMemoryUsage } from './cuckoo-filter.js';
 export { BloomFilter } from './bloom-filter.js';
 export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './bloom-filter.js';
-export type { Key } from './wasm-core.js';
+export type { Key } from './checks.js';
 export { canonicalizeUrl, urlExpressions } from './url.js';
 export {
   ArgumentRangeError,

@@ -4,7 +4,7 @@
  * @internal
  */
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
-import { describe } from './wasm-core.js';
+import { describe } from './checks.js';
 
 /** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
 export const DEFAULT_SEED = 0x63756b6f6f2d7761n;
@@ -79,4 +79,9 @@ export function toExpansion(value: unknown): number {
 /** The seed from the two 32-bit words the core reports. */
 export function seedFromWords(low: number, high: number): bigint {
   return (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0);
+}
+
+/** A u64 seed as the [low, high] 32-bit words the core's functions take. */
+export function seedWords(seed: bigint): [number, number] {
+  return [Number(seed & 0xffffffffn), Number(seed >> 32n)];
 }

@@ -44,6 +44,8 @@ export interface StatusContext {
   readonly growth?: { subFilters: number; bytes: number; added: number };
   /** Url*: the refused URL (a string, or a description of bytes), and its index in a batch. */
   readonly url?: { input: string; index?: number };
+  /** FormatWrongFamily: the family the bytes hold (js/family.ts), as the core's PeekFamily found it. */
+  readonly found?: { readonly what: string; readonly className: string; readonly foreignReason: FilterFormatReason } | undefined;
 }
 
 /** How a status that is an error becomes one: each kind is one error class and its message. */
@@ -78,6 +80,13 @@ const KINDS = {
     const where = u.index === undefined ? '' : ` (index ${u.index})`;
     return new InvalidUrlError(`${quoted(u.input, 200)}${where} is not a URL: ${c.detail}`, reason, u.index);
   },
+  family: (c: StatusContext) =>
+    c.found === undefined
+      ? new FilterFormatError(`wrong filter type: ${c.detail}`, 'bad-parameter')
+      : new FilterFormatError(
+          `wrong filter type: these bytes hold ${c.found.what}: load them with ${c.found.className}.fromBytes`,
+          c.found.foreignReason,
+        ),
   format: (c: StatusContext, reason: FilterFormatReason) =>
     new FilterFormatError(
       reason === 'is-bloom-filter' || reason === 'is-cuckoo-filter'
@@ -110,6 +119,8 @@ export const STATUSES = {
   FormatIsBloomFilter: { value: 19, kind: 'format', reason: 'is-bloom-filter' },
   FormatIsCuckooFilter: { value: 20, kind: 'format', reason: 'is-cuckoo-filter' },
   GrowthLimit: { value: 21, kind: 'growth' },
+  // Any family's bytes given to another's fromBytes: the reason names the family found (StatusContext.found).
+  FormatWrongFamily: { value: 22, kind: 'family' },
   UrlEmpty: { value: 30, kind: 'url', reason: 'empty' },
   UrlNoHost: { value: 31, kind: 'url', reason: 'no-host' },
   UrlBadHost: { value: 32, kind: 'url', reason: 'bad-host' },

@@ -8,7 +8,9 @@
  */
 import { ArgumentTypeError } from './errors.js';
 import { Status, statusError } from './status.js';
-import { AsciiHost, Core, Key, describe, isKey, isUint8Array, loadCore } from './wasm-core.js';
+import { Key, describe, isKey, isUint8Array } from './checks.js';
+import { loadCore } from './load.js';
+import { AsciiHost, Core } from './wasm-core.js';
 
 /** Most expressions a URL is looked up by: 5 hosts × 6 paths. */
 export const MAX_URL_EXPRESSIONS = 30;

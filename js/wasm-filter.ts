@@ -2,30 +2,17 @@
  * What every filter of this package does the same way, whatever its family:
  * owning one core filter through its handle (dispose, `[Symbol.dispose]`, the
  * FinalizationRegistry safety net, FilterDisposedError afterwards), and
- * reading the keys of `addAll` / `hasAll` from the caller a chunk at a time
- * while user code may run at every read. A family supplies how one chunk
- * crosses ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk}),
- * how its handle is freed, and the error of a full filter.
+ * reading the keys of a batch from the caller a chunk at a time while user
+ * code may run at every read. How a chunk crosses is a {@link BatchOps}: the
+ * family's keys ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk})
+ * or URLs (js/url-filter.ts).
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
+import { Key, byteLengthOf, describe, isArrayBuffer, isDetached, isKey, isUint8Array, keyTypeError } from './checks.js';
+import { Chunk } from './chunk.js';
+import { loadCore } from './load.js';
 import { MAX_WASM_MEMORY, Status, quoted } from './status.js';
-import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
-import {
-  BATCH_MAX_KEYS,
-  Chunk,
-  Core,
-  Family,
-  Key,
-  byteLengthOf,
-  describe,
-  isArrayBuffer,
-  isDetached,
-  isKey,
-  isUint8Array,
-  keyTypeError,
-  loadCore,
-  urlTooLong,
-} from './wasm-core.js';
+import { Core, Handle, RawBoundary } from './wasm-core.js';
 
 /**
  * What every `fromBytes` does before its family's core reads the bytes: checks
@@ -68,9 +55,6 @@ export function bitsPerItemOf(info: { serializedSize: number; subFilters: { capa
   return (info.serializedSize * 8) / capacity;
 }
 
-/** Answer codes of a chunk of URLs, reused from chunk to chunk. */
-let codeScratch: Uint8Array | undefined;
-
 declare global {
   interface SymbolConstructor {
     /**
@@ -82,19 +66,36 @@ declare global {
   }
 }
 
+/** Where js/testing.ts finds the raw boundary (see the static block of WasmFilter). @internal */
+export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
+
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
-const registry = new FinalizationRegistry<{ core: Core; handle: number; release: Release<number> }>(
-  ({ core, handle, release }) => release(core, handle),
+const registry = new FinalizationRegistry<{ core: Core; handle: Handle; family: number }>(({ core, handle, family }) =>
+  core.destroy(family, handle),
 );
 
 /**
- * Frees a core filter of handle type `H`: a function of the family's module,
- * not a closure, so the registry's entry holds nothing of the filter itself.
+ * How a batch crosses with its chunks, as functions of the filter (not
+ * closures: one object per kind of batch, made once).
+ * @internal
  */
-export type Release<H extends number> = (core: Core, handle: H) => void;
+export interface BatchOps {
+  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
+  add(filter: WasmFilter, handle: Handle, chunk: Chunk): number;
+  /** Looks up the chunk's keys: their answers go to `out[at ..]`; returns the index after the last. */
+  contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: boolean[], at: number): number;
+  /** True for a key refused before it is read into a chunk (a URL longer than the core takes). */
+  refuses?(filter: WasmFilter, key: Key): boolean;
+  /**
+   * The refusal of key `index`: in a lookup batch, the error thrown at once; in
+   * an add batch, which first adds the keys before it, it records what
+   * {@link WasmFilter.addError} then reports, and returns undefined.
+   */
+  refusal?(filter: WasmFilter, key: Key, index: number, adding: boolean): Error | undefined;
+}
 
 /** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
 interface Batch {
@@ -110,8 +111,8 @@ interface Batch {
   full: boolean;
   /** An error met while a call of user code on this filter made the batch write its chunk early. */
   failure: unknown;
-  /** The keys are URLs (addUrls, hasAllUrls). */
-  urls: boolean;
+  /** How its chunks cross. */
+  readonly ops: BatchOps;
 }
 
 /** The most elements a JS array holds: hasAll answers at most this many keys of an array-like. */
@@ -164,36 +165,34 @@ function closeIterator(iterator: Iterator<unknown>): void {
 }
 
 /**
- * The base of every filter class: one core filter of family handle type `H`,
- * its lifetime, and the batch machinery. Not exported from the package.
+ * The base of every filter class: one core filter, its lifetime, and the
+ * batch machinery. Not exported from the package.
  */
-export abstract class WasmFilter<H extends number> {
+export abstract class WasmFilter {
   /** @internal */
   protected readonly core: Core;
+  /** The core filter's handle; 0 once disposed. */
+  private handle: Handle;
   /**
-   * The core filter's handle; 0 once disposed. Negative while an addAll or
-   * hasAll of this filter reads the caller's keys: any call that user code
-   * makes on this filter meanwhile then goes through {@link settle} first.
+   * The batch reading the caller's keys, if one is: any call that user code
+   * makes on this filter meanwhile goes through {@link settle} first.
    */
-  private handle: number;
-  /** The batch reading keys while {@link handle} is negative. */
   private pending: Batch | null = null;
-  private readonly release: Release<H>;
+  /** The family, as the core numbers it (src/family.h). @internal */
+  protected readonly familyId: number;
   /**
    * Why the last add that went wrong failed: NotEnoughSpace, GrowthLimit or
    * OutOfMemory (the family's {@link fullError} reads it), or a Url* status.
    * @internal
    */
   protected lastFailure: number = Status.NotEnoughSpace;
-  /** The URL the last refused addUrl / addUrls entry was. */
-  private refusedUrl: Key | undefined;
 
   /** @internal */
-  protected constructor(core: Core, handle: H, release: Release<H>) {
+  protected constructor(core: Core, handle: Handle, familyId: number) {
     this.core = core;
     this.handle = handle;
-    this.release = release;
-    registry.register(this, { core, handle, release: release as Release<number> }, this);
+    this.familyId = familyId;
+    registry.register(this, { core, handle, family: familyId }, this);
   }
 
   /**
@@ -201,14 +200,14 @@ export abstract class WasmFilter<H extends number> {
    * that does not fit: returns how many went in.
    * @internal
    */
-  protected abstract addChunk(handle: H, chunk: Chunk): number;
+  protected abstract addChunk(handle: Handle, chunk: Chunk): number;
 
   /**
    * Crosses once with a chunk of keys to look up: their answers go to
    * `out[at ..]`; returns the index after the last.
    * @internal
    */
-  protected abstract containChunk(handle: H, chunk: Chunk, out: boolean[], at: number): number;
+  protected abstract containChunk(handle: Handle, chunk: Chunk, out: boolean[], at: number): number;
 
   /**
    * The error of an add that found no room, after `added` keys of its batch went in.
@@ -216,20 +215,23 @@ export abstract class WasmFilter<H extends number> {
    */
   protected abstract fullError(added: number): Error;
 
-  /** The family, as the core's URL functions take it. @internal */
-  protected abstract readonly family: Family;
-
   /** The per-key false-positive rate the filter was sized for. */
   abstract readonly falsePositiveRate: number;
+
+  /** How the family's own keys cross. */
+  private static readonly keyOps: BatchOps = {
+    add: (f, h, chunk) => f.addChunk(h, chunk),
+    contain: (f, h, chunk, out, at) => f.containChunk(h, chunk, out, at),
+  };
 
   /**
    * The handle, for a call that crosses into wasm.
    * @throws FilterDisposedError after dispose().
    * @internal
    */
-  protected live(): H {
+  protected live(): Handle {
     const h = this.handle;
-    return h > 0 ? (h as H) : this.settle();
+    return this.pending === null && h !== 0 ? h : this.settle();
   }
 
   /**
@@ -238,25 +240,23 @@ export abstract class WasmFilter<H extends number> {
    * read, so this call sees them, exactly as after a loop of single calls; the
    * batch takes up reading again when the user code returns ({@link resume}).
    */
-  private settle(): H {
+  private settle(): Handle {
     if (this.handle === 0) throw new FilterDisposedError();
     const batch = this.pending!;
     this.pending = null;
-    this.handle = -this.handle;
     try {
       this.flush(batch);
     } catch (e) {
       batch.failure ??= e; // the batch reports it when it resumes; this call goes on
       batch.chunk.clear();
     }
-    return this.handle as H;
+    return this.handle;
   }
 
   /** After user code called this filter during a batch's read ({@link settle} ran): carry on, or stop. */
   private resume(batch: Batch): void {
     if (this.handle === 0) throw new FilterDisposedError();
     if (batch.failure !== undefined) throw batch.failure;
-    this.handle = -this.handle;
     this.pending = batch;
   }
 
@@ -266,8 +266,8 @@ export abstract class WasmFilter<H extends number> {
    * fit (no further key was read).
    * @internal
    */
-  protected addKeys(keys: unknown, urls = false): { added: number; full: boolean } {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined, urls };
+  protected addKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): { added: number; full: boolean } {
+    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined, ops };
     this.runBatch(keys, batch);
     return batch;
   }
@@ -277,8 +277,8 @@ export abstract class WasmFilter<H extends number> {
    * chunk per crossing.
    * @internal
    */
-  protected containKeys(keys: unknown, urls = false): boolean[] {
-    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined, urls };
+  protected containKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): boolean[] {
+    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined, ops };
     this.runBatch(keys, batch);
     const out = batch.out!;
     out.length = batch.answered; // an array-like's answers were allocated up front
@@ -299,7 +299,7 @@ export abstract class WasmFilter<H extends number> {
         `keys has length ${source.length}: the answers are an array, which holds at most 4,294,967,295; look the keys up in parts`,
       );
     }
-    this.handle = -this.live();
+    this.live();
     this.pending = batch;
     let iterator = source.iterator;
     try {
@@ -309,7 +309,7 @@ export abstract class WasmFilter<H extends number> {
         const chunk = batch.chunk;
         for (let i = 0; i < length; ++i) {
           const key = list[i];
-          if (this.handle >= 0) this.resume(batch);
+          if (this.pending !== batch) this.resume(batch);
           if (typeof key === 'string' && chunk.pushString(key)) continue;
           if (this.take(batch, key, i)) return;
         }
@@ -320,7 +320,7 @@ export abstract class WasmFilter<H extends number> {
             const r = source.iterator.next();
             if (r.done) {
               iterator = undefined; // exhausted: nothing to close
-              if (this.handle >= 0) this.resume(batch);
+              if (this.pending !== batch) this.resume(batch);
               break;
             }
             key = r.value;
@@ -328,7 +328,7 @@ export abstract class WasmFilter<H extends number> {
             iterator = undefined; // an iterator that threw is not closed (as in for...of)
             throw e;
           }
-          if (this.handle >= 0) this.resume(batch);
+          if (this.pending !== batch) this.resume(batch);
           if (this.take(batch, key, i)) return;
         }
       }
@@ -337,7 +337,6 @@ export abstract class WasmFilter<H extends number> {
       throw this.batchError(batch, e);
     } finally {
       this.pending = null;
-      if (this.handle < 0) this.handle = -this.handle;
       batch.chunk.release();
       if (iterator !== undefined) closeIterator(iterator);
     }
@@ -346,7 +345,7 @@ export abstract class WasmFilter<H extends number> {
   /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
   private take(batch: Batch, key: unknown, index: number): boolean {
     if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
-    if (batch.urls && urlTooLong(key)) return this.refuseLongUrl(batch, key, index);
+    if (batch.ops.refuses?.(this, key)) return this.refuse(batch, key, index);
     const chunk = batch.chunk;
     let state = chunk.push(key);
     if (state === 2) {
@@ -359,21 +358,20 @@ export abstract class WasmFilter<H extends number> {
   }
 
   /**
-   * A URL longer than the core accepts, refused without writing it to wasm
-   * memory: hasAllUrls throws at once; addUrls first adds the entries read
-   * before it, then stops with the error at its index (see addError).
+   * A key refused before it is written to wasm memory: a lookup batch throws
+   * at once; an add batch first adds the keys read before it, then stops with
+   * the refusal at its index (see addError).
    */
-  private refuseLongUrl(batch: Batch, key: Key, index: number): boolean {
-    if (batch.out !== undefined) throw urlError(this.core, Status.UrlTooLong, key, index);
+  private refuse(batch: Batch, key: Key, index: number): boolean {
+    if (batch.out !== undefined) throw batch.ops.refusal!(this, key, index, false);
     this.flush(batch);
     if (batch.full) return true;
     batch.full = true;
-    this.lastFailure = Status.UrlTooLong;
-    this.refusedUrl = key;
+    batch.ops.refusal!(this, key, index, true);
     return true;
   }
 
-  /** Crosses once with the batch's chunk (addChunk or containChunk), leaving it empty. Runs no user code. */
+  /** Crosses once with the batch's chunk (its ops' add or contain), leaving it empty. Runs no user code. */
   private flush(batch: Batch): void {
     const chunk = batch.chunk;
     const n = chunk.count;
@@ -381,15 +379,13 @@ export abstract class WasmFilter<H extends number> {
       chunk.clear();
       return;
     }
-    const h = Math.abs(this.handle) as H;
+    const h = this.handle;
     if (batch.out === undefined) {
-      const done = batch.urls ? this.addUrlChunk(h, chunk) : this.addChunk(h, chunk);
+      const done = batch.ops.add(this, h, chunk);
       batch.added += done;
       if (done < n) batch.full = true;
     } else {
-      batch.answered = batch.urls
-        ? this.containUrlChunk(h, chunk, batch.out, batch.answered)
-        : this.containChunk(h, chunk, batch.out, batch.answered);
+      batch.answered = batch.ops.contain(this, h, chunk, batch.out, batch.answered);
     }
   }
 
@@ -409,163 +405,12 @@ export abstract class WasmFilter<H extends number> {
   }
 
   /**
-   * The error of an add (addUrl, addAll, addUrls) that stopped after `added`
-   * keys of its batch: the URL's error if an entry was refused, else the
-   * family's full error.
+   * The error of an add that stopped after `added` keys of its batch: the
+   * family's full error (js/url-filter.ts adds a refused URL's).
    * @internal
    */
   protected addError(added: number): Error {
-    const status = this.lastFailure;
-    if (this.refusedUrl !== undefined && status >= Status.UrlEmpty) {
-      const url = this.refusedUrl;
-      this.refusedUrl = undefined;
-      return urlError(this.core, status, url, added);
-    }
     return this.fullError(added);
-  }
-
-  // -------------------------------------------------------------------------
-  // URLs (js/url.ts, src/url_filter.h).
-
-  /**
-   * Adds a blocklist entry as its one canonical expression (Safe Browsing's
-   * "URLs and Hashing"; docs/URLS.md). An entry is a URL (`http://evil.example/a/b`),
-   * a host with a path (`evil.example/login/`, which then blocks that folder) or
-   * a bare host (`evil.example`, meaning `evil.example/`: the whole site and its
-   * subdomains).
-   *
-   * @returns this filter.
-   * @throws InvalidUrlError if the entry cannot be a URL; nothing is added.
-   * @throws FilterFullError as {@link add}; ArgumentTypeError if the entry is neither a string
-   *   nor a Uint8Array; FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * f.addUrl('evil.example').addUrl('shared-host.example/~phisher/');
-   * ```
-   */
-  addUrl(entry: Key): this {
-    const h = this.live();
-    const status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, h, entry, host));
-    if (status === Status.Ok) return this;
-    if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
-    this.lastFailure = status;
-    throw this.addError(0);
-  }
-
-  /**
-   * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
-   * chunk of entries (as {@link addKeys} reads keys: any iterable or array-like).
-   * @returns how many entries were added (all of them).
-   * @throws InvalidUrlError at the first entry that cannot be a URL: its `index` names it, and
-   *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
-   *   as for `addAll`.
-   */
-  addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(entries, true);
-    if (full) throw this.addError(added);
-    return added;
-  }
-
-  /**
-   * True if any of the URL's expressions (up to 30: host suffixes × path
-   * prefixes, see {@link urlExpressions}) is in the filter; one crossing into
-   * WebAssembly, which canonicalizes, expands, hashes and probes. Never false
-   * for a URL under an entry that was added (and, for a cuckoo filter, not deleted).
-   *
-   * @throws InvalidUrlError if the string cannot be a URL; ArgumentTypeError, FilterDisposedError.
-   * @example
-   * ```ts
-   * if (f.hasUrl(link.href)) warn(link);
-   * ```
-   */
-  hasUrl(url: Key): boolean {
-    return this.matchCode(url) === 1;
-  }
-
-  /**
-   * The first of the URL's expressions that is in the filter, for "blocked
-   * because of …" messages, or null if none is (exact host first, then shorter
-   * host suffixes; per host the exact path with query, without, then `/`,
-   * `/1/`, ...).
-   * @throws InvalidUrlError, ArgumentTypeError, FilterDisposedError as {@link hasUrl}.
-   * @example
-   * ```ts
-   * f.addUrl('evil.example/login/');
-   * f.matchUrl('https://www.evil.example/login/form.php?x=1'); // 'evil.example/login/'
-   * ```
-   */
-  matchUrl(url: Key): string | null {
-    return this.matchCode(url) === 1 ? this.core.urlSpan() : null;
-  }
-
-  /**
-   * `hasUrl` for many URLs, crossing into WebAssembly once per chunk.
-   * @returns `result[i] === hasUrl(urls[i])`.
-   * @throws InvalidUrlError at the first URL that cannot be one (its `index` names it).
-   *   ArgumentTypeError, ArgumentRangeError, FilterDisposedError as for `hasAll`.
-   */
-  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    return this.containKeys(urls, true);
-  }
-
-  /**
-   * The false-positive rate of one URL lookup, a probability: a URL is looked
-   * up by up to 30 expressions, so its rate is at most 1 − (1 − ε)^30 ≈ 30·ε,
-   * ε the per-key {@link falsePositiveRate}. Size a URL filter for ε = URL rate / 30.
-   */
-  get urlFalsePositiveRate(): number {
-    return 1 - (1 - this.falsePositiveRate) ** MAX_URL_EXPRESSIONS;
-  }
-
-  /** 1 found, 0 not found; throws for a refused URL. */
-  private matchCode(url: Key): number {
-    const h = this.live();
-    let r = this.core.urlMatch(this.family, h, url, undefined);
-    if (r < 0) {
-      r = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, h, url, host), r);
-      if (r < 0) throw urlError(this.core, -r, url);
-    }
-    return r;
-  }
-
-  /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
-  private addUrlChunk(handle: number, chunk: Chunk): number {
-    const n = chunk.count;
-    let added = this.core.urlAddBatch(this.family, handle, chunk, 0, n);
-    while (added < n) {
-      let status = this.core.batchStatus();
-      if (status === Status.UrlNonAsciiHost) {
-        const entry = chunk.key(added);
-        status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.family, handle, entry, host));
-        if (status === Status.Ok) {
-          added += 1;
-          if (added < n) added += this.core.urlAddBatch(this.family, handle, undefined, added, n);
-          continue;
-        }
-      }
-      this.lastFailure = status;
-      if (status >= Status.UrlEmpty) this.refusedUrl = chunk.key(added);
-      break;
-    }
-    return added;
-  }
-
-  /** containChunk for URLs: internationalized hosts are looked up again one by one. */
-  private containUrlChunk(handle: number, chunk: Chunk, out: boolean[], at: number): number {
-    const n = chunk.count;
-    const codes = (codeScratch ??= new Uint8Array(BATCH_MAX_KEYS));
-    this.core.urlMatchBatch(this.family, handle, chunk, codes);
-    for (let i = 0; i < n; ++i) {
-      let code = codes[i];
-      if (code === Status.UrlNonAsciiHost) {
-        const url = chunk.key(i);
-        code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.family, handle, url, host));
-        code = code < 0 ? -code : code;
-      }
-      if (code > 1) throw urlError(this.core, code, chunk.key(i), at + i);
-      out[at + i] = code === 1;
-    }
-    return at + n;
   }
 
   /** True once {@link dispose} has been called. */
@@ -585,10 +430,10 @@ export abstract class WasmFilter<H extends number> {
    */
   dispose(): void {
     if (this.handle === 0) return;
-    if (this.handle < 0) this.settle(); // called from user code during a batch of this filter
+    if (this.pending !== null) this.settle(); // called from user code during a batch of this filter
     registry.unregister(this);
-    this.release(this.core, this.handle as H);
-    this.handle = 0;
+    this.core.destroy(this.familyId, this.handle);
+    this.handle = 0 as Handle;
   }
 
   /**
@@ -599,8 +444,17 @@ export abstract class WasmFilter<H extends number> {
   declare [Symbol.dispose]: () => void;
 
   static {
+    // The test-only entry (js/testing.ts, dist/testing.mjs) reaches the raw
+    // boundary through this symbol of the exported classes, so that it shares
+    // this bundle's module instance; it is no part of the package's API.
+    Object.defineProperty(this, RAW_BOUNDARY, {
+      value: async (): Promise<RawBoundary & { handleOf(filter: WasmFilter): Handle }> => ({
+        ...(await loadCore()).testing(),
+        handleOf: (filter: WasmFilter) => filter.live(),
+      }),
+    });
     Object.defineProperty(this.prototype, disposeKey, {
-      value: function dispose(this: WasmFilter<number>): void {
+      value: function dispose(this: WasmFilter): void {
         this.dispose();
       },
       writable: true,

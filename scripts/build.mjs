@@ -3,6 +3,8 @@
 //   dist/index.mjs    ES module       } the glue and the .wasm bytes are bundled in,
 //   dist/index.cjs    CommonJS        } so no fetch, file path or bundler setup is needed
 //   dist/cli.cjs      the `cuckoo-wasm` command
+//   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
+//                     ./index.mjs; not in package.json "exports"
 //   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view)
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -54,6 +56,21 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
 });
 
+// testing.mjs imports the ES module itself, so that both share one module instance.
+const indexAsExternal = {
+  name: 'index-as-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/index\.js$/ }, () => ({ path: './index.mjs', external: true }));
+  },
+};
+await build({
+  ...common,
+  entryPoints: [join(root, 'js/testing.ts')],
+  format: 'esm',
+  outfile: join(dist, 'testing.mjs'),
+  plugins: [indexAsExternal],
+});
+
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
   stdio: 'inherit',
 });
@@ -62,4 +79,4 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 cpSync(join(dist, 'types'), join(dist, 'types-esm'), { recursive: true });
 writeFileSync(join(dist, 'types-esm', 'package.json'), '{ "type": "module" }\n');
 mkdirSync(join(dist, 'types'), { recursive: true });
-console.log('built dist/ (index.mjs, index.cjs, cli.cjs, types)');
+console.log('built dist/ (index.mjs, index.cjs, cli.cjs, testing.mjs, types)');

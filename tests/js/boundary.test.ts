@@ -2,14 +2,23 @@
 // touches the WebAssembly module. Every other file in js/ goes through its
 // filter-level operations, so none of them may mention the module's memory views,
 // its allocator, its `_`-prefixed exports, the cf_* exports, the module object or
-// the build-time modules that provide it.
+// the build-time modules that provide it; js/load.ts, which instantiates the
+// module, may name the glue and the instance, and nothing else.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const jsDir = join(__dirname, '..', '..', 'js');
 const BOUNDARY = 'wasm-core.ts';
-/** The boundary, and the type declarations of the build-time modules it imports (no code). */
-const ALLOWED = [BOUNDARY, 'glue.d.ts'];
+/**
+ * The boundary, and files of declarations only: the build-time modules' types
+ * (glue.d.ts), the module's shape and export names (core-types.ts), and the
+ * test-only entry, whose docs name the raw exports it hands out (testing.ts).
+ */
+const ALLOWED = [BOUNDARY, 'glue.d.ts', 'core-types.ts', 'testing.ts'];
+/** Files allowed some kinds of access only: what each may name. */
+const PARTLY: Record<string, string[]> = {
+  'load.ts': ['the Emscripten glue or the .wasm bytes', 'the wasm instance'],
+};
 
 /** Names only the boundary may use, each with what it is. */
 const RAW: [RegExp, string][] = [
@@ -23,11 +32,11 @@ const RAW: [RegExp, string][] = [
   [/\b(instance\.exports|WebAssembly\.(instantiate|Memory|Module|Instance))\b/, 'the wasm instance'],
 ];
 
-function offences(source: string): string[] {
+function offences(source: string, allowed: string[] = []): string[] {
   const found: string[] = [];
   source.split('\n').forEach((line, i) => {
     for (const [pattern, what] of RAW) {
-      if (pattern.test(line)) found.push(`line ${i + 1}: ${what}: ${line.trim()}`);
+      if (pattern.test(line) && !allowed.includes(what)) found.push(`line ${i + 1}: ${what}: ${line.trim()}`);
     }
   });
   return found;
@@ -37,15 +46,29 @@ const files = readdirSync(jsDir).filter((f) => f.endsWith('.ts'));
 
 test('js/ holds the boundary file and others, all of them scanned', () => {
   for (const f of ALLOWED) expect(files).toContain(f);
+  for (const f of Object.keys(PARTLY)) expect(files).toContain(f);
   expect(files).toEqual(expect.arrayContaining(['cuckoo-filter.ts', 'wasm-filter.ts', 'status.ts', 'errors.ts', 'index.ts']));
 });
 
 test.each(files.filter((f) => !ALLOWED.includes(f)))('js/%s does not touch the WebAssembly module', (file) => {
-  expect(offences(readFileSync(join(jsDir, file), 'utf8'))).toEqual([]);
+  expect(offences(readFileSync(join(jsDir, file), 'utf8'), PARTLY[file])).toEqual([]);
+});
+
+test('a file of declarations only holds no function that could touch the module', () => {
+  for (const file of ['core-types.ts', 'glue.d.ts']) {
+    expect([file, /\bfunction\b|=>\s*\{|\bclass\b/.test(readFileSync(join(jsDir, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))]).toEqual([file, false]);
+  }
+});
+
+test('no file in js/ is over 500 lines', () => {
+  for (const file of files) {
+    const lines = readFileSync(join(jsDir, file), 'utf8').split('\n').length - 1;
+    expect([file, lines <= 500]).toEqual([file, true]);
+  }
 });
 
 test('the scan finds each kind of raw access (it is not vacuous)', () => {
-  const boundary = readFileSync(join(jsDir, BOUNDARY), 'utf8');
+  const boundary = readFileSync(join(jsDir, BOUNDARY), 'utf8') + readFileSync(join(jsDir, 'load.ts'), 'utf8');
   for (const [pattern, what] of RAW) {
     expect([what, pattern.test(boundary)]).toEqual([what, true]);
   }

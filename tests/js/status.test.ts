@@ -82,6 +82,7 @@ test('each error status becomes its class, code and reason; format reasons are d
     full: { size: 9, slots: 8, capacity: 7, maxKicks: 6, added: 5 },
     growth: { subFilters: 32, bytes: 4321, added: 3 },
     url: { input: 'not a url', index: 7 },
+    found: { what: 'a Bloom filter', className: 'BloomFilter', foreignReason: 'is-bloom-filter' },
   };
   const reasons: string[] = [];
   for (const [name, row] of Object.entries(status.STATUSES)) {
@@ -98,6 +99,7 @@ test('each error status becomes its class, code and reason; format reasons are d
       range: ['ArgumentRangeError', 'ERR_OUT_OF_RANGE'],
       memory: ['OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
       format: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
+      family: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
       url: ['InvalidUrlError', 'ERR_INVALID_URL'],
     }[row.kind];
     expect([name, expected]).not.toEqual([name, undefined]);
@@ -109,6 +111,10 @@ test('each error status becomes its class, code and reason; format reasons are d
       const wrongType = row.reason === 'is-bloom-filter' || row.reason === 'is-cuckoo-filter';
       expect(e.message).toBe(`${wrongType ? 'wrong filter type' : 'not a valid cuckoo-wasm filter'}: DETAIL`);
       reasons.push(row.reason!);
+    } else if (row.kind === 'family') {
+      // The one wrong-family status: the reason and message name the family the bytes hold.
+      expect([name, e.reason]).toEqual([name, 'is-bloom-filter']);
+      expect(e.message).toBe('wrong filter type: these bytes hold a Bloom filter: load them with BloomFilter.fromBytes');
     } else if (row.kind === 'url') {
       expect([name, e.reason, e.index]).toEqual([name, row.reason, 7]);
       expect(e).toBeInstanceOf(TypeError);
@@ -132,9 +138,16 @@ test('each error status becomes its class, code and reason; format reasons are d
 });
 
 test('a value the table does not have is reported as a plain Error naming it', () => {
-  for (const value of [5, 9, 22, 255, -1]) {
+  for (const value of [5, 9, 23, 255, -1]) {
     const e = status.statusError(value, { detail: 'x' });
     expect(e.constructor).toBe(Error);
     expect(e.message).toContain(`status ${value}`);
   }
+});
+
+test('the wrong-family status names the family found, either way round', () => {
+  const cuckoo = { what: 'a cuckoo filter', className: 'CuckooFilter', foreignReason: 'is-cuckoo-filter' };
+  const e = status.statusError(status.Status.FormatWrongFamily, { detail: 'DETAIL', found: cuckoo });
+  expect([e.name, e.code, e.reason]).toEqual(['FilterFormatError', 'ERR_FILTER_FORMAT', 'is-cuckoo-filter']);
+  expect(e.message).toBe('wrong filter type: these bytes hold a cuckoo filter: load them with CuckooFilter.fromBytes');
 });

@@ -1,0 +1,107 @@
+/**
+ * The shapes of the WebAssembly module as js/wasm-core.ts sees it: the
+ * exports of a family's row and the others (bindings/cuckoo_bindings.cc),
+ * the embind functions, and the constants the core reports at load. Types
+ * and export names only; no code touches the module here.
+ * @internal
+ */
+
+/** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
+export type Handle = number & { readonly filterHandle: true };
+
+/** The hot exports every family has (bindings/cuckoo_bindings.cc HOT_EXPORTS), without the family's prefix. */
+export interface FamilyExports {
+  add(handle: number, key: number, len: number): number;
+  contain(handle: number, key: number, len: number): number;
+  add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
+  contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
+  size(handle: number): number;
+  serialized_size(handle: number): number;
+  sub_filter_count(handle: number): number;
+}
+export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = [
+  'add', 'contain', 'add_batch', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count',
+];
+/** The prefixes of the families' hot exports. */
+export type ExportPrefix = 'cf' | 'bf';
+export const PREFIXES: readonly ExportPrefix[] = ['cf', 'bf'];
+
+export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
+type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
+
+/** The exports that are not a family's row: what only cuckoo filters do, and the URL functions. */
+export interface OtherExports {
+  cf_delete(handle: number, key: number, len: number): number;
+  cf_count(handle: number, key: number, len: number): number;
+  cf_load_factor(handle: number): number;
+  url_add: UrlFilterCall;
+  url_match: UrlFilterCall;
+  url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
+  url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
+  url_canonicalize: UrlCall;
+  url_expressions: UrlCall;
+  url_entry: UrlCall;
+}
+export const OTHER_EXPORTS: readonly (keyof OtherExports)[] = [
+  'cf_delete', 'cf_count', 'cf_load_factor',
+  'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
+];
+
+/** What both sides must agree on, as the core reports it at load (bindings/cuckoo_bindings.cc Constants). */
+export interface CoreConstants {
+  urlCanonicalAt: number;
+  urlSpanAt: number;
+  urlSpansAt: number;
+  urlBufferAt: number;
+  urlWorkspaceFixed: number;
+  urlWorkspacePerByte: number;
+  maxUrlBytes: number;
+  maxUrlExpressions: number;
+  familyCuckoo: number;
+  familyBloom: number;
+  maxMaxKicks: number;
+  maxExpansion: number;
+  maxSubFilters: number;
+  defaultSeedLow: number;
+  defaultSeedHigh: number;
+}
+
+/** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
+export type AsciiHost = string | undefined;
+
+/** The Emscripten module: embind functions, and the exports behind `_`-prefixed wrappers. */
+export type CoreModule = {
+  HEAPU8: Uint8Array;
+  HEAP8: Int8Array;
+  HEAPU32: Uint32Array;
+  HEAP32: Int32Array;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number): number;
+  bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
+  deserialize(family: number, ptr: number, len: number): number;
+  peekFamily(ptr: number, len: number): number;
+  destroy(family: number, handle: number): number;
+  serialize(family: number, handle: number, out: number): number;
+  info(family: number, handle: number): unknown;
+  bloomCompatible(a: number, b: number): boolean;
+  bloomUnion(into: number, other: number): number;
+  fingerprintBitsFor(fpr: number, b: number): number;
+  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number): number;
+  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
+  firstSubFilterRate(fpr: number, expansion: number): number;
+  statusMessage(status: number): string;
+  allocatedBytes(): number;
+  constants(): CoreConstants;
+} & Record<`_${string}`, (...args: number[]) => number>;
+
+/** What {@link Core.testing} gives tests and benchmarks (js/testing.ts). */
+export interface RawBoundary {
+  heapU8(): Uint8Array;
+  heapU32(): Uint32Array;
+  malloc(bytes: number): number;
+  free(ptr: number): void;
+  exports: Record<string, (...args: number[]) => number>;
+  scratch(): { ptr: number; bytes: number };
+  constants: CoreConstants;
+}

@@ -1,0 +1,192 @@
+/**
+ * What every family's class does the same way over its {@link FamilyDescriptor}:
+ * opening a new or serialized filter, one key (add, has), many keys (addAll,
+ * hasAll, a chunk per crossing), toBytes, and the size getters. A family's
+ * class keeps only what is its own: its options and their checks, its
+ * getters and info(), and the error of a full filter.
+ */
+import { Key } from './checks.js';
+import { Chunk } from './chunk.js';
+import { FamilyDescriptor, familyOf } from './family.js';
+import { seedFromWords } from './options.js';
+import { statusError } from './status.js';
+import { UrlFilter } from './url-filter.js';
+import { Core, FamilyExports, Handle } from './wasm-core.js';
+import { checkedBytes } from './wasm-filter.js';
+
+/** What the core's info() reports for every family (bindings/cuckoo_bindings.cc Info). */
+interface CommonInfo {
+  capacity: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+}
+
+/** A filter of one family. Not exported from the package. */
+export abstract class FamilyFilter extends UrlFilter {
+  /** Items (keys) the filter, or its first sub-filter, was sized for: the `capacity` option. */
+  readonly capacity: number;
+  /** Hash seed (0..2^64-1). */
+  readonly seed: bigint;
+  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
+  readonly expansion: number;
+  /** The family's hot exports. @internal */
+  protected readonly fx: FamilyExports;
+
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, family: FamilyDescriptor, info: CommonInfo) {
+    super(core, handle, family.id);
+    this.fx = core.exportsOf(family.prefix);
+    this.capacity = info.capacity;
+    this.seed = seedFromWords(info.seedLow, info.seedHigh);
+    this.expansion = info.expansion;
+  }
+
+  /**
+   * The handle of a filter the core made (`result` a handle, or -status, for
+   * a filter of `bytes` bytes).
+   * @throws the status's error (ArgumentRangeError, OutOfMemoryError, FilterFormatError).
+   * @internal
+   */
+  protected static opened(core: Core, result: number, bytes: number, found?: number): Handle {
+    if (result > 0) return result as Handle;
+    const status = -result;
+    throw statusError(status, { bytes, detail: core.statusMessage(status), found: found ? familyOf(found) : undefined });
+  }
+
+  /**
+   * What every `fromBytes` does: checks the bytes (js/wasm-filter.ts
+   * checkedBytes), and loads them as a filter of `family`.
+   * @internal
+   */
+  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: Core; handle: Handle }> {
+    const { core, view, length } = await checkedBytes(bytes);
+    const { result, found } = core.deserialize(family.id, view);
+    return { core, handle: FamilyFilter.opened(core, result, length, found) };
+  }
+
+  /**
+   * Adds a key (a cuckoo filter stores its fingerprint, and adding a key twice
+   * stores it twice; a Bloom filter sets its k bits in the newest sub-filter).
+   *
+   * @param key - a string (UTF-8) or Uint8Array.
+   * @returns this filter, like `Set.prototype.add`.
+   * @throws FilterFullError if a cuckoo filter finds no slot (the key is not added and nothing stored
+   *   is lost), or a growing filter may not grow further. A Bloom filter that does not grow never
+   *   refuses a key; past its capacity its false-positive rate climbs.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
+   * ```
+   */
+  add(key: Key): this {
+    const r = this.core.add(this.fx, this.live(), key);
+    if (r !== 0) {
+      this.lastFailure = -r;
+      throw this.fullError(0);
+    }
+    return this;
+  }
+
+  /**
+   * Tests membership.
+   *
+   * @returns false if the key was definitely never added (or, for a cuckoo filter, was deleted);
+   *   true if it was added, or, for a non-member, with probability at most about
+   *   {@link falsePositiveRate}.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * if (f.has(hostname)) { /* check the full list, or block *\/ }
+   * ```
+   */
+  has(key: Key): boolean {
+    return this.core.contain(this.fx, this.live(), key);
+  }
+
+  /**
+   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
+   * iterator do meanwhile (calls on this filter see the keys read before them).
+   *
+   * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
+   *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
+   *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
+   * @returns how many keys were added (all of them).
+   * @throws FilterFullError when the filter fills up (or a growing filter may not grow further); its
+   *   `added` says how many keys went in before (those stay added), the rest were not added.
+   * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
+   *   live Uint8Array (every key before it was added).
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
+   * @example
+   * ```ts
+   * f.addAll(text.split('\n').filter(Boolean));
+   * ```
+   */
+  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
+    const { added, full } = this.addKeys(keys);
+    if (full) throw this.fullError(added);
+    return added;
+  }
+
+  /**
+   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
+   * meanwhile.
+   *
+   * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
+   *   and Uint8Arrays (any realm), each Uint8Array copied when it is read.
+   * @returns `result[i] === has(keys[i])`, one boolean per key.
+   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array.
+   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array holds).
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
+   * @example
+   * ```ts
+   * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
+   * ```
+   */
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
+    return this.containKeys(keys);
+  }
+
+  /**
+   * Serializes the filter (docs/FORMAT.md): little-endian, versioned, checksummed.
+   * The same keys, order and options give byte-identical output on every machine.
+   *
+   * @returns a new Uint8Array of {@link byteLength} bytes that the caller owns.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * fs.writeFileSync('blocklist.cuckoo', f.toBytes());
+   * ```
+   */
+  toBytes(): Uint8Array {
+    return this.core.serialize(this.fx, this.familyId, this.live());
+  }
+
+  /** Size of `toBytes()` output, in bytes; it grows with a growing filter. */
+  get byteLength(): number {
+    return this.core.serializedSize(this.fx, this.live());
+  }
+
+  /** Number of sub-filters: 1, more once a growing filter has grown. */
+  get subFilterCount(): number {
+    return this.core.subFilterCount(this.fx, this.live());
+  }
+
+  /** @internal */
+  protected addChunk(handle: Handle, chunk: Chunk): number {
+    const n = chunk.count;
+    const added = this.core.addBatch(this.fx, handle, chunk);
+    if (added < n) this.lastFailure = this.core.batchStatus();
+    return added;
+  }
+
+  /** @internal */
+  protected containChunk(handle: Handle, chunk: Chunk, out: boolean[], at: number): number {
+    return this.core.containBatch(this.fx, handle, chunk, out, at);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Loading the WebAssembly module: once per realm, from the bytes embedded in
+ * the bundle (no fetch, no file path), with every failure turned into a
+ * {@link WasmLoadError} that says what to do. js/wasm-core.ts then owns the
+ * instance.
+ * @internal
+ */
+import createCuckooCore from 'cuckoo-core-glue';
+import wasmBinary from 'cuckoo-core-wasm';
+import { WasmLoadError } from './errors.js';
+import { Core, CoreModule } from './wasm-core.js';
+
+let corePromise: Promise<Core> | undefined;
+
+/** Turns whatever stopped the module from loading into a {@link WasmLoadError} that says what to do. */
+function loadError(cause: unknown): WasmLoadError {
+  const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  // Chromium: "Refused to compile or instantiate WebAssembly module because 'unsafe-eval'
+  // is not an allowed source of script ..."; Firefox: "... blocked by CSP".
+  if (/Content.Security.Policy|\bCSP\b|unsafe-eval/i.test(detail)) {
+    return new WasmLoadError(
+      "cuckoo-wasm cannot compile its WebAssembly module: the Content-Security-Policy forbids it. " +
+        "Add 'wasm-unsafe-eval' to script-src (e.g. script-src 'self' 'wasm-unsafe-eval'); " +
+        `'unsafe-eval' is not needed, whatever the browser's message says. (${detail})`,
+      'csp-blocked',
+      cause,
+    );
+  }
+  return new WasmLoadError(
+    `cuckoo-wasm could not load its WebAssembly module (${detail}); a later call tries again`,
+    'instantiate-failed',
+    cause,
+  );
+}
+
+/**
+ * Instantiates the WebAssembly module once per realm; later calls share it.
+ * Settles promptly either way: if the module cannot be compiled, instantiated
+ * or initialised, the promise rejects with a {@link WasmLoadError} and the next
+ * call starts afresh.
+ */
+export function loadCore(): Promise<Core> {
+  corePromise ??= new Promise<Core>((resolve, reject) => {
+    if (typeof WebAssembly !== 'object' || WebAssembly === null) {
+      reject(
+        new WasmLoadError(
+          'cuckoo-wasm needs WebAssembly, which this JavaScript engine does not provide ' +
+            '(in Node.js, do not run with --jitless)',
+          'no-webassembly',
+        ),
+      );
+      return;
+    }
+    const fail = (cause: unknown) => reject(loadError(cause));
+    let exports: WebAssembly.Exports | undefined;
+    try {
+      // The glue's own promise never settles when instantiateWasm fails, so
+      // every failure is caught here and rejects the outer promise directly.
+      (createCuckooCore({
+        // Instantiate from the embedded bytes: no fetch, no file path, so it works
+        // the same in Node (ESM and CJS), browsers, workers and bundlers.
+        instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
+          WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(({ instance }) => {
+            exports = instance.exports;
+            try {
+              receive(instance); // runs the module's static initialisers (embind registration)
+            } catch (e) {
+              fail(e);
+            }
+          }, fail);
+          return {};
+        },
+        onAbort: fail,
+      }) as Promise<CoreModule>).then((module) => resolve(new Core(module, exports)), fail);
+    } catch (e) {
+      fail(e);
+    }
+  });
+  corePromise.catch(() => {
+    corePromise = undefined;
+  });
+  return corePromise;
+}

@@ -1,0 +1,46 @@
+/**
+ * The test- and benchmark-only entry of the package, built to
+ * dist/testing.mjs and left out of package.json's "exports": raw access to
+ * the boundary (wasm memory, the allocator, the hot exports by their wasm
+ * names, a filter's handle), for tests that check what the core agrees on
+ * and benchmarks that time the wasm side alone. It imports ./index.mjs, so
+ * it shares that bundle's module instance and filters.
+ *
+ * @example
+ * ```ts
+ * import { CuckooFilter } from '../dist/index.mjs';
+ * import { rawBoundary } from '../dist/testing.mjs';
+ * const raw = await rawBoundary();
+ * const f = await CuckooFilter.create({ capacity: 100 });
+ * raw.exports.cf_contain(raw.handleOf(f), raw.scratch().ptr, 0);
+ * ```
+ * @internal
+ */
+import { BloomFilter, CuckooFilter } from './index.js';
+import type { CoreConstants } from './wasm-core.js';
+
+/** What {@link rawBoundary} gives. */
+export interface RawBoundaryEntry {
+  /** A fresh view over wasm memory (call again after anything that may grow memory). */
+  heapU8(): Uint8Array;
+  heapU32(): Uint32Array;
+  /** The module's malloc: an address, 0 on failure. */
+  malloc(bytes: number): number;
+  free(ptr: number): void;
+  /** The hot exports by their wasm names (cf_contain, bf_contain_batch, url_match, ...). */
+  exports: Record<string, (...args: number[]) => number>;
+  /** The live core handle of a filter. @throws FilterDisposedError after dispose(). */
+  handleOf(filter: CuckooFilter | BloomFilter): number;
+  /** The key scratch region has() writes a key into. */
+  scratch(): { ptr: number; bytes: number };
+  /** What both sides agree on, as the core reports it at load (bindings/cuckoo_bindings.cc Constants). */
+  constants: CoreConstants;
+}
+
+/** The raw boundary of the module the package's filters live in. */
+export function rawBoundary(): Promise<RawBoundaryEntry> {
+  const hook = (CuckooFilter as unknown as Record<symbol, () => Promise<RawBoundaryEntry>>)[
+    Symbol.for('cuckoo-wasm.rawBoundary')
+  ];
+  return hook();
+}
