@@ -1,4 +1,4 @@
-import { describe } from './checks.js';
+import { Key, describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { BLOOM } from './family.js';
 import { FamilyFilter } from './family-filter.js';
@@ -90,6 +90,67 @@ export interface BloomFilterInfo {
 }
 
 const DEFAULT_FPR = 0.01;
+
+/**
+ * The members BloomFilter inherits, with their TSDoc for a Bloom filter (the
+ * shared base, js/family-filter.ts, documents them for a cuckoo filter).
+ */
+export interface BloomFilter {
+  /** Keys the (first sub-)filter was sized for: the `capacity` option. */
+  readonly capacity: number;
+  /** Hash seed (0..2^64-1). */
+  readonly seed: bigint;
+  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
+  readonly expansion: number;
+  /** Size of `toBytes()` output, in bytes: 24-byte header, per sub-filter 48 bytes and its bits, 8-byte checksum. */
+  get byteLength(): number;
+
+  /**
+   * Adds a key (sets its k bits in the newest sub-filter).
+   *
+   * @param key - a string (UTF-8) or Uint8Array.
+   * @returns this filter, like `Set.prototype.add`.
+   * @throws FilterFullError only for a growing filter that may not grow further (32 sub-filters or
+   *   1 GiB): the key is not added. A filter that does not grow never refuses a key; past its
+   *   capacity its false-positive rate climbs.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   */
+  add(key: Key): this;
+
+  /**
+   * Tests membership.
+   *
+   * @returns false if the key was definitely never added; true if it was added, or, for a
+   *   non-member, with probability about {@link expectedFalsePositiveRate}.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   */
+  has(key: Key): boolean;
+
+  /**
+   * Adds many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.addAll}).
+   * @returns how many keys were added (all of them).
+   * @throws FilterFullError when a growing filter may not grow further; its `added` says how many
+   *   went in before. ArgumentTypeError, FilterDisposedError as {@link CuckooFilter.addAll}.
+   */
+  addAll(keys: Iterable<Key> | ArrayLike<Key>): number;
+
+  /**
+   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}).
+   * @returns `result[i] === has(keys[i])`.
+   * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
+   */
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[];
+
+  /**
+   * Serializes the filter (docs/FORMAT.md, version 3, or version 2 for a filter loaded from version 2):
+   * little-endian, versioned, checksummed.
+   * @returns a new Uint8Array of {@link byteLength} bytes.
+   * @throws FilterDisposedError after dispose().
+   */
+  toBytes(): Uint8Array;
+}
 
 /**
  * A Bloom filter (Bloom 1970): m bits and k hash functions, sized from a

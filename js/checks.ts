@@ -2,7 +2,6 @@
  * Argument checks of keys and byte arrays, shared by every method that takes
  * them: brand checks that hold across realms, the key type error, and a
  * description of a value for an error message. Touches no wasm memory.
- * @internal
  */
 import { ArgumentTypeError } from './errors.js';
 

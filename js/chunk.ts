@@ -3,7 +3,6 @@
  * {@link Chunk} holds the keys read from the caller for one crossing, and packs
  * them back to back with their offsets into the arrays it is given. Never
  * touches wasm memory itself: js/wasm-core.ts hands it the views.
- * @internal
  */
 import { Key, byteLengthOf } from './checks.js';
 

@@ -3,7 +3,6 @@
  * exports of a family's row and the others (bindings/cuckoo_bindings.cc),
  * the embind functions, and the constants the core reports at load. Types
  * and export names only; no code touches the module here.
- * @internal
  */
 
 /** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */

@@ -22,9 +22,12 @@ interface CommonInfo {
   expansion: number;
 }
 
-/** A filter of one family. Not exported from the package. */
+/**
+ * A filter of one family. Not exported from the package. Its members' TSDoc is
+ * CuckooFilter's; BloomFilter gives its own in an interface of the same name.
+ */
 export abstract class FamilyFilter extends UrlFilter {
-  /** Items (keys) the filter, or its first sub-filter, was sized for: the `capacity` option. */
+  /** Items the filter was sized for (the `capacity` option). */
   readonly capacity: number;
   /** Hash seed (0..2^64-1). */
   readonly seed: bigint;
@@ -66,14 +69,11 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Adds a key (a cuckoo filter stores its fingerprint, and adding a key twice
-   * stores it twice; a Bloom filter sets its k bits in the newest sub-filter).
+   * Adds a key (stores its fingerprint; adding a key twice stores it twice, see {@link count}).
    *
    * @param key - a string (UTF-8) or Uint8Array.
    * @returns this filter, like `Set.prototype.add`.
-   * @throws FilterFullError if a cuckoo filter finds no slot (the key is not added and nothing stored
-   *   is lost), or a growing filter may not grow further. A Bloom filter that does not grow never
-   *   refuses a key; past its capacity its false-positive rate climbs.
+   * @throws FilterFullError if no slot is found: the key is not added and nothing stored is lost.
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
    * @throws FilterDisposedError after dispose().
    * @example
@@ -93,9 +93,8 @@ export abstract class FamilyFilter extends UrlFilter {
   /**
    * Tests membership.
    *
-   * @returns false if the key was definitely never added (or, for a cuckoo filter, was deleted);
-   *   true if it was added, or, for a non-member, with probability at most about
-   *   {@link falsePositiveRate}.
+   * @returns false if the key was definitely never added (or was deleted); true if it was added,
+   *   or, for a non-member, with probability at most {@link falsePositiveRate}.
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
    * @throws FilterDisposedError after dispose().
    * @example
@@ -116,8 +115,8 @@ export abstract class FamilyFilter extends UrlFilter {
    *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
    *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
    * @returns how many keys were added (all of them).
-   * @throws FilterFullError when the filter fills up (or a growing filter may not grow further); its
-   *   `added` says how many keys went in before (those stay added), the rest were not added.
+   * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
+   *   before (those stay added), the rest were not added.
    * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
    *   live Uint8Array (every key before it was added).
    * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
@@ -167,7 +166,12 @@ export abstract class FamilyFilter extends UrlFilter {
     return this.core.serialize(this.fx, this.familyId, this.live());
   }
 
-  /** Size of `toBytes()` output, in bytes; it grows with a growing filter. */
+  /**
+   * Size of `toBytes()` output, in bytes. Without growth: a 72-byte header, the
+   * packed table, an 8-byte checksum (format version 1). With growth: a 24-byte
+   * header, each sub-filter as a version-1 file, a checksum (version 2); it
+   * grows with the filter.
+   */
   get byteLength(): number {
     return this.core.serializedSize(this.fx, this.live());
   }

@@ -4,7 +4,6 @@
  * HOT_EXPORTS), the options its `create` takes, and how an error names it. A
  * new family is one more descriptor here, a row in the bindings' family
  * table, and a small class over js/family-filter.ts.
- * @internal
  */
 import type { ExportPrefix } from './wasm-core.js';
 

@@ -3,7 +3,6 @@
  * the bundle (no fetch, no file path), with every failure turned into a
  * {@link WasmLoadError} that says what to do. js/wasm-core.ts then owns the
  * instance.
- * @internal
  */
 import createCuckooCore from 'cuckoo-core-glue';
 import wasmBinary from 'cuckoo-core-wasm';

@@ -14,7 +14,6 @@
  * const f = await CuckooFilter.create({ capacity: 100 });
  * raw.exports.cf_contain(raw.handleOf(f), raw.scratch().ptr, 0);
  * ```
- * @internal
  */
 import { BloomFilter, CuckooFilter } from './index.js';
 import type { CoreConstants } from './wasm-core.js';

@@ -17,8 +17,6 @@
  * Uint8Arrays by copy. Nothing returned from here aliases wasm memory, and no
  * user code runs between writing into wasm memory and the call that reads it
  * (a batch's keys are first read into a {@link Chunk}).
- *
- * @internal
  */
 import { Key, byteLengthOf, isKey, keyTypeError } from './checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from './chunk.js';
