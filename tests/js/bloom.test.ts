@@ -4,11 +4,9 @@
 // list of families.ts: key forms and wrong arguments (arguments.test.ts), user
 // code inside batches (adversarial.test.ts), model-based sequences
 // (property.test.ts). The byte format of growing filters: growth-format.test.ts.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vm from 'node:vm';
-import * as ts from 'typescript';
 import {
   ArgumentRangeError,
   ArgumentTypeError,
@@ -16,7 +14,6 @@ import {
   CuckooFilter,
   FilterDisposedError,
   FilterFullError,
-  wasmMemoryUsage,
 } from 'cuckoo-wasm';
 
 const dist = join(__dirname, '..', '..', 'dist');
@@ -575,100 +572,3 @@ describe('toBytes / fromBytes', () => {
     g.dispose();
   });
 });
-
-describe('lifecycle', () => {
-  test('every method and getter after dispose throws FilterDisposedError; dispose again does not; the memory is freed', async () => {
-    const before = (await wasmMemoryUsage()).allocatedBytes;
-    const f = await BloomFilter.create({ capacity: 10, expansion: 2 });
-    f.addAll(keysOf('d', 100)); // grown: several sub-filters to free
-    const other = await BloomFilter.create({ capacity: 10, expansion: 2 });
-    expect((await wasmMemoryUsage()).allocatedBytes).toBeGreaterThan(before);
-    f.dispose();
-    other.dispose();
-    expect((await wasmMemoryUsage()).allocatedBytes).toBe(before);
-    expect(() => f.dispose()).not.toThrow();
-    expect(f.disposed).toBe(true);
-    const live = await BloomFilter.create({ capacity: 10 });
-    const calls: (() => unknown)[] = [
-      () => f.add('a'),
-      () => f.has('a'),
-      () => f.addAll(['a']),
-      () => f.hasAll(['a']),
-      () => f.toBytes(),
-      () => f.union(live),
-      () => live.union(f),
-      () => f.isCompatible(live),
-      () => live.isCompatible(f),
-      () => f.estimatedCount(),
-      () => f.info(),
-      () => f.size,
-      () => f.bitCount,
-      () => f.byteLength,
-      () => f.bitsPerItem,
-      () => f.subFilterCount,
-      () => f.expectedFalsePositiveRate,
-    ];
-    for (const call of calls) {
-      expect(call).toThrow(FilterDisposedError);
-      expect(call).toThrow(expect.objectContaining({ code: 'ERR_FILTER_DISPOSED' }));
-    }
-    // Fixed parameters stay readable; other filters are untouched.
-    expect([f.capacity, f.hashCount > 0, f.falsePositiveRate, f.expansion]).toEqual([10, true, 0.01, 2]);
-    expect(live.add('x').has('x')).toBe(true);
-    live.dispose();
-  });
-
-  test("[Symbol.dispose] disposes (Symbol.for('Symbol.dispose') in a realm without Symbol.dispose)", async () => {
-    const f = await BloomFilter.create({ capacity: 10 });
-    f[(Symbol.dispose ?? Symbol.for('Symbol.dispose')) as typeof Symbol.dispose]();
-    expect(f.disposed).toBe(true);
-    expect(() => f.has('x')).toThrow(FilterDisposedError);
-  });
-
-  test('`using` (compiled by TypeScript) disposes at the end of the block, also when it throws', () => {
-    const source = `
-const { BloomFilter } = require(${JSON.stringify(join(dist, 'index.cjs'))});
-(async () => {
-  let kept: InstanceType<typeof BloomFilter> | undefined;
-  {
-    using g = await BloomFilter.create({ capacity: 10, expansion: 2 });
-    g.addAll(['x', 'y']);
-    kept = g;
-    console.log(JSON.stringify({ inside: g.has('x') && !g.disposed }));
-  }
-  console.log(JSON.stringify({ after: kept.disposed }));
-  try {
-    using h = await BloomFilter.create({ capacity: 10 });
-    kept = h;
-    throw new Error('boom');
-  } catch (e) {
-    console.log(JSON.stringify({ thrown: (e as Error).message, disposed: kept.disposed }));
-  }
-})();`;
-    const js = ts.transpileModule(source, {
-      compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS, lib: ['lib.esnext.d.ts'] },
-    }).outputText;
-    const r = spawnSync(process.execPath, ['-e', js], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
-      { inside: true },
-      { after: true },
-      { thrown: 'boom', disposed: true },
-    ]);
-  });
-});
-
-// ---------------------------------------------------------------------------
-// User code inside batches (adversarial.test.ts's patterns, for BloomFilter).
-
-/** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
-function withGetter(keys: string[], at: number, effect: () => void): string[] {
-  const copy = keys.slice();
-  Object.defineProperty(copy, at, {
-    get() {
-      effect();
-      return keys[at];
-    },
-  });
-  return copy;
-}
