@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalizeUrl, urlExpressions } from 'cuckoo-wasm';
+import { canonVectors, expressionVectors } from './vectors';
 
 const root = join(__dirname, '..', '..');
 const referencePath = join(root, 'bench', 'url-reference.mjs');
@@ -89,81 +90,17 @@ async function disagreements(inputs: Input[]): Promise<string[]> {
   return out;
 }
 
-// developers.google.com/safe-browsing/v4/urls-hashing, "Canonicalization": the 33 test vectors.
-const DOCS_V4: [Input, string][] = [
-  ['http://host/%25%32%35', 'http://host/%25'],
-  ['http://host/%25%32%35%25%32%35', 'http://host/%25%25'],
-  ['http://host/%2525252525252525', 'http://host/%25'],
-  ['http://host/asdf%25%32%35asd', 'http://host/asdf%25asd'],
-  ['http://host/%%%25%32%35asd%%', 'http://host/%25%25%25asd%25%25'],
-  ['http://www.google.com/', 'http://www.google.com/'],
-  [
-    'http://%31%36%38%2e%31%38%38%2e%39%39%2e%32%36/%2E%73%65%63%75%72%65/%77%77%77%2E%65%62%61%79%2E%63%6F%6D/',
-    'http://168.188.99.26/.secure/www.ebay.com/',
-  ],
-  [
-    'http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/',
-    'http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/',
-  ],
-  [
-    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B',
-    'http://host%23.com/~a!b@c%23d$e%25f^00&11*22(33)44_55+',
-  ],
-  ['http://3279880203/blah', 'http://195.127.0.11/blah'],
-  ['http://www.google.com/blah/..', 'http://www.google.com/'],
-  ['www.google.com/', 'http://www.google.com/'],
-  ['www.google.com', 'http://www.google.com/'],
-  ['http://www.evil.com/blah#frag', 'http://www.evil.com/blah'],
-  ['http://www.GOOgle.com/', 'http://www.google.com/'],
-  ['http://www.google.com.../', 'http://www.google.com/'],
-  ['http://www.google.com/foo\tbar\rbaz\n2', 'http://www.google.com/foobarbaz2'],
-  ['http://www.google.com/q?', 'http://www.google.com/q?'],
-  ['http://www.google.com/q?r?', 'http://www.google.com/q?r?'],
-  ['http://www.google.com/q?r?s', 'http://www.google.com/q?r?s'],
-  ['http://evil.com/foo#bar#baz', 'http://evil.com/foo'],
-  ['http://evil.com/foo;', 'http://evil.com/foo;'],
-  ['http://evil.com/foo?bar;', 'http://evil.com/foo?bar;'],
-  [bytes('http://\x01\x80.com/'), 'http://%01%80.com/'],
-  ['http://notrailingslash.com', 'http://notrailingslash.com/'],
-  ['http://www.gotaport.com:1234/', 'http://www.gotaport.com/'],
-  ['  http://www.google.com/  ', 'http://www.google.com/'],
-  ['http:// leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['http://%20leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['%20leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['https://www.securesite.com/', 'https://www.securesite.com/'],
-  ['http://host.com/ab%23cd', 'http://host.com/ab%23cd'],
-  ['http://host.com//twoslashes?more//slashes', 'http://host.com/twoslashes?more//slashes'],
-];
-
-// The docs' prose: v4 (fragment, trailing slash) and the v5 reference on IPv6 hosts.
-const DOCS_PROSE: [Input, string][] = [
-  ['http://google.com/#frag', 'http://google.com/'],
-  ['http://google.com', 'http://google.com/'],
-  ['http://[2001:0db8:0000::1]/', 'http://[2001:db8::1]/'],
-  ['http://[::ffff:1.2.3.4]/', 'http://1.2.3.4/'],
-  ['http://[64:ff9b::1.2.3.4]/', 'http://1.2.3.4/'],
-];
-
-// v4 "Suffix/Prefix Expressions": the three examples, and Chromium's trailing-slash case.
-const DOCS_EXPRESSIONS: [string, string[]][] = [
-  [
-    'http://a.b.c/1/2.html?param=1',
-    ['a.b.c/1/2.html?param=1', 'a.b.c/1/2.html', 'a.b.c/', 'a.b.c/1/', 'b.c/1/2.html?param=1', 'b.c/1/2.html', 'b.c/', 'b.c/1/'],
-  ],
-  [
-    'http://a.b.c.d.e.f.g/1.html',
-    ['a.b.c.d.e.f.g/1.html', 'a.b.c.d.e.f.g/', 'c.d.e.f.g/1.html', 'c.d.e.f.g/', 'd.e.f.g/1.html', 'd.e.f.g/', 'e.f.g/1.html', 'e.f.g/', 'f.g/1.html', 'f.g/'],
-  ],
-  ['http://1.2.3.4/1/', ['1.2.3.4/1/', '1.2.3.4/']],
-  ['http://a.b/saw-cgi/eBayISAPI.dll/', ['a.b/saw-cgi/eBayISAPI.dll/', 'a.b/', 'a.b/saw-cgi/']],
-];
+// The docs' examples (tests/vectors/safe-browsing.json, read by the native tests too):
+// v4 "Canonicalization" (33 vectors), the v4 prose and v5 reference on IPv6 hosts,
+// v4 "Suffix/Prefix Expressions" and Chromium's trailing-slash case.
+const DOCS_V4 = canonVectors('docs-v4') as [Input, string][];
+const DOCS_PROSE = canonVectors('docs-prose') as [Input, string][];
+const DOCS_EXPRESSIONS = [...expressionVectors('docs-v4'), ...expressionVectors('chromium')];
 
 // The rules one at a time (inputs of the native tests, and a few more): both sides must agree.
 const RULES: Input[] = [
   // Chromium's further cases.
-  'http://host%3e.com//twoslashes?more//slashes', 'http://host.com/abc?val=xyz#anything', 'http://abc:def@host.com/xyz',
-  'http://host%3e.com/abc/%2e%2e%2fdef', 'http://.......host...com.....//abc/////def%2F%2F%2Fxyz', 'ftp://host.com/foo?bar',
-  'data:text/html;charset=utf-8,%0D%0A', 'javascript:alert()', 'mailto:abc@example.com',
+  ...canonVectors('chromium').map(([input]) => input),
   // Tab, CR, LF; fragment; trimming; repeated decoding.
   'ht\ttp://ex\rample.com/a\n/b?c\td', 'http://example.com/%09%0a%0D', 'http://example.com/%0\t9',
   'http://example.com/a?b#c#d', 'http://example.com#x', 'http://example.com/a%23b', 'http://example.com/a?%2523',

@@ -18,6 +18,7 @@ import {
   urlExpressions,
 } from 'cuckoo-wasm';
 import type { InvalidUrlReason, Key } from 'cuckoo-wasm';
+import { canonVectors, expressionVectors } from './vectors';
 
 type UrlFilter = CuckooFilter | BloomFilter;
 
@@ -58,83 +59,24 @@ function expectInvalidUrl(e: unknown, reason: InvalidUrlReason, index?: number):
 // ===========================================================================
 // The docs' examples
 
+// The docs' examples and Chromium's cases: tests/vectors/safe-browsing.json,
+// the list the native tests (tests/native/url_canon_test.cc,
+// url_expressions_test.cc) read too.
+
 /**
  * developers.google.com/safe-browsing/v4/urls-hashing, "Canonicalization": the
- * list of Canonicalize("…") = "…" tests, verbatim, in the docs' order (33, the
- * same list as tests/native/url_canon_test.cc DocsV4Vectors). The docs write
- * "http://\x01\x80.com/" as bytes (0x01 0x80): it is given here as a Uint8Array.
+ * list of Canonicalize("…") = "…" tests, verbatim, in the docs' order (33). The
+ * docs write "http://\x01\x80.com/" as bytes (0x01 0x80): it is a Uint8Array.
  */
-const DOCS_V4: [Key, string][] = [
-  ['http://host/%25%32%35', 'http://host/%25'],
-  ['http://host/%25%32%35%25%32%35', 'http://host/%25%25'],
-  ['http://host/%2525252525252525', 'http://host/%25'],
-  ['http://host/asdf%25%32%35asd', 'http://host/asdf%25asd'],
-  ['http://host/%%%25%32%35asd%%', 'http://host/%25%25%25asd%25%25'],
-  ['http://www.google.com/', 'http://www.google.com/'],
-  [
-    'http://%31%36%38%2e%31%38%38%2e%39%39%2e%32%36/%2E%73%65%63%75%72%65/%77%77%77%2E%65%62%61%79%2E%63%6F%6D/',
-    'http://168.188.99.26/.secure/www.ebay.com/',
-  ],
-  [
-    'http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/',
-    'http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/',
-  ],
-  [
-    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B',
-    'http://host%23.com/~a!b@c%23d$e%25f^00&11*22(33)44_55+',
-  ],
-  ['http://3279880203/blah', 'http://195.127.0.11/blah'],
-  ['http://www.google.com/blah/..', 'http://www.google.com/'],
-  ['www.google.com/', 'http://www.google.com/'],
-  ['www.google.com', 'http://www.google.com/'],
-  ['http://www.evil.com/blah#frag', 'http://www.evil.com/blah'],
-  ['http://www.GOOgle.com/', 'http://www.google.com/'],
-  ['http://www.google.com.../', 'http://www.google.com/'],
-  ['http://www.google.com/foo\tbar\rbaz\n2', 'http://www.google.com/foobarbaz2'],
-  ['http://www.google.com/q?', 'http://www.google.com/q?'],
-  ['http://www.google.com/q?r?', 'http://www.google.com/q?r?'],
-  ['http://www.google.com/q?r?s', 'http://www.google.com/q?r?s'],
-  ['http://evil.com/foo#bar#baz', 'http://evil.com/foo'],
-  ['http://evil.com/foo;', 'http://evil.com/foo;'],
-  ['http://evil.com/foo?bar;', 'http://evil.com/foo?bar;'],
-  [latin1('http://\x01\x80.com/'), 'http://%01%80.com/'],
-  ['http://notrailingslash.com', 'http://notrailingslash.com/'],
-  ['http://www.gotaport.com:1234/', 'http://www.gotaport.com/'],
-  ['  http://www.google.com/  ', 'http://www.google.com/'],
-  ['http:// leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['http://%20leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['%20leadingspace.com/', 'http://%20leadingspace.com/'],
-  ['https://www.securesite.com/', 'https://www.securesite.com/'],
-  ['http://host.com/ab%23cd', 'http://host.com/ab%23cd'],
-  ['http://host.com//twoslashes?more//slashes', 'http://host.com/twoslashes?more//slashes'],
-];
-
+const DOCS_V4 = canonVectors('docs-v4') as [Key, string][];
 /**
  * The examples in the docs' prose: v4 (a fragment is removed; a URL gets a
  * path) and the v5 reference (safe-browsing/reference/URLs.and.Hashing) on
  * bracketed IPv6 hosts.
  */
-const DOCS_PROSE: [string, string][] = [
-  ['http://google.com/#frag', 'http://google.com/'],
-  ['http://google.com', 'http://google.com/'],
-  ['http://[2001:0db8:0000::1]/', 'http://[2001:db8::1]/'],
-  ['http://[::ffff:1.2.3.4]/', 'http://1.2.3.4/'],
-  ['http://[64:ff9b::1.2.3.4]/', 'http://1.2.3.4/'],
-];
-
+const DOCS_PROSE = canonVectors('docs-prose') as [string, string][];
 /** v4 "Suffix/Prefix Expressions": the three example URLs and what the client tries, in the docs' order. */
-const DOCS_EXPRESSIONS: [string, string[]][] = [
-  [
-    'http://a.b.c/1/2.html?param=1',
-    ['a.b.c/1/2.html?param=1', 'a.b.c/1/2.html', 'a.b.c/', 'a.b.c/1/', 'b.c/1/2.html?param=1', 'b.c/1/2.html', 'b.c/', 'b.c/1/'],
-  ],
-  [
-    // "skip b.c.d.e.f.g, since we'll take only the last five hostname components, and the full hostname"
-    'http://a.b.c.d.e.f.g/1.html',
-    ['a.b.c.d.e.f.g/1.html', 'a.b.c.d.e.f.g/', 'c.d.e.f.g/1.html', 'c.d.e.f.g/', 'd.e.f.g/1.html', 'd.e.f.g/', 'e.f.g/1.html', 'e.f.g/', 'f.g/1.html', 'f.g/'],
-  ],
-  ['http://1.2.3.4/1/', ['1.2.3.4/1/', '1.2.3.4/']],
-];
+const DOCS_EXPRESSIONS = expressionVectors('docs-v4');
 
 const show = (k: Key) => (typeof k === 'string' ? JSON.stringify(k) : `bytes ${JSON.stringify(Buffer.from(k).toString('latin1'))}`);
 
@@ -195,19 +137,16 @@ describe('Safe Browsing docs: every example', () => {
 
 describe('other implementations\' vectors', () => {
   // Chromium, components/safe_browsing/core/common/v4_protocol_manager_util_unittest.cc (CanonicalizeUrl, UrlParsing).
-  test.each([
-    ['http://host%3e.com//twoslashes?more//slashes', 'http://host>.com/twoslashes?more//slashes'],
-    ['http://host.com/abc?val=xyz#anything', 'http://host.com/abc?val=xyz'],
-    ['http://abc:def@host.com/xyz', 'http://host.com/xyz'],
-    ['http://host%3e.com/abc/%2e%2e%2fdef', 'http://host>.com/def'],
-    ['http://.......host...com.....//abc/////def%2F%2F%2Fxyz', 'http://host.com/abc/def/xyz'],
-    ['ftp://host.com/foo?bar', 'ftp://host.com/foo?bar'],
-  ])('Chromium: %j', async (input, want) => {
-    expect(await canonicalizeUrl(input)).toBe(want);
-  });
+  test.each(canonVectors('chromium').map(([input, want]) => [show(input), input, want] as const))(
+    'Chromium: %s',
+    async (_, input, want) => {
+      if (typeof want === 'string') expect(await canonicalize(input)).toBe(want);
+      else expectInvalidUrl(await caught(() => canonicalize(input)), want.refused as InvalidUrlReason);
+    },
+  );
 
-  test('Chromium: a path ending in "/" is not tried twice', async () => {
-    expect(await urlExpressions('http://a.b/saw-cgi/eBayISAPI.dll/')).toEqual(['a.b/saw-cgi/eBayISAPI.dll/', 'a.b/', 'a.b/saw-cgi/']);
+  test.each(expressionVectors('chromium'))('Chromium: a path ending in "/" is not tried twice: %j', async (url, want) => {
+    expect(await urlExpressions(url)).toEqual(want);
   });
 
   // github.com/google/safebrowsing urls_test.go TestCanonicalURL, with the divergences docs/URLS.md lists.

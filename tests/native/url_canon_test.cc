@@ -21,6 +21,7 @@
 #include "status.h"
 #include "url_canon.h"
 #include "url_test_util.h"
+#include "url_vectors.h"
 
 namespace cuckoo_test {
 namespace {
@@ -31,74 +32,24 @@ struct Vector {
 };
 
 // ===========================================================================
-// The docs' examples
+// The docs' examples and Chromium's further cases: tests/vectors/safe-browsing.json
+// (url_vectors.h), the list the JS tests read too.
 
 // developers.google.com/safe-browsing/v4/urls-hashing, "Canonicalization":
 // the test list, verbatim (33 vectors), in the docs' order.
-const std::vector<Vector>& DocsV4Vectors() {
-  static const std::vector<Vector> v = {
-      {"http://host/%25%32%35", "http://host/%25"},
-      {"http://host/%25%32%35%25%32%35", "http://host/%25%25"},
-      {"http://host/%2525252525252525", "http://host/%25"},
-      {"http://host/asdf%25%32%35asd", "http://host/asdf%25asd"},
-      {"http://host/%%%25%32%35asd%%", "http://host/%25%25%25asd%25%25"},
-      {"http://www.google.com/", "http://www.google.com/"},
-      {"http://%31%36%38%2e%31%38%38%2e%39%39%2e%32%36/%2E%73%65%63%75%72%65/%77%77%77%2E%65%62%61%79%2E%63%6F%6D/",
-       "http://168.188.99.26/.secure/www.ebay.com/"},
-      {"http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/",
-       "http://195.127.0.11/uploads/%20%20%20%20/.verify/.eBaysecure=updateuserdataxplimnbqmn-xplmvalidateinfoswqpcmlx=hgplmcx/"},
-      {"http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B",
-       "http://host%23.com/~a!b@c%23d$e%25f^00&11*22(33)44_55+"},
-      {"http://3279880203/blah", "http://195.127.0.11/blah"},
-      {"http://www.google.com/blah/..", "http://www.google.com/"},
-      {"www.google.com/", "http://www.google.com/"},
-      {"www.google.com", "http://www.google.com/"},
-      {"http://www.evil.com/blah#frag", "http://www.evil.com/blah"},
-      {"http://www.GOOgle.com/", "http://www.google.com/"},
-      {"http://www.google.com.../", "http://www.google.com/"},
-      {"http://www.google.com/foo\tbar\rbaz\n2", "http://www.google.com/foobarbaz2"},
-      {"http://www.google.com/q?", "http://www.google.com/q?"},
-      {"http://www.google.com/q?r?", "http://www.google.com/q?r?"},
-      {"http://www.google.com/q?r?s", "http://www.google.com/q?r?s"},
-      {"http://evil.com/foo#bar#baz", "http://evil.com/foo"},
-      {"http://evil.com/foo;", "http://evil.com/foo;"},
-      {"http://evil.com/foo?bar;", "http://evil.com/foo?bar;"},
-      {"http://\x01\x80.com/", "http://%01%80.com/"},
-      {"http://notrailingslash.com", "http://notrailingslash.com/"},
-      {"http://www.gotaport.com:1234/", "http://www.gotaport.com/"},
-      {"  http://www.google.com/  ", "http://www.google.com/"},
-      {"http:// leadingspace.com/", "http://%20leadingspace.com/"},
-      {"http://%20leadingspace.com/", "http://%20leadingspace.com/"},
-      {"%20leadingspace.com/", "http://%20leadingspace.com/"},
-      {"https://www.securesite.com/", "https://www.securesite.com/"},
-      {"http://host.com/ab%23cd", "http://host.com/ab%23cd"},
-      {"http://host.com//twoslashes?more//slashes", "http://host.com/twoslashes?more//slashes"},
-  };
-  return v;
+TEST(UrlCanonDocs, EveryV4TestVector) {
+  const std::vector<CanonVector> v = CanonVectors("docs-v4");
+  ASSERT_EQ(v.size(), 33u);
+  for (const CanonVector& t : v) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
 }
 
 // The examples in the docs' prose: v4 "Canonicalization" (a fragment is
 // removed; a URL must have a path) and the v5 reference
 // (safe-browsing/reference/URLs.and.Hashing) on bracketed IPv6 hosts.
-const std::vector<Vector>& DocsProseVectors() {
-  static const std::vector<Vector> v = {
-      {"http://google.com/#frag", "http://google.com/"},
-      {"http://google.com", "http://google.com/"},
-      {"http://[2001:0db8:0000::1]/", "http://[2001:db8::1]/"},
-      {"http://[::ffff:1.2.3.4]/", "http://1.2.3.4/"},
-      {"http://[64:ff9b::1.2.3.4]/", "http://1.2.3.4/"},
-  };
-  return v;
-}
-
-TEST(UrlCanonDocs, EveryV4TestVector) {
-  ASSERT_EQ(DocsV4Vectors().size(), 33u);
-  for (const Vector& t : DocsV4Vectors()) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
-}
-
 TEST(UrlCanonDocs, EveryProseExampleV4AndV5) {
-  ASSERT_EQ(DocsProseVectors().size(), 5u);
-  for (const Vector& t : DocsProseVectors()) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
+  const std::vector<CanonVector> v = CanonVectors("docs-prose");
+  ASSERT_EQ(v.size(), 5u);
+  for (const CanonVector& t : v) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
 }
 
 // Chromium's test of the same rules (components/safe_browsing/core/common/
@@ -106,18 +57,9 @@ TEST(UrlCanonDocs, EveryProseExampleV4AndV5) {
 // list: userinfo, escaped '/' and '.', dots around the host, other schemes,
 // URLs without a host.
 TEST(UrlCanonDocs, ChromiumsFurtherCases) {
-  const std::vector<Vector> v = {
-      {"http://host%3e.com//twoslashes?more//slashes", "http://host>.com/twoslashes?more//slashes"},
-      {"http://host.com/abc?val=xyz#anything", "http://host.com/abc?val=xyz"},
-      {"http://abc:def@host.com/xyz", "http://host.com/xyz"},
-      {"http://host%3e.com/abc/%2e%2e%2fdef", "http://host>.com/def"},
-      {"http://.......host...com.....//abc/////def%2F%2F%2Fxyz", "http://host.com/abc/def/xyz"},
-      {"ftp://host.com/foo?bar", "ftp://host.com/foo?bar"},
-      {"data:text/html;charset=utf-8,%0D%0A", "<kUrlNoHost>"},
-      {"javascript:alert()", "<kUrlNoHost>"},
-      {"mailto:abc@example.com", "<kUrlNoHost>"},
-  };
-  for (const Vector& t : v) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
+  const std::vector<CanonVector> v = CanonVectors("chromium");
+  ASSERT_EQ(v.size(), 9u);
+  for (const CanonVector& t : v) EXPECT_EQ(Canonical(t.in), t.want) << t.in;
 }
 
 // ===========================================================================
@@ -503,8 +445,8 @@ TEST(UrlCanonErrors, StatusMessagesForEveryUrlStatus) {
 // URL's output gives it back unchanged.
 TEST(UrlCanonProperties, IdempotentOnDocsVectorsAndRealUrls) {
   std::vector<std::string> inputs;
-  for (const Vector& t : DocsV4Vectors()) inputs.push_back(t.in);
-  for (const Vector& t : DocsProseVectors()) inputs.push_back(t.in);
+  for (const CanonVector& t : CanonVectors("docs-v4")) inputs.push_back(t.in);
+  for (const CanonVector& t : CanonVectors("docs-prose")) inputs.push_back(t.in);
   const std::vector<std::string> real = RealUrls();
   inputs.insert(inputs.end(), real.begin(), real.end());
   size_t ok = 0;

@@ -21,6 +21,7 @@
 #include "url_canon.h"
 #include "url_expressions.h"
 #include "url_test_util.h"
+#include "url_vectors.h"
 
 namespace cuckoo_test {
 namespace {
@@ -44,25 +45,19 @@ std::string Entry(const std::string& in) {
 
 // developers.google.com/safe-browsing/v4/urls-hashing, "Suffix/Prefix
 // Expressions": the three example URLs and the strings the client tries, in
-// the docs' order.
+// the docs' order (tests/vectors/safe-browsing.json, read by the JS tests too).
 TEST(UrlExpressionsDocs, EveryV4Example) {
-  EXPECT_EQ(Expressions("http://a.b.c/1/2.html?param=1"),
-            (Strings{"a.b.c/1/2.html?param=1", "a.b.c/1/2.html", "a.b.c/", "a.b.c/1/",
-                     "b.c/1/2.html?param=1", "b.c/1/2.html", "b.c/", "b.c/1/"}));
-  // "skip b.c.d.e.f.g, since we'll take only the last five hostname components,
-  // and the full hostname"
-  EXPECT_EQ(Expressions("http://a.b.c.d.e.f.g/1.html"),
-            (Strings{"a.b.c.d.e.f.g/1.html", "a.b.c.d.e.f.g/", "c.d.e.f.g/1.html", "c.d.e.f.g/",
-                     "d.e.f.g/1.html", "d.e.f.g/", "e.f.g/1.html", "e.f.g/", "f.g/1.html",
-                     "f.g/"}));
-  EXPECT_EQ(Expressions("http://1.2.3.4/1/"), (Strings{"1.2.3.4/1/", "1.2.3.4/"}));
+  const std::vector<ExpressionVector> v = ExpressionVectors("docs-v4");
+  ASSERT_EQ(v.size(), 3u);
+  for (const ExpressionVector& t : v) EXPECT_EQ(Expressions(t.url), t.want) << t.url;
 }
 
 // Chromium's test of the same rules (v4_protocol_manager_util_unittest.cc,
 // UrlParsing): a path ending in '/' is not tried twice.
 TEST(UrlExpressionsDocs, ChromiumsTrailingSlashCase) {
-  EXPECT_EQ(Expressions("http://a.b/saw-cgi/eBayISAPI.dll/"),
-            (Strings{"a.b/saw-cgi/eBayISAPI.dll/", "a.b/", "a.b/saw-cgi/"}));
+  const std::vector<ExpressionVector> v = ExpressionVectors("chromium");
+  ASSERT_EQ(v.size(), 1u);
+  for (const ExpressionVector& t : v) EXPECT_EQ(Expressions(t.url), t.want) << t.url;
 }
 
 // ===========================================================================
