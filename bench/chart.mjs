@@ -3,7 +3,7 @@
 //   top:    member lookups per second (has, one key per call)
 //   bottom: serialized bits per item (dashed line: the optimum log2(1/ε))
 // bench/run.mjs writes it to bench/results/chart.svg.
-import { fmtInt, fmtOpsRange } from './format.mjs';
+import { fmtInt, fmtOpsRange } from './report.mjs';
 
 const COLORS = {
   'cuckoo-wasm': '#d62728',

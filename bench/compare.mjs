@@ -33,7 +33,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROOT, loadKeys, deriveLabel, readLines, locateData } from './data.mjs';
-import { fmtInt, fmtNum, fmtPct, markdownTable } from './format.mjs';
+import { epsLabel, fmtInt, fmtNum, fmtPct, markdownTable } from './report.mjs';
+import { bloomBitsFor, bloomSizing, countTrue, wilson } from './stats.mjs';
 
 export const SWEEP_EPS = [0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.001, 0.0001, 0.00001];
 export const BUCKET_SIZES = [2, 4, 8];
@@ -43,23 +44,6 @@ const CHUNK = 1 << 16;
 
 /** Fill checkpoints, in multiples of the capacity. */
 export const FILL_POINTS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4];
-
-/** 95% Wilson score interval of k successes in n trials. */
-export function wilson(k, n) {
-  if (n === 0) return [0, 1];
-  const z = 1.959964;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [Math.max(0, c - h), Math.min(1, c + h)];
-}
-
-function countTrue(a) {
-  let c = 0;
-  for (let i = 0; i < a.length; ++i) if (a[i]) ++c;
-  return c;
-}
 
 /**
  * Non-member keys beyond the real ones: `${deriveLabel(r)}.${d}` for each real
@@ -140,7 +124,7 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
         expected: f.expectedFalsePositiveRate,
       };
       if (x.type === 'cuckoo') Object.assign(row, { fingerprintBits: f.fingerprintBits, bound: f.falsePositiveRate, loadFactor: f.loadFactor });
-      else Object.assign(row, { bitCount: f.bitCount, hashCount: f.hashCount, optimalBits: Math.ceil((-n * Math.log(eps)) / (Math.LN2 * Math.LN2)) });
+      else Object.assign(row, { bitCount: f.bitCount, hashCount: f.hashCount, optimalBits: bloomSizing(n, eps).bits });
       rows.push(row);
       f.dispose();
     }
@@ -148,9 +132,6 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
   }
   return { n, members: members.length, likeForLike: likeForLike(rows), realNonMembers: nonMembers.length, excludedNonMembers: keys.excludedNonMembers, digest: keys.digest, rows };
 }
-
-/** Bits per item a Bloom filter needs for false-positive rate p: −ln p / (ln 2)² (BloomFilter's m / n). */
-export const bloomBitsFor = (p) => -Math.log(p) / (Math.LN2 * Math.LN2);
 
 /**
  * Each cuckoo filter against a Bloom filter at the rate the cuckoo filter
@@ -279,7 +260,6 @@ const NAMES = { 'cuckoo-b2': 'cuckoo b = 2', 'cuckoo-b4': 'cuckoo b = 4', 'cucko
 export function markdown(res) {
   const out = [];
   const sw = res.sweep;
-  const epsLabel = (e) => `${+(e * 100).toPrecision(3)}%`;
   const byEps = new Map();
   for (const r of sw.rows) {
     if (!byEps.has(r.eps)) byEps.set(r.eps, {});

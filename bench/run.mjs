@@ -54,18 +54,19 @@
 // costs for each key set, then the comparison's section) and chart.svg, bloom-vs-cuckoo.svg and fill.svg;
 // a run of one part keeps the other part's section of results.md. Raw per-run numbers go to
 // bench/results/tmp/*.json (not committed). Prints the tables and the ratios.
-import { fork, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import os from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync, constants as zc } from 'node:zlib';
-import { ADAPTERS, DEFAULT_IMPLS } from './adapters/index.mjs';
+import { ADAPTERS, DEFAULT_IMPLS } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
 import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
-import { fmtOpsRange, fmtNum, fmtPct, fmtInt, stats, markdownTable } from './format.mjs';
+import { cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, helpText, loadAverage, machine, madeBy, markdownTable, opsCell, ratioCell } from './report.mjs';
+import { Worker, rotate } from './rounds.mjs';
+import { nowMs, pairedRatio, stats } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -98,8 +99,7 @@ const { values: opt } = parseArgs({
 });
 
 if (opt.help) {
-  const src = readFileSync(new URL(import.meta.url), 'utf8');
-  console.log(src.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n').split('\n\nEvery')[0]);
+  console.log(helpText(import.meta.url, '\n\nEvery'));
   process.exit(0);
 }
 
@@ -128,92 +128,15 @@ if (!existsSync(join(ROOT, 'dist', 'index.mjs')) && (RUN_COMPARE || IMPLS.some((
 }
 
 const WORKER = join(ROOT, 'bench', 'worker.mjs');
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const configName = (cfg) => `${cfg.keys === 'urls' ? 'urls-' : ''}n${cfg.n}-eps${cfg.eps}`;
 const keysLabel = (keys) => (keys === 'urls' ? ' URLs' : '');
-const epsLabel = (eps) => `${+(eps * 100).toPrecision(3)}%`;
 
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model?.trim() ?? 'unknown',
-    cores: cpus.length,
-    memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
-    node: process.version,
-    v8: process.versions.v8,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
-    nice: os.getPriority(),
-  };
-}
-
-/** Fraction of all cores' time spent busy over `ms` milliseconds (from os.cpus() counters). */
-async function cpuBusy(ms) {
-  const snap = () => os.cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, total: a.total + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, total: 0 });
-  const a = snap();
-  await new Promise((r) => setTimeout(r, ms));
-  const b = snap();
-  const total = b.total - a.total;
-  return total > 0 ? +(1 - (b.idle - a.idle) / total).toFixed(3) : 0;
-}
-
-/** A forked worker with a promise-based request/response over IPC. */
-class Worker {
-  constructor(impl, n, eps, keys, extraArgs = []) {
-    this.impl = impl;
-    this.stderr = '';
-    const args = ['--impl', impl, '--n', String(n), '--eps', String(eps), '--keys', keys, ...extraArgs];
-    if (opt.data) args.push('--data', opt.data);
-    args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
-    this.child = fork(WORKER, args, {
-      execArgv: ['--expose-gc', '--max-old-space-size=8192'],
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-    });
-    this.child.stderr.on('data', (d) => {
-      this.stderr = (this.stderr + d).slice(-4000);
-    });
-    this.waiting = null;
-    this.child.on('message', (msg) => {
-      const w = this.waiting;
-      this.waiting = null;
-      if (!w) return;
-      clearTimeout(w.timer);
-      if (msg.type === 'error') w.reject(Object.assign(new Error(msg.error.message), { info: msg.error }));
-      else w.resolve(msg);
-    });
-    this.child.on('exit', (code, signal) => {
-      this.exited = true;
-      const w = this.waiting;
-      this.waiting = null;
-      if (w) {
-        clearTimeout(w.timer);
-        const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
-        w.reject(new Error(`worker exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ''}`));
-      }
-    });
-    this.ready = this.next();
-  }
-  next() {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting = null;
-        this.kill();
-        reject(new Error(`worker timed out after ${TIMEOUT_MS / 1e3} s`));
-      }, TIMEOUT_MS);
-      this.waiting = { resolve, reject, timer };
-    });
-  }
-  async run() {
-    const p = this.next();
-    this.child.send({ cmd: 'run' });
-    return (await p).r;
-  }
-  kill() {
-    if (!this.exited) this.child.kill('SIGKILL'); // our own child, by its handle
-  }
-  close() {
-    if (!this.exited) this.child.send({ cmd: 'exit' });
-  }
+/** A worker.mjs process for one implementation at (n, ε, keys). */
+function startWorker(impl, n, eps, keys, extraArgs = []) {
+  const args = ['--impl', impl, '--n', String(n), '--eps', String(eps), '--keys', keys, ...extraArgs];
+  if (opt.data) args.push('--data', opt.data);
+  args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
+  return new Worker(impl, WORKER, args, { execArgv: ['--expose-gc', '--max-old-space-size=8192'], timeoutMs: TIMEOUT_MS });
 }
 
 /**
@@ -224,7 +147,7 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   const label = `N = ${fmtInt(n)}${keysLabel(keys)}, ε = ${epsLabel(eps)}`;
   process.stderr.write(`\n${label}: starting ${impls.length} workers (load keys, warm up)\n`);
   const t0 = nowMs();
-  const workers = impls.map((impl) => new Worker(impl, n, eps, keys, workerArgs[impl]));
+  const workers = impls.map((impl) => startWorker(impl, n, eps, keys, workerArgs[impl]));
   const results = {};
   await Promise.all(
     workers.map(async (w) => {
@@ -257,9 +180,7 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   let active = workers.filter((w) => !results[w.impl].workerError);
   for (let round = 0; round < runs && active.length; ++round) {
     process.stderr.write(`  round ${round + 1}/${runs}:`);
-    // Rotate the order each round so no implementation always runs first.
-    const order = active.map((_, i) => active[(i + round) % active.length]);
-    for (const w of order) {
+    for (const w of rotate(active, round)) {
       const res = results[w.impl];
       const rs = nowMs();
       try {
@@ -340,7 +261,6 @@ function summarize(cfg) {
   return rows;
 }
 
-const opsCell = (s) => (s ? fmtOpsRange(s) : '—');
 
 function tableFor(cfg, rows, native) {
   const header = [
@@ -438,18 +358,6 @@ function notesFor(rows) {
   return notes.join('\n');
 }
 
-/** Median over rounds of per-round ratios a[i] / b[i] (runs paired by round). */
-function pairedRatio(aRuns, bRuns, aKey, bKey) {
-  const m = Math.min(aRuns.length, bRuns.length);
-  const ratios = [];
-  for (let i = 0; i < m; ++i) {
-    const a = aRuns[i][aKey];
-    const b = bRuns[i][bKey];
-    if (a != null && b != null && !aRuns[i].error && !bRuns[i].error) ratios.push(a / b);
-  }
-  return stats(ratios);
-}
-
 function gzipSizes() {
   const path = join(ROOT, 'dist', 'index.mjs');
   if (!existsSync(path)) return null;
@@ -479,7 +387,7 @@ function ratios(configs) {
       ['add / add', pairedRatio(cw.runs, bf.runs, 'addOps', 'addOps')],
       ['addAll / add', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'addOps')],
     ];
-    const cells = rows.map(([, r]) => (r.median == null ? '—' : `${fmtNum(r.median, 2)}× (${fmtNum(r.min, 2)}–${fmtNum(r.max, 2)})`));
+    const cells = rows.map(([, r]) => ratioCell(r));
     out.push({ config: `N = ${fmtInt(cfg.n)}${keysLabel(cfg.keys)}, ε = ${epsLabel(cfg.eps)}`, cells, heads: rows.map(([h]) => h) });
   }
   return out;
@@ -598,7 +506,7 @@ async function runMain(mach, busy, data) {
     for (const c of sets) floors.push(runFloor(c.n, c.keys));
   }
   const totalS = (nowMs() - wall) / 1e3;
-  mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
+  mach.loadAverageAtEnd = loadAverage();
 
   // Markdown: tables, notes, native ratios, ratios against bloomfilter, floors.
   const md = [];
@@ -615,7 +523,7 @@ async function runMain(mach, busy, data) {
     md.push(`> Filters were created for ${opt['capacity-factor']} × N items (\`--capacity-factor\`), so they are overfilled.`, '');
   }
   md.push(
-    `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
+    `Made by ${madeBy('run.mjs')} in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
       `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included)` +
       `${mach.nice ? `; run at nice ${mach.nice}` : ''}. ` +
       `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members); for the URL configs phishing_urls.txt (members) and `https://<benign domain>/` (non-members); see ../shared/data/SOURCES.md'}. ` +
@@ -731,7 +639,6 @@ async function bloomSize(n, eps) {
   return size;
 }
 
-const ratioCell = (r, digits = 2) => (r?.median == null ? '—' : `${fmtNum(r.median, digits)}× (${fmtNum(r.min, digits)}–${fmtNum(r.max, digits)})`);
 const passCell = (ok) => (ok == null ? '—' : ok ? '**PASS**' : '**FAIL**');
 
 /** A compact table of one comparison config: the four calls, both lookups, rate, size. */
@@ -775,12 +682,12 @@ async function runCompare(mach, busy, data) {
   const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS, Object.fromEntries(GROWTH_IMPLS.map((i) => [i, COMPARE_PASSES])), COMPARE_RUNS, 0);
   const floors = opt['no-floor'] ? [] : kinds.map(([keys, n]) => runFloor(n, keys, ['--part', 'bloom', '--eps', String(SPEED_EPSS[0]), '--passes', '11', '--summary', 'min']));
   const totalS = (nowMs() - wall) / 1e3;
-  const loadEnd = os.loadavg().map((x) => +x.toFixed(2));
+  const loadEnd = loadAverage();
 
   const md = [COMPARE_START, '', '## Bloom or cuckoo? (measured)', ''];
   if (busy) md.push(`> **Busy machine**: other processes used ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% of the ${mach.cores} cores in the second before the start. Treat the speed ratios with care.`, '');
   md.push(
-    `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` (this section: ${fmtNum(totalS / 60, 1)} min) on ${mach.cpu} (${mach.cores} cores), node ${mach.node}; ` +
+    `Made by ${madeBy('run.mjs')} (this section: ${fmtNum(totalS / 60, 1)} min) on ${mach.cpu} (${mach.cores} cores), node ${mach.node}; ` +
       `CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}%; load average ${mach.loadAverageAtStart.join(' ')} at start, ${loadEnd.join(' ')} at end` +
       `${mach.nice ? `; run at nice ${mach.nice} (${mach.nice < 0 ? 'ahead of' : 'behind'} the other processes)` : ''}. ` +
       "This package's CuckooFilter and BloomFilter (dist/index.mjs) on the real lists; bench/README.md says how each number is made.",

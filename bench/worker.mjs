@@ -8,8 +8,10 @@
 // answers over IPC; by hand it does --runs runs and prints JSON:
 //   node --expose-gc bench/worker.mjs --impl cuckoo-wasm --n 100000 --eps 0.001 --runs 5 [--keys urls]
 import { parseArgs } from 'node:util';
-import { loadAdapter } from './adapters/index.mjs';
+import { loadAdapter } from './adapters.mjs';
 import { loadKeys } from './data.mjs';
+import { errorInfo, serve } from './rounds.mjs';
+import { bestOf as best, countTrue, nowMs, sample } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -53,7 +55,6 @@ const WARMUP_RUNS = Number(opt['warmup-runs']);
 const SIZING = opt['bloom-bits'] ? { bits: Number(opt['bloom-bits']), hashes: Number(opt['bloom-hashes']) } : undefined;
 
 const gc = globalThis.gc ?? (() => {});
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Bytes the JS heap and its array buffers hold, after a full GC. */
 function heapBytes() {
@@ -63,51 +64,8 @@ function heapBytes() {
   return u.heapUsed + u.external;
 }
 
-/** Up to `max` evenly spaced elements of keys[from..to). */
-function sample(keys, from, to, max) {
-  const len = to - from;
-  if (len <= max) return keys.slice(from, to);
-  const out = new Array(max);
-  const step = len / max;
-  for (let i = 0; i < max; ++i) out[i] = keys[from + Math.floor(i * step)];
-  return out;
-}
-
-/**
- * Times `pass` (a lookup pass, which changes nothing) up to LOOKUP_PASSES times,
- * stopping once PASS_BUDGET_MS have been spent, and keeps the fastest pass: on a
- * shared machine the fastest pass is the one least disturbed by other processes.
- * Slow implementations get one pass. Every pass's result must agree; `check`
- * (untimed) turns a pass's output into the number compared.
- */
-function bestOf(pass, check = (x) => x) {
-  let best = Infinity;
-  let result;
-  let spent = 0;
-  let passes = 0;
-  while (passes < LOOKUP_PASSES && (passes === 0 || spent < PASS_BUDGET_MS)) {
-    const t0 = nowMs();
-    const out = pass();
-    const ms = nowMs() - t0;
-    const res = check(out); // untimed: e.g. counting hasAll's booleans
-    if (passes > 0 && res !== result) throw new Error(`lookup pass ${passes + 1} answered ${res} where pass 1 answered ${result}`);
-    result = res;
-    best = Math.min(best, ms);
-    spent += ms;
-    ++passes;
-  }
-  return { ms: best, result, passes };
-}
-
-function countTrue(results) {
-  let c = 0;
-  for (let i = 0; i < results.length; ++i) if (results[i]) ++c;
-  return c;
-}
-
-function errorInfo(phase, e) {
-  return { phase, name: e?.name ?? 'Error', code: e?.code, message: String(e?.message ?? e).slice(0, 300) };
-}
+/** The fastest of up to LOOKUP_PASSES lookup passes within PASS_BUDGET_MS (stats.mjs bestOf). */
+const bestOf = (pass, check) => best(pass, { passes: LOOKUP_PASSES, budgetMs: PASS_BUDGET_MS, check });
 
 /**
  * One run: build a filter of all members one key at a time, then time member
@@ -320,26 +278,10 @@ async function timedRun({ adapter, keys, info }) {
   return r;
 }
 
-function fail(e) {
-  const err = errorInfo('worker', e);
-  err.stack = String(e?.stack ?? '').slice(0, 2000);
-  if (process.send) process.send({ type: 'error', error: err }, () => process.exit(1));
-  else {
-    console.error(e);
-    process.exit(1);
-  }
-}
-
 if (process.send) {
   // Driven by bench/run.mjs: 'ready' once warmed up, then one timed run per 'run' message,
   // so the parent can interleave implementations round by round.
-  prepare().then((ctx) => {
-    process.on('message', (msg) => {
-      if (msg?.cmd === 'run') timedRun(ctx).then((r) => process.send({ type: 'run', r }), fail);
-      else if (msg?.cmd === 'exit') process.exit(0);
-    });
-    process.send({ type: 'ready', info: ctx.info });
-  }, fail);
+  serve(prepare, timedRun);
 } else {
   // By hand: R runs (stopping early past --budget seconds), JSON on stdout.
   prepare().then(async (ctx) => {
@@ -353,5 +295,8 @@ if (process.send) {
       if (BUDGET_S > 0 && i + 1 < RUNS && elapsed + r.runMs / 1e3 > BUDGET_S) break;
     }
     process.stdout.write(JSON.stringify(out, null, 1) + '\n');
-  }, fail);
+  }).catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }
