@@ -105,6 +105,19 @@ function peer({ name, kind, pkg, init, create, deserialize, ops, keepsKeys = fal
   };
 }
 
+/** One of bloom-filters' classes: Class.create(n, ε), has(key), saveAsJSON() / Class.fromJSON. */
+function bloomFilters(className, name, kind, ops) {
+  return peer({
+    name,
+    kind,
+    pkg: 'bloom-filters',
+    init: async () => require('bloom-filters')[className],
+    create: (Class, n, eps) => Class.create(n, eps),
+    deserialize: (Class, bytes) => Class.fromJSON(unjson(bytes)),
+    ops: { has: (f) => (key) => f.has(key), serialize: (f) => json(f.saveAsJSON()), ...ops },
+  });
+}
+
 const CF_BUCKET = 4;
 
 export const ADAPTERS = {
@@ -138,41 +151,21 @@ export const ADAPTERS = {
   }),
   // bloom-filters@3.0.4 BloomFilter: a bit set over a Uint8Array, two xxhashjs XXH64 hashes per key, double
   // hashing; BloomFilter.create(n, ε) (m = ⌈−n ln ε / (ln 2)²⌉, k = ⌈m/n ln 2⌉); saveAsJSON (base64) / fromJSON.
-  'bloom-filters-bloom': peer({
-    name: 'bloom-filters Bloom',
-    kind: 'Bloom filter',
-    pkg: 'bloom-filters',
-    init: async () => require('bloom-filters').BloomFilter,
-    create: (BloomFilter, n, eps) => BloomFilter.create(n, eps),
-    deserialize: (BloomFilter, bytes) => BloomFilter.fromJSON(unjson(bytes)),
-    ops: {
-      add: (b) => (key) => {
-        b.add(key);
-        return true;
-      },
-      has: (b) => (key) => b.has(key),
-      serialize: (b) => json(b.saveAsJSON()),
-      memory: (b) => ({ bytes: b._filter.array.byteLength, how: 'bit set (Uint8Array)' }),
-      params: (b) => `m=${b.size} bits k=${b._nbHashes}`,
+  'bloom-filters-bloom': bloomFilters('BloomFilter', 'bloom-filters Bloom', 'Bloom filter', {
+    add: (b) => (key) => {
+      b.add(key);
+      return true;
     },
+    memory: (b) => ({ bytes: b._filter.array.byteLength, how: 'bit set (Uint8Array)' }),
+    params: (b) => `m=${b.size} bits k=${b._nbHashes}`,
   }),
   // bloom-filters@3.0.4 CuckooFilter: bucket objects holding hex-string fingerprints, xxhashjs XXH64;
   // CuckooFilter.create(n, ε) (b = 4, 500 kicks, ⌈n / 4 / 0.955⌉ buckets); add returns false when full.
   // saveAsJSON / fromJSON.
-  'bloom-filters-cuckoo': peer({
-    name: 'bloom-filters Cuckoo',
-    kind: 'cuckoo filter',
-    pkg: 'bloom-filters',
-    init: async () => require('bloom-filters').CuckooFilter,
-    create: (CuckooFilter, n, eps) => CuckooFilter.create(n, eps),
-    deserialize: (CuckooFilter, bytes) => CuckooFilter.fromJSON(unjson(bytes)),
-    ops: {
-      add: (c) => (key) => c.add(key),
-      has: (c) => (key) => c.has(key),
-      delete: (c) => (key) => c.remove(key),
-      serialize: (c) => json(c.saveAsJSON()),
-      params: (c) => `buckets=${c.size} b=${c.bucketSize} fingerprint=${c.fingerprintLength} hex chars`,
-    },
+  'bloom-filters-cuckoo': bloomFilters('CuckooFilter', 'bloom-filters Cuckoo', 'cuckoo filter', {
+    add: (c) => (key) => c.add(key),
+    delete: (c) => (key) => c.remove(key),
+    params: (c) => `buckets=${c.size} b=${c.bucketSize} fingerprint=${c.fingerprintLength} hex chars`,
   }),
   // cuckoo-filter@1.1.4 (vijayee): Fingerprint objects holding Buffers. Its index.js also loads
   // ScalableCuckooFilter, which needs 'cbor-js', a module the package does not declare, so the class is
