@@ -208,14 +208,18 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   return { n, eps, keys, label, impls, elapsedS: +elapsed.toFixed(1), results };
 }
 
+/** The metrics of a run summarized as median, min, max over the runs that did not fail. */
+const METRICS = ['addOps', 'hasOps', 'hasNonOps', 'addAllOps', 'hasAllOps', 'hasAllNonOps', 'deleteOps', 'fpr', 'falseNegatives', 'refused', 'serializedBytes', 'loadMs', 'rawBits'];
+/** The correctness checks of a run, summarized as their worst value. */
+const CHECKS = ['hasAllFalseNegatives', 'addAllFalseNegatives', 'loadFalseNegatives', 'deleteFalseNegatives', 'deleteMissing'];
+
 /** Per-implementation summary of a config's runs: median, min, max of each metric. */
 function summarize(cfg) {
-  const rows = [];
-  for (const impl of cfg.impls) {
+  return cfg.impls.map((impl) => {
     const res = cfg.results[impl];
     const ok = res.runs.filter((r) => !r.error);
-    const pick = (key, f = (r) => r[key]) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
-    const n = cfg.n;
+    const pick = (f) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
+    const first = ok[0] ?? {};
     const row = {
       impl,
       name: res.name ?? impl,
@@ -223,108 +227,67 @@ function summarize(cfg) {
       runs: ok.length,
       stopped: res.stopped,
       error: res.workerError ?? res.runs.find((r) => r.error)?.error,
-      params: ok[0]?.params ?? res.runs[0]?.params,
+      params: first.params ?? res.runs[0]?.params,
       lookupSample: res.lookupSample,
-      memberSample: ok[0]?.memberSample,
-      nonMemberSample: ok[0]?.nonMemberSample,
-      fnChecked: ok[0]?.fnChecked,
-      addOps: pick('addOps'),
-      hasOps: pick('hasOps'),
-      hasNonOps: pick('hasNonOps'),
-      addAllOps: pick('addAllOps'),
-      hasAllOps: pick('hasAllOps'),
-      hasAllNonOps: pick('hasAllNonOps'),
-      deleteOps: pick('deleteOps'),
-      fpr: pick('fpr'),
-      falseNegatives: pick('falseNegatives'),
-      refused: pick('refused'),
-      memBits: pick('mem', (r) => ((r.memBytes ?? r.heapDelta) * 8) / n),
-      memMeasured: ok.length > 0 && ok[0].memBytes == null,
-      memHow: ok[0]?.memHow,
-      heapBits: pick('heap', (r) => (r.heapDelta * 8) / n),
-      serBits: pick('ser', (r) => (r.serializedBytes * 8) / n),
-      serializedBytes: pick('serializedBytes'),
-      loadMs: pick('loadMs'),
-      rawBits: pick('rawBits'),
-      checks: {
-        hasAllFalseNegatives: pick('hasAllFalseNegatives').max,
-        addAllFalseNegatives: pick('addAllFalseNegatives').max,
-        loadFalseNegatives: pick('loadFalseNegatives').max,
-        loadCheck: ok[0]?.loadCheck,
-        deleteFalseNegatives: pick('deleteFalseNegatives').max,
-        deleteCheck: ok[0]?.deleteCheck,
-        deleteMissing: pick('deleteMissing').max,
-      },
+      memberSample: first.memberSample,
+      nonMemberSample: first.nonMemberSample,
+      fnChecked: first.fnChecked,
+      memBits: pick((r) => ((r.memBytes ?? r.heapDelta) * 8) / cfg.n),
+      memMeasured: ok.length > 0 && first.memBytes == null,
+      memHow: first.memHow,
+      heapBits: pick((r) => (r.heapDelta * 8) / cfg.n),
+      serBits: pick((r) => (r.serializedBytes * 8) / cfg.n),
+      checks: { loadCheck: first.loadCheck, deleteCheck: first.deleteCheck },
     };
-    rows.push(row);
-  }
-  return rows;
+    for (const k of METRICS) row[k] = pick((r) => r[k]);
+    for (const k of CHECKS) row.checks[k] = pick((r) => r[k]).max;
+    return row;
+  });
 }
 
+const range = (s, f) => (s.count > 1 && s.min !== s.max ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median));
+/** The cells of the result tables, by column header. */
+const CELLS = {
+  'add/s': (r) => opsCell(r.addOps),
+  'has/s members': (r) => opsCell(r.hasOps),
+  'has/s non-members': (r) => opsCell(r.hasNonOps),
+  'addAll/s': (r) => opsCell(r.addAllOps),
+  'hasAll/s': (r) => opsCell(r.hasAllOps),
+  'hasAll/s members': (r) => opsCell(r.hasAllOps),
+  'hasAll/s non-members': (r) => opsCell(r.hasAllNonOps),
+  'delete/s': (r) => opsCell(r.deleteOps),
+  'measured ε': (r) => range(r.fpr, fmtPct),
+  'false neg.': ({ falseNegatives: fn }) => (fn.max === 0 ? '0' : `**${fmtInt(fn.max)}**${fn.min !== fn.max ? ` (min ${fmtInt(fn.min)})` : ''}`),
+  'bits/item memory': (r) => (r.memMeasured ? '~' : '') + fmtNum(r.memBits.median, 1),
+  'bits/item memory [2 decimals]': (r) => fmtNum(r.memBits.median, 2),
+  'bits/item serialized': (r) => fmtNum(r.serBits.median, 1),
+  'serialized bytes': (r) => fmtInt(r.serializedBytes.median),
+  'load ms': (r) => (r.loadMs.count > 1 ? `${fmtNum(r.loadMs.median, 2)} (${fmtNum(r.loadMs.min, 2)}–${fmtNum(r.loadMs.max, 2)})` : fmtNum(r.loadMs.median, 2)),
+  parameters: (r) => r.params ?? '',
+};
+const MAIN_COLUMNS = ['add/s', 'has/s members', 'has/s non-members', 'addAll/s', 'hasAll/s', 'delete/s', 'measured ε', 'false neg.', 'bits/item memory', 'bits/item serialized', 'serialized bytes', 'load ms'];
 
-function tableFor(cfg, rows, native) {
-  const header = [
-    'implementation',
-    'runs',
-    'add/s',
-    'has/s members',
-    'has/s non-members',
-    'addAll/s',
-    'hasAll/s',
-    'delete/s',
-    'measured ε',
-    'false neg.',
-    'bits/item memory',
-    'bits/item serialized',
-    'serialized bytes',
-    'load ms',
-  ];
-  const body = rows.map((r) => {
-    if (!r.runs) {
-      const e = r.error;
-      const what = e ? `${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} in ${e.phase}: ${e.message}` : r.stopped;
-      return [r.name, '0', `**failed**: ${what}`, ...Array(11).fill('')];
-    }
-    const fn = r.falseNegatives.max;
-    const fnCell = fn === 0 ? '0' : `**${fmtInt(fn)}**${r.falseNegatives.min !== fn ? ` (min ${fmtInt(r.falseNegatives.min)})` : ''}`;
-    const fpr = r.fpr.count > 1 && r.fpr.min !== r.fpr.max ? `${fmtPct(r.fpr.median)} (${fmtPct(r.fpr.min)}–${fmtPct(r.fpr.max)})` : fmtPct(r.fpr.median);
-    return [
-      r.name + (r.error ? ' ⚠' : ''),
-      String(r.runs) + (r.stopped?.startsWith('time') ? '*' : ''),
-      opsCell(r.addOps),
-      opsCell(r.hasOps),
-      opsCell(r.hasNonOps),
-      opsCell(r.addAllOps),
-      opsCell(r.hasAllOps),
-      opsCell(r.deleteOps),
-      fpr,
-      fnCell,
-      (r.memMeasured ? '~' : '') + fmtNum(r.memBits.median, 1),
-      fmtNum(r.serBits.median, 1),
-      fmtInt(r.serializedBytes.median),
-      r.loadMs.count > 1 ? `${fmtNum(r.loadMs.median, 2)} (${fmtNum(r.loadMs.min, 2)}–${fmtNum(r.loadMs.max, 2)})` : fmtNum(r.loadMs.median, 2),
-    ];
-  });
-  if (native && !native.error) {
-    const m = native.metrics;
-    body.push([
-      'cuckoo core, native g++ -O3',
-      String(native.repetitions),
-      opsCell(m.Add),
-      opsCell(m.ContainMembers),
-      opsCell(m.ContainNonMembers),
-      opsCell(m.AddBatch),
-      opsCell(m.ContainBatch),
-      opsCell(m.Delete),
-      fmtPct(native.counters.fpr),
-      String(native.counters.false_negatives),
-      fmtNum(native.counters.bits_per_item, 1),
-      fmtNum(native.counters.bits_per_item, 1),
-      fmtInt(native.counters.serialized_bytes),
-      fmtNum(m.Deserialize?.medianMs, 2),
-    ]);
-  }
-  return markdownTable(header, body);
+/** A failure as one line: the error's name, code, phase and message, or why the runs stopped. */
+const failure = (r) => (r.error ? `${r.error.name ?? 'Error'}${r.error.code ? ` ${r.error.code}` : ''} in ${r.error.phase}: ${r.error.message}` : r.stopped);
+
+/** A table of summarized rows with these columns (CELLS; a [note] is not in the header), then `extra` rows as they are. */
+function resultsTable(rows, columns, extra = []) {
+  const body = rows.map((r) =>
+    r.runs
+      ? [r.name + (r.error ? ' ⚠' : ''), String(r.runs) + (r.stopped?.startsWith('time') ? '*' : ''), ...columns.map((c) => CELLS[c](r))]
+      : [r.name, '0', `**failed**: ${failure(r)}`, ...Array(columns.length - 1).fill('')],
+  );
+  return markdownTable(['implementation', 'runs', ...columns.map((c) => c.replace(/ \[.*\]$/, ''))], [...body, ...extra]);
+}
+
+/** A config's table, with the native core's row when it ran. */
+function tableFor(rows, native) {
+  if (!native || native.error) return resultsTable(rows, MAIN_COLUMNS);
+  const { metrics: m, counters: c } = native;
+  return resultsTable(rows, MAIN_COLUMNS, [
+    ['cuckoo core, native g++ -O3', String(native.repetitions), ...[m.Add, m.ContainMembers, m.ContainNonMembers, m.AddBatch, m.ContainBatch, m.Delete].map(opsCell),
+      fmtPct(c.fpr), String(c.false_negatives), fmtNum(c.bits_per_item, 1), fmtNum(c.bits_per_item, 1), fmtInt(c.serialized_bytes), fmtNum(m.Deserialize?.medianMs, 2)],
+  ]);
 }
 
 /** Notes under a config's table: parameters, correctness findings, errors, memory method. */
@@ -393,11 +356,15 @@ function ratios(configs) {
   return out;
 }
 
+/** Runs bench/`script` in its own node process (`node` flags first), said on stderr as "label: node bench/script args". */
+function runScript(label, script, args, { node = [], ...options } = {}) {
+  process.stderr.write(`${label}: node ${[`bench/${script}`, ...args].map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a)).join(' ')}\n`);
+  return spawnSync(process.execPath, [...node, join(ROOT, 'bench', script), ...args], options);
+}
+
 /** Runs bench/floor.mjs for one key set in its own process and returns its Markdown (or an error line). */
 function runFloor(n, keys, extra = ['--part', 'cuckoo']) {
-  const args = ['--expose-gc', join(ROOT, 'bench', 'floor.mjs'), '--n', String(n), '--keys', keys, ...extra];
-  process.stderr.write(`floor: node ${args.slice(1).map((a) => relative(ROOT, a) || a).join(' ')}\n`);
-  const p = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const p = runScript('floor', 'floor.mjs', ['--n', String(n), '--keys', keys, ...extra], { node: ['--expose-gc'], encoding: 'utf8', maxBuffer: 16 << 20 });
   if (p.status !== 0) return `floor.mjs failed (exit ${p.status}): ${(p.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
   return p.stdout.trim();
 }
@@ -457,11 +424,10 @@ async function main() {
   if (RUN_COMPARE) parts.compare = await runCompare(mach, busy, data);
   // The URL benchmark (bench/url.mjs, its own processes; it writes results/url.md), after the others so they do not compete.
   if (RUN_URL && data.urls) {
-    const args = [join(ROOT, 'bench', 'url.mjs'), '--out', opt.out];
+    const args = ['--out', opt.out];
     if (opt.data) args.push('--data', opt.data);
     if (opt['no-write']) args.push('--no-write');
-    process.stderr.write(`\nurl: node ${args.map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a)).join(' ')}\n`);
-    const p = spawnSync(process.execPath, args, { stdio: 'inherit' });
+    const p = runScript('\nurl', 'url.mjs', args, { stdio: 'inherit' });
     if (p.status !== 0) process.stderr.write(`bench/url.mjs failed (exit ${p.status})\n`);
   }
   const totalS = (nowMs() - wall) / 1e3;
@@ -544,7 +510,7 @@ async function runMain(mach, busy, data) {
           `, ${fmtInt(k.nonMembers)} non-members${k.excludedNonMembers ? ` (${fmtInt(k.excludedNonMembers)} benign lines excluded: exact members)` : ''}.`
         : '') +
       ` Wall time for this config: ${fmtNum(cfg.elapsedS, 0)} s.`;
-    const table = tableFor(cfg, rows, cfg.native);
+    const table = tableFor(rows, cfg.native);
     let nativeLine = '';
     if (cfg.native && !cfg.native.error) {
       const cw = rows.find((r) => r.impl === 'cuckoo-wasm');
@@ -621,11 +587,9 @@ const GROWTH_TARGET = 1.5; // lookups of a filter grown 8× cost at most 1.5× t
 function runSweep(rawDir) {
   mkdirSync(rawDir, { recursive: true });
   const json = join(rawDir, 'compare-sweep.json');
-  const args = [join(ROOT, 'bench', 'compare.mjs'), '--n', opt['compare-n'], '--eps', opt['compare-eps'], '--non-members', opt['non-members'],
-    '--fill-capacity', opt['fill-capacity'], '--fill-eps', opt['fill-eps'], '--json', json];
+  const args = ['--n', opt['compare-n'], '--eps', opt['compare-eps'], '--non-members', opt['non-members'], '--fill-capacity', opt['fill-capacity'], '--fill-eps', opt['fill-eps'], '--json', json];
   if (opt.data) args.push('--data', opt.data);
-  process.stderr.write(`\ncompare: node ${args.map((a) => relative(ROOT, a) || a).join(' ')}\n`);
-  const p = spawnSync(process.execPath, ['--max-old-space-size=8192', ...args], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
+  const p = runScript('\ncompare', 'compare.mjs', args, { node: ['--max-old-space-size=8192'], encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
   if (p.status !== 0) throw new Error(`bench/compare.mjs failed (exit ${p.status})`);
   return JSON.parse(readFileSync(json, 'utf8'));
 }
@@ -644,18 +608,8 @@ const passCell = (ok) => (ok == null ? '—' : ok ? '**PASS**' : '**FAIL**');
 /** A compact table of one comparison config: the four calls, both lookups, rate, size. */
 function compareTable(cfg) {
   const rows = summarize(cfg);
-  return {
-    rows,
-    table: markdownTable(
-      ['implementation', 'runs', 'add/s', 'addAll/s', 'has/s members', 'has/s non-members', 'hasAll/s members', 'hasAll/s non-members', 'measured ε', 'false neg.', 'bits/item memory', 'parameters'],
-      rows.map((r) =>
-        r.runs
-          ? [r.name, String(r.runs), opsCell(r.addOps), opsCell(r.addAllOps), opsCell(r.hasOps), opsCell(r.hasNonOps), opsCell(r.hasAllOps), opsCell(r.hasAllNonOps),
-            fmtPct(r.fpr.median), fmtInt(r.falseNegatives.max), fmtNum(r.memBits.median, 2), r.params ?? '']
-          : [r.name, '0', `**failed**: ${r.error?.message ?? r.stopped}`, ...Array(9).fill('')],
-      ),
-    ),
-  };
+  const columns = ['add/s', 'addAll/s', 'has/s members', 'has/s non-members', 'hasAll/s members', 'hasAll/s non-members', 'measured ε', 'false neg.', 'bits/item memory [2 decimals]', 'parameters'];
+  return { rows, table: resultsTable(rows, columns) };
 }
 
 /** The Bloom-or-cuckoo comparison: sweep and fill (compare.mjs), then the timed configs; returns its Markdown section. */
