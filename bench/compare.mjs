@@ -32,7 +32,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ROOT, loadKeys, deriveLabel, readLines, locateData } from './data.mjs';
+import { ROOT, derived, loadKeys, readLines, locateData } from './data.mjs';
 import { epsLabel, fmtInt, fmtNum, fmtPct, markdownTable } from './report.mjs';
 import { bloomBitsFor, bloomSizing, countTrue, wilson } from './stats.mjs';
 
@@ -46,24 +46,19 @@ const CHUNK = 1 << 16;
 export const FILL_POINTS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4];
 
 /**
- * Non-member keys beyond the real ones: `${deriveLabel(r)}.${d}` for each real
- * non-member d, round r = 1, 2, ...; skips members and real benign domains.
- * Calls visit(chunk) with chunks of at most CHUNK keys until `count` keys.
+ * Non-member keys beyond the real ones (data.mjs derived(): a label prefixed
+ * to each real non-member, round after round, skipping members and real
+ * benign domains): visit(chunk) with chunks of at most CHUNK keys until `count` keys.
  */
 function forDerived(count, real, exclude, visit) {
-  let made = 0;
   let chunk = [];
-  for (let round = 1; made < count; ++round) {
-    const label = deriveLabel(round);
-    for (let i = 0; i < real.length && made < count; ++i) {
-      const k = `${label}.${real[i]}`;
-      if (exclude.has(k)) continue;
-      chunk.push(k);
-      ++made;
-      if (chunk.length === CHUNK) {
-        visit(chunk);
-        chunk = [];
-      }
+  let made = 0;
+  for (const k of derived(real, exclude)) {
+    if (made++ === count) break;
+    chunk.push(k);
+    if (chunk.length === CHUNK) {
+      visit(chunk);
+      chunk = [];
     }
   }
   if (chunk.length) visit(chunk);
