@@ -134,15 +134,17 @@ export function loadKeys(n, options = {}) {
   }
   const wantNon = options.nonMembers ?? benignFresh.length;
   const derivedNonMembers = fill(nonMembers, wantNon, benignFresh, taken);
+  return keySet(members, nonMembers, { derivedMembers, derivedNonMembers, excludedNonMembers, files });
+}
+
+/** A key set as loadKeys returns it: fresh copies of the keys, the counts, the files and the digest. */
+function keySet(members, nonMembers, counts) {
   // Fresh, flat strings (split() may return slices of the whole file, which
   // would keep it alive and make keys cheaper to read than keys from elsewhere).
   return {
     members: JSON.parse(JSON.stringify(members)),
     nonMembers: JSON.parse(JSON.stringify(nonMembers)),
-    derivedMembers,
-    derivedNonMembers,
-    excludedNonMembers,
-    files,
+    ...counts,
     digest: `${digest(members)}/${digest(nonMembers)}`,
   };
 }
@@ -161,15 +163,7 @@ function loadUrlKeys(n, files, options) {
     if (taken.has(url)) ++excludedNonMembers;
     else nonMembers.push(url);
   }
-  return {
-    members: JSON.parse(JSON.stringify(members)),
-    nonMembers: JSON.parse(JSON.stringify(nonMembers)),
-    derivedMembers: 0,
-    derivedNonMembers: 0,
-    excludedNonMembers,
-    files,
-    digest: `${digest(members)}/${digest(nonMembers)}`,
-  };
+  return keySet(members, nonMembers, { derivedMembers: 0, derivedNonMembers: 0, excludedNonMembers, files });
 }
 
 /** FNV-1a 32 over the keys joined by '\n' (UTF-16 code units; the lists are ASCII, so the same as bytes): a cheap key-set identity. */

@@ -21,7 +21,7 @@
 // Options: --only main|compare|url (default all), --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
 // --keys domains,urls (default both; URL configs use every URL in phishing_urls.txt, and are
 // skipped with a note when it is missing),
-// --runs R (default 5), --impl a,b (default all: see bench/adapters/index.mjs),
+// --runs R (default 5), --impl a,b (default all: see bench/adapters.mjs),
 // --budget S (seconds of timed runs per implementation and config; an
 // implementation whose next run would overrun it stops early, after at least one
 // run; default 15; 0 = no limit), --native (also build and run

@@ -219,35 +219,20 @@ async function prepare() {
   const h0 = heapBytes();
   const keys = loadKeys(N, { dir: opt.data, keys: opt.keys });
   const keyHeap = heapBytes() - h0;
+  const { members, nonMembers, files, ...counts } = keys; // counts: derived and excluded keys, digest
   const info = {
-    impl: opt.impl,
-    name: adapter.name,
-    kind: adapter.kind,
-    version: adapter.version,
-    n: N,
-    eps: EPS,
-    keys: {
-      kind: opt.keys,
-      members: keys.members.length,
-      nonMembers: keys.nonMembers.length,
-      derivedMembers: keys.derivedMembers,
-      derivedNonMembers: keys.derivedNonMembers,
-      excludedNonMembers: keys.excludedNonMembers,
-      sample: keys.files.sample,
-      files: keys.files,
-      digest: keys.digest,
-      heapBytes: keyHeap,
-    },
+    impl: opt.impl, name: adapter.name, kind: adapter.kind, version: adapter.version, n: N, eps: EPS,
+    keys: { kind: opt.keys, members: members.length, nonMembers: nonMembers.length, ...counts, sample: files.sample, files, heapBytes: keyHeap },
   };
   if (adapter.keepsKeys) {
     // Heap of the key strings alone: a copy of the array with fresh strings,
     // minus a copy of the array that shares them.
     let a = heapBytes();
-    let copy = JSON.parse(JSON.stringify(keys.members));
+    let copy = JSON.parse(JSON.stringify(members));
     const withStrings = heapBytes() - a;
     copy = null;
     a = heapBytes();
-    copy = keys.members.slice();
+    copy = members.slice();
     const arrayOnly = heapBytes() - a;
     copy = null;
     info.keyStringBytes = withStrings - arrayOnly;
@@ -256,7 +241,7 @@ async function prepare() {
   const wn = Math.min(N, WARMUP_KEYS);
   let warm;
   for (let i = 0; i < WARMUP_RUNS && (i === 0 || nowMs() - t0 < WARMUP_BUDGET_MS); ++i) {
-    warm = await runOnce(adapter, keys.members.slice(0, wn), keys.nonMembers.slice(0, WARMUP_KEYS), EPS);
+    warm = await runOnce(adapter, members.slice(0, wn), nonMembers.slice(0, WARMUP_KEYS), EPS);
     if (warm.error) info.warmupError = warm.error;
   }
   info.warmupMs = nowMs() - t0;
