@@ -1,7 +1,7 @@
 // Where the time of one has() goes: microbenchmarks of each layer a lookup of a
 // string key crosses, per key, on the real member keys (bench/data.mjs):
 //
-//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--eps 0.001]
+//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--eps 0.001] [--data DIR]
 //                                    [--part cuckoo|bloom|all] [--summary median|min] [--out FILE.md]
 //
 // Each row is the median ns per key over --passes passes (min–max), and the
@@ -58,6 +58,7 @@ const { values: opt } = parseArgs({
     passes: { type: 'string', default: '7' },
     eps: { type: 'string', default: '0.001' },
     keys: { type: 'string', default: 'domains' }, // or urls (bench/data.mjs); --n is then at most 49,256
+    data: { type: 'string' }, // folder of the lists (bench/data.mjs locateData)
     out: { type: 'string' }, // also write the table to this Markdown file
     part: { type: 'string', default: 'all' }, // cuckoo | bloom | all
     summary: { type: 'string', default: 'median' }, // the statistic the lines under the table add up: median | min
@@ -96,7 +97,7 @@ function measure(name, keysPerPass, pass) {
 }
 
 async function main() {
-  const { members, nonMembers: allNon } = loadKeys(N, { keys: opt.keys });
+  const { members, nonMembers: allNon } = loadKeys(N, { dir: opt.data, keys: opt.keys });
   const n = members.length;
   const nonMembers = allNon.slice(0, n);
   const dist = (file) => import(pathToFileURL(join(ROOT, 'dist', file)).href);

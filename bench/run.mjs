@@ -364,7 +364,8 @@ function runScript(label, script, args, { node = [], ...options } = {}) {
 
 /** Runs bench/floor.mjs for one key set in its own process and returns its Markdown (or an error line). */
 function runFloor(n, keys, extra = ['--part', 'cuckoo']) {
-  const p = runScript('floor', 'floor.mjs', ['--n', String(n), '--keys', keys, ...extra], { node: ['--expose-gc'], encoding: 'utf8', maxBuffer: 16 << 20 });
+  const args = ['--n', String(n), '--keys', keys, ...extra, ...(opt.data ? ['--data', opt.data] : [])];
+  const p = runScript('floor', 'floor.mjs', args, { node: ['--expose-gc'], encoding: 'utf8', maxBuffer: 16 << 20 });
   if (p.status !== 0) return `floor.mjs failed (exit ${p.status}): ${(p.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
   return p.stdout.trim();
 }
