@@ -64,20 +64,21 @@ function forDerived(count, real, exclude, visit) {
   if (chunk.length) visit(chunk);
 }
 
+/** A CuckooFilter of each bucket size and a BloomFilter, all for n keys at ε: [{ id, type, b, f }]. */
+async function filtersAt({ CuckooFilter, BloomFilter }, n, eps) {
+  const out = [];
+  for (const b of BUCKET_SIZES) out.push({ id: `cuckoo-b${b}`, type: 'cuckoo', b, f: await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b }) });
+  return [...out, { id: 'bloom', type: 'bloom', f: await BloomFilter.create({ capacity: n, falsePositiveRate: eps }) }];
+}
+
 async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
-  const { CuckooFilter, BloomFilter } = lib;
   const keys = loadKeys(n, { dir });
   const { members, nonMembers } = keys;
   const exclude = new Set(members);
   for (const k of readLines(locateData(dir).benign)) exclude.add(k);
   const rows = [];
   for (const eps of epsList) {
-    const filters = [];
-    for (const b of BUCKET_SIZES) {
-      const f = await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b });
-      filters.push({ id: `cuckoo-b${b}`, type: 'cuckoo', b, f });
-    }
-    filters.push({ id: 'bloom', type: 'bloom', f: await BloomFilter.create({ capacity: n, falsePositiveRate: eps }) });
+    const filters = await filtersAt(lib, n, eps);
     for (const x of filters) {
       try {
         x.added = x.f.addAll(members);
@@ -161,20 +162,15 @@ function likeForLike(rows) {
 
 /** Bits per item of capacity of each filter on a fine grid of ε (create only), and where the cuckoo filter is smaller. */
 async function sizeGrid(lib, n) {
-  const { CuckooFilter, BloomFilter } = lib;
   const grid = [];
   for (let i = 0; i <= 240; ++i) {
     const eps = 10 ** (-1 - i / 60);
     const point = { eps };
-    for (const b of BUCKET_SIZES) {
-      const f = await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b });
-      point[`cuckoo-b${b}`] = (f.byteLength * 8) / n;
-      point[`bound-b${b}`] = f.falsePositiveRate;
+    for (const { id, b, f } of await filtersAt(lib, n, eps)) {
+      point[id] = (f.byteLength * 8) / n;
+      if (b) point[`bound-b${b}`] = f.falsePositiveRate;
       f.dispose();
     }
-    const g = await BloomFilter.create({ capacity: n, falsePositiveRate: eps });
-    point.bloom = (g.byteLength * 8) / n;
-    g.dispose();
     grid.push(point);
   }
   // Per b: the largest ε of the grid from which on (all smaller ε) the cuckoo filter is smaller,

@@ -552,22 +552,9 @@ async function runMain(mach, busy, data) {
     const raw = join(opt.out, 'tmp');
     mkdirSync(raw, { recursive: true });
     for (const cfg of configs) {
-      const file = join(raw, `${configName(cfg)}.json`);
-      writeFileSync(
-        file,
-        JSON.stringify(
-          {
-            config: { keys: cfg.keys, n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS },
-            machine: mach,
-            elapsedS: cfg.elapsedS,
-            summary: summaries.get(cfg),
-            native: cfg.native,
-            results: cfg.results,
-          },
-          null,
-          1,
-        ) + '\n',
-      );
+      const config = { keys: cfg.keys, n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS };
+      const json = { config, machine: mach, elapsedS: cfg.elapsedS, summary: summaries.get(cfg), native: cfg.native, results: cfg.results };
+      writeFileSync(join(raw, `${configName(cfg)}.json`), JSON.stringify(json, null, 1) + '\n');
     }
     writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}${keysLabel(c.keys)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
     process.stderr.write(`wrote ${relative(ROOT, opt.out)}/chart.svg; raw numbers: ${relative(ROOT, raw)}/*.json (not committed)\n`);
@@ -737,14 +724,7 @@ async function runCompare(mach, busy, data) {
     const ok = mem.median != null && non.median != null ? mem.median >= SPEED_TARGET && non.median >= SPEED_TARGET : null;
     target1.push([cfg.label, ratioCell(mem), ratioCell(non), ratioCell(all), passCell(ok)]);
     cfg.target1 = { members: mem, nonMembers: non, hasAll: all, pass: ok };
-    const v = [
-      pairedRatio(cw.runs, bw.runs, 'hasOps', 'hasOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasNonOps', 'hasNonOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasAllOps', 'hasAllOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasAllNonOps', 'hasAllNonOps'),
-      pairedRatio(cw.runs, bw.runs, 'addOps', 'addOps'),
-      pairedRatio(cw.runs, bw.runs, 'addAllOps', 'addAllOps'),
-    ];
+    const v = ['hasOps', 'hasNonOps', 'hasAllOps', 'hasAllNonOps', 'addOps', 'addAllOps'].map((k) => pairedRatio(cw.runs, bw.runs, k));
     versus.push([cfg.label, ...v.map((r) => ratioCell(r))]);
     cfg.versus = v;
   }
