@@ -64,9 +64,9 @@ import { ADAPTERS, DEFAULT_IMPLS } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
 import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
-import { cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, helpText, loadAverage, machine, madeBy, markdownTable, opsCell, ratioCell } from './report.mjs';
+import { MAIN_COLUMNS, cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, helpText, loadAverage, machine, madeBy, markdownTable, notesFor, opsCell, ratioCell, resultsTable } from './report.mjs';
 import { Worker, rotate } from './rounds.mjs';
-import { nowMs, pairedRatio, stats } from './stats.mjs';
+import { nowMs, pairedRatio, stats, summarize } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -208,78 +208,6 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   return { n, eps, keys, label, impls, elapsedS: +elapsed.toFixed(1), results };
 }
 
-/** The metrics of a run summarized as median, min, max over the runs that did not fail. */
-const METRICS = ['addOps', 'hasOps', 'hasNonOps', 'addAllOps', 'hasAllOps', 'hasAllNonOps', 'deleteOps', 'fpr', 'falseNegatives', 'refused', 'serializedBytes', 'loadMs', 'rawBits'];
-/** The correctness checks of a run, summarized as their worst value. */
-const CHECKS = ['hasAllFalseNegatives', 'addAllFalseNegatives', 'loadFalseNegatives', 'deleteFalseNegatives', 'deleteMissing'];
-
-/** Per-implementation summary of a config's runs: median, min, max of each metric. */
-function summarize(cfg) {
-  return cfg.impls.map((impl) => {
-    const res = cfg.results[impl];
-    const ok = res.runs.filter((r) => !r.error);
-    const pick = (f) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
-    const first = ok[0] ?? {};
-    const row = {
-      impl,
-      name: res.name ?? impl,
-      version: res.version,
-      runs: ok.length,
-      stopped: res.stopped,
-      error: res.workerError ?? res.runs.find((r) => r.error)?.error,
-      params: first.params ?? res.runs[0]?.params,
-      lookupSample: res.lookupSample,
-      memberSample: first.memberSample,
-      nonMemberSample: first.nonMemberSample,
-      fnChecked: first.fnChecked,
-      memBits: pick((r) => ((r.memBytes ?? r.heapDelta) * 8) / cfg.n),
-      memMeasured: ok.length > 0 && first.memBytes == null,
-      memHow: first.memHow,
-      heapBits: pick((r) => (r.heapDelta * 8) / cfg.n),
-      serBits: pick((r) => (r.serializedBytes * 8) / cfg.n),
-      checks: { loadCheck: first.loadCheck, deleteCheck: first.deleteCheck },
-    };
-    for (const k of METRICS) row[k] = pick((r) => r[k]);
-    for (const k of CHECKS) row.checks[k] = pick((r) => r[k]).max;
-    return row;
-  });
-}
-
-const range = (s, f) => (s.count > 1 && s.min !== s.max ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median));
-/** The cells of the result tables, by column header. */
-const CELLS = {
-  'add/s': (r) => opsCell(r.addOps),
-  'has/s members': (r) => opsCell(r.hasOps),
-  'has/s non-members': (r) => opsCell(r.hasNonOps),
-  'addAll/s': (r) => opsCell(r.addAllOps),
-  'hasAll/s': (r) => opsCell(r.hasAllOps),
-  'hasAll/s members': (r) => opsCell(r.hasAllOps),
-  'hasAll/s non-members': (r) => opsCell(r.hasAllNonOps),
-  'delete/s': (r) => opsCell(r.deleteOps),
-  'measured ε': (r) => range(r.fpr, fmtPct),
-  'false neg.': ({ falseNegatives: fn }) => (fn.max === 0 ? '0' : `**${fmtInt(fn.max)}**${fn.min !== fn.max ? ` (min ${fmtInt(fn.min)})` : ''}`),
-  'bits/item memory': (r) => (r.memMeasured ? '~' : '') + fmtNum(r.memBits.median, 1),
-  'bits/item memory [2 decimals]': (r) => fmtNum(r.memBits.median, 2),
-  'bits/item serialized': (r) => fmtNum(r.serBits.median, 1),
-  'serialized bytes': (r) => fmtInt(r.serializedBytes.median),
-  'load ms': (r) => (r.loadMs.count > 1 ? `${fmtNum(r.loadMs.median, 2)} (${fmtNum(r.loadMs.min, 2)}–${fmtNum(r.loadMs.max, 2)})` : fmtNum(r.loadMs.median, 2)),
-  parameters: (r) => r.params ?? '',
-};
-const MAIN_COLUMNS = ['add/s', 'has/s members', 'has/s non-members', 'addAll/s', 'hasAll/s', 'delete/s', 'measured ε', 'false neg.', 'bits/item memory', 'bits/item serialized', 'serialized bytes', 'load ms'];
-
-/** A failure as one line: the error's name, code, phase and message, or why the runs stopped. */
-const failure = (r) => (r.error ? `${r.error.name ?? 'Error'}${r.error.code ? ` ${r.error.code}` : ''} in ${r.error.phase}: ${r.error.message}` : r.stopped);
-
-/** A table of summarized rows with these columns (CELLS; a [note] is not in the header), then `extra` rows as they are. */
-function resultsTable(rows, columns, extra = []) {
-  const body = rows.map((r) =>
-    r.runs
-      ? [r.name + (r.error ? ' ⚠' : ''), String(r.runs) + (r.stopped?.startsWith('time') ? '*' : ''), ...columns.map((c) => CELLS[c](r))]
-      : [r.name, '0', `**failed**: ${failure(r)}`, ...Array(columns.length - 1).fill('')],
-  );
-  return markdownTable(['implementation', 'runs', ...columns.map((c) => c.replace(/ \[.*\]$/, ''))], [...body, ...extra]);
-}
-
 /** A config's table, with the native core's row when it ran. */
 function tableFor(rows, native) {
   if (!native || native.error) return resultsTable(rows, MAIN_COLUMNS);
@@ -288,37 +216,6 @@ function tableFor(rows, native) {
     ['cuckoo core, native g++ -O3', String(native.repetitions), ...[m.Add, m.ContainMembers, m.ContainNonMembers, m.AddBatch, m.ContainBatch, m.Delete].map(opsCell),
       fmtPct(c.fpr), String(c.false_negatives), fmtNum(c.bits_per_item, 1), fmtNum(c.bits_per_item, 1), fmtInt(c.serialized_bytes), fmtNum(m.Deserialize?.medianMs, 2)],
   ]);
-}
-
-/** Notes under a config's table: parameters, correctness findings, errors, memory method. */
-function notesFor(rows) {
-  const notes = [];
-  for (const r of rows) {
-    const parts = [];
-    if (r.version) parts.push(r.version);
-    if (r.params) parts.push(r.params);
-    if (r.error) parts.push(`**${r.error.name ?? 'error'}${r.error.code ? ` ${r.error.code}` : ''} in ${r.error.phase}: ${r.error.message}**`);
-    if (r.stopped?.startsWith('time')) parts.push(`stopped after ${r.runs} run(s): ${r.stopped}`);
-    if (r.memberSample || r.nonMemberSample) {
-      parts.push(
-        `under 500k ops/s in the warm-up, so each run looks up ${r.memberSample ? `${fmtInt(r.memberSample)} evenly spaced members` : 'every member'} and ` +
-          `${r.nonMemberSample ? `${fmtInt(r.nonMemberSample)} evenly spaced non-members` : 'every non-member'} (ε and false negatives over those) and deletes at most ${fmtInt(r.lookupSample)} keys; the build adds every member`,
-      );
-    }
-    if (r.refused?.max) parts.push(`**add refused ${fmtInt(r.refused.max)} keys** (returned false: filter full)`);
-    const c = r.checks ?? {};
-    if (r.falseNegatives?.max) {
-      parts.push(`**${fmtInt(r.falseNegatives.max)} of ${fmtInt(r.fnChecked)} members looked up reported absent (${fmtPct(r.falseNegatives.max / r.fnChecked)} false negatives)**`);
-    }
-    if (c.hasAllFalseNegatives) parts.push(`**hasAll: ${fmtInt(c.hasAllFalseNegatives)} false negatives**`);
-    if (c.addAllFalseNegatives) parts.push(`**addAll-built filter: ${fmtInt(c.addAllFalseNegatives)} false negatives**`);
-    if (c.loadFalseNegatives) parts.push(`**after load: ${fmtInt(c.loadFalseNegatives)} of ${fmtInt(c.loadCheck)} sampled members absent**`);
-    if (c.deleteMissing) parts.push(`**delete of added keys found nothing ${fmtInt(c.deleteMissing)} times**`);
-    if (c.deleteFalseNegatives) parts.push(`**after deleting half: ${fmtInt(c.deleteFalseNegatives)} of ${fmtInt(c.deleteCheck)} sampled kept members absent**`);
-    if (r.memMeasured && r.heapBits?.median != null) parts.push(`memory measured as V8 heap growth${r.impl === 'set' ? ' incl. the key strings' : ''}`);
-    notes.push(`- ${r.name}: ${parts.join('; ')}`);
-  }
-  return notes.join('\n');
 }
 
 function gzipSizes() {

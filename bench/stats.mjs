@@ -90,3 +90,40 @@ export function bloomSizing(n, eps) {
   const bits = Math.ceil((-n * Math.log(eps)) / (Math.LN2 * Math.LN2));
   return { bits, hashes: Math.max(1, Math.round((bits / n) * Math.LN2)) };
 }
+
+/** The metrics of a run summarized as median, min, max over the runs that did not fail. */
+const METRICS = ['addOps', 'hasOps', 'hasNonOps', 'addAllOps', 'hasAllOps', 'hasAllNonOps', 'deleteOps', 'fpr', 'falseNegatives', 'refused', 'serializedBytes', 'loadMs', 'rawBits'];
+/** The correctness checks of a run, summarized as their worst value. */
+const CHECKS = ['hasAllFalseNegatives', 'addAllFalseNegatives', 'loadFalseNegatives', 'deleteFalseNegatives', 'deleteMissing'];
+
+/** Per-implementation summary of a config's runs: median, min, max of each metric. */
+export function summarize(cfg) {
+  return cfg.impls.map((impl) => {
+    const res = cfg.results[impl];
+    const ok = res.runs.filter((r) => !r.error);
+    const pick = (f) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
+    const first = ok[0] ?? {};
+    const row = {
+      impl,
+      name: res.name ?? impl,
+      version: res.version,
+      runs: ok.length,
+      stopped: res.stopped,
+      error: res.workerError ?? res.runs.find((r) => r.error)?.error,
+      params: first.params ?? res.runs[0]?.params,
+      lookupSample: res.lookupSample,
+      memberSample: first.memberSample,
+      nonMemberSample: first.nonMemberSample,
+      fnChecked: first.fnChecked,
+      memBits: pick((r) => ((r.memBytes ?? r.heapDelta) * 8) / cfg.n),
+      memMeasured: ok.length > 0 && first.memBytes == null,
+      memHow: first.memHow,
+      heapBits: pick((r) => (r.heapDelta * 8) / cfg.n),
+      serBits: pick((r) => (r.serializedBytes * 8) / cfg.n),
+      checks: { loadCheck: first.loadCheck, deleteCheck: first.deleteCheck },
+    };
+    for (const k of METRICS) row[k] = pick((r) => r[k]);
+    for (const k of CHECKS) row.checks[k] = pick((r) => r[k]).max;
+    return row;
+  });
+}
