@@ -138,10 +138,7 @@ export const ADAPTERS = {
     },
     deserialize: (BloomFilter, bytes) => BloomFilter.fromJSON(decoder.decode(bytes)),
     ops: {
-      add: (b) => (key) => {
-        b.add(key);
-        return true;
-      },
+      add: (b) => (key) => (b.add(key), true), // every key is accepted
       has: (b) => (key) => b.test(key),
       serialize: (b) => json(b),
       memory: (b) => ({ bytes: b.buckets.byteLength, how: 'bit array (Uint32Array buckets)' }),
@@ -152,10 +149,7 @@ export const ADAPTERS = {
   // bloom-filters@3.0.4 BloomFilter: a bit set over a Uint8Array, two xxhashjs XXH64 hashes per key, double
   // hashing; BloomFilter.create(n, ε) (m = ⌈−n ln ε / (ln 2)²⌉, k = ⌈m/n ln 2⌉); saveAsJSON (base64) / fromJSON.
   'bloom-filters-bloom': bloomFilters('BloomFilter', 'bloom-filters Bloom', 'Bloom filter', {
-    add: (b) => (key) => {
-      b.add(key);
-      return true;
-    },
+    add: (b) => (key) => (b.add(key), true), // every key is accepted
     memory: (b) => ({ bytes: b._filter.array.byteLength, how: 'bit set (Uint8Array)' }),
     params: (b) => `m=${b.size} bits k=${b._nbHashes}`,
   }),
@@ -202,10 +196,7 @@ export const ADAPTERS = {
     create: () => new Set(),
     deserialize: (_, bytes) => new Set(unjson(bytes)),
     ops: {
-      add: (s) => (key) => {
-        s.add(key);
-        return true;
-      },
+      add: (s) => (key) => (s.add(key), true), // every key is accepted
       has: (s) => (key) => s.has(key),
       delete: (s) => (key) => s.delete(key),
       serialize: (s) => json(Array.from(s)),
