@@ -4,28 +4,14 @@
 //   node bench/compare.mjs [--n 100000] [--eps 0.1,0.05,...] [--non-members 10000000]
 //                          [--fill-capacity 50000] [--fill-eps 0.01] [--json FILE]
 //
-// 1. Sweep: for each ε, a CuckooFilter with b = 2, 4 and 8 (falsePositiveRate ε)
-//    and a BloomFilter, each created for N keys and given the first N domains
-//    of blocklist_domains.txt by addAll. Reported per filter: bits per item
-//    (byteLength · 8 / keys added), the configured rate (ε; for the cuckoo
-//    filter also its bound 2b/2^f, which is at most ε), the measured rate
-//    (false positives / non-members looked up) with a 95% interval, and false
-//    negatives (members looked up again; must be 0). Non-members: every line
-//    of benign_domains.txt that is not a member, then, until there are
-//    enough for about 200 expected false positives at ε (at most
-//    --non-members), keys derived from those benign domains by prefixing a
-//    label (cdn., api., ...: bench/data.mjs deriveLabel), skipping any that is
-//    a member or a real benign domain. They are made a chunk at a time and
-//    never all held.
-//    Also a fine grid of ε (60 per decade) on which each filter is only
-//    created, for its size: the cuckoo filter's bits per item step with its
-//    integer f, the Bloom filter's are smooth; on that grid the crossover is
-//    where the cuckoo filter becomes the smaller one.
-// 2. Fill: capacity C at ε (--fill-eps), keys added up to 4C, the rate
-//    measured every C/4 over the same non-members, for a BloomFilter without
-//    growth, one with expansion 2, a CuckooFilter with expansion 2 and one
-//    without (which refuses keys once full: its curve ends where addAll threw
-//    FilterFullError, at the number of keys it held).
+// 1. Sweep: per ε, a CuckooFilter with b = 2, 4 and 8 and a BloomFilter for N
+//    keys, given the first N blocklisted domains by addAll: bits per item, the
+//    measured rate with its 95% interval over the real benign domains, then
+//    derived ones for about 200 expected false positives (made a chunk at a
+//    time, never all held), false negatives; and a fine grid of ε, sizes only.
+// 2. Fill: capacity C at ε (--fill-eps), keys added up to 4C, the rate measured
+//    every C/4, for both filters without and with growth.
+// bench/README.md ("Bloom or cuckoo: the comparison") says how each number is made.
 //
 // Prints the tables as Markdown, or with --json writes everything to FILE.
 import { writeFileSync } from 'node:fs';

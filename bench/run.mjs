@@ -1,59 +1,21 @@
-// Side-by-side benchmark of cuckoo-wasm and the approximate-membership filters
-// on npm, on real domain lists and real phishing URLs.
+// The benchmark runner, three parts, all by default: cuckoo-wasm side by side
+// with the approximate-membership filters on npm, on real domain lists and real
+// phishing URLs (--only main); the Bloom-or-cuckoo comparison of this package's
+// two filters (--only compare: sizes and measured rates across ε by
+// bench/compare.mjs, fill curves, speed against each other, against bloomfilter
+// at the same m and k, and grown 8× past capacity); and the URL benchmark
+// (--only url: bench/url.mjs, which writes bench/results/url.md).
 //
-//   npm run bench                          # all configs: domains at N = 100,000 and 1,000,000, and
-//                                          # the 49,256 phishing URLs, each × ε = 1% and 0.1%; then
-//                                          # the Bloom-or-cuckoo comparison, then the URL benchmark
-//   npm run bench -- --n 100000 --runs 7   # one N, 7 runs
-//   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native --only main
+//   npm run bench                          # every part, every config
 //   node bench/run.mjs --only compare      # the comparison alone (about 3 minutes)
-//   node bench/run.mjs --only url          # the URL benchmark alone (bench/url.mjs, about 2 minutes)
+//   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native --only main
 //
-// Three parts, all by default: the side-by-side benchmark of every implementation
-// (--only main), and the Bloom-or-cuckoo comparison of this package's two filters
-// (--only compare): bits per item and measured false-positive rate across ε
-// (bench/compare.mjs), the rate as filters fill to 4× their capacity without and
-// with growth, and the speed of both filters against each other, against
-// bloomfilter at the same m and k, and grown 8× past their capacity; and the URL
-// benchmark (--only url): hasUrl / hasAllUrls against the same rules in JavaScript
-// probed with bloomfilter (bench/url.mjs, which writes bench/results/url.md).
-//
-// Options: --only main|compare|url (default all), --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
-// --keys domains,urls (default both; URL configs use every URL in phishing_urls.txt, and are
-// skipped with a note when it is missing),
-// --runs R (default 5), --impl a,b (default all: see bench/adapters.mjs),
-// --budget S (seconds of timed runs per implementation and config; an
-// implementation whose next run would overrun it stops early, after at least one
-// run; default 15; 0 = no limit), --native (also build and run
-// bench/native/core_bench, the C++ core compiled natively), --data DIR (folder
-// with blocklist_domains.txt and benign_domains.txt; default ../shared/data,
-// else the in-repo sample in examples/data), --out DIR (default bench/results),
-// --no-write (print only), --no-floor (skip floor.mjs), --sample-slow K (implementations under 500k ops/s in the
-// warm-up look up and delete K evenly spaced keys per run instead of all; default
-// 100000; 0 = all), --capacity-factor X (create filters for X·N items; X < 1
-// overfills them, to see how each reports a full filter; default 1).
-// Comparison options: --compare-n N (members per filter in the ε sweep and in the
-// speed configs on domains; default 100000), --compare-eps E,E,... (the sweep;
-// default 10%, 5%, 3%, 2%, 1%, 0.5%, 0.1%, 0.01%, 0.001%), --non-members K (most
-// non-members per ε in the sweep, real then derived; default 10000000),
-// --fill-capacity C and --fill-eps E (the fill curves; default 50000, 0.01),
-// --speed-eps E[,E] (speed configs on domains and on URLs; default 0.01,0.001),
-// --growth-capacity C (the growth config: C, 8C keys; default 40000), --compare-runs R
-// (rounds of each speed config; default 9).
-//
-// Every implementation runs in its own process (bench/worker.mjs): all of one
-// config's workers load the keys and warm up, then the timed runs go round by
-// round, one run of each implementation per round, so a disturbance on a shared
-// machine hits every implementation alike, and the ratios are medians of
-// per-round ratios. Each run builds a fresh filter one key at a time, then times
-// lookups of every member and every non-member (the fastest of up to 3 passes),
-// the batch calls, serialization, loading from bytes and delete, and counts
-// false negatives and false positives as it goes.
-//
-// Writes bench/results/results.md (a table per config, the ratios against bloomfilter, floor.mjs's per-layer
-// costs for each key set, then the comparison's section) and chart.svg, bloom-vs-cuckoo.svg and fill.svg;
-// a run of one part keeps the other part's section of results.md. Raw per-run numbers go to
-// bench/results/tmp/*.json (not committed). Prints the tables and the ratios.
+// Every implementation runs in its own process (bench/worker.mjs, one adapter of
+// bench/adapters.mjs), in rounds (bench/rounds.mjs); ratios are medians of
+// per-round ratios (bench/stats.mjs). Writes bench/results/results.md (one part
+// run alone keeps the other's section), chart.svg, bloom-vs-cuckoo.svg and
+// fill.svg; raw per-run numbers in bench/results/tmp/*.json (not committed).
+// Options, method and columns: bench/README.md; --help prints its "Run it" section.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -64,7 +26,7 @@ import { ADAPTERS, DEFAULT_IMPLS } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
 import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
-import { MAIN_COLUMNS, cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, helpText, loadAverage, machine, madeBy, markdownTable, notesFor, opsCell, ratioCell, resultsTable } from './report.mjs';
+import { MAIN_COLUMNS, cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, loadAverage, machine, madeBy, markdownTable, notesFor, opsCell, ratioCell, resultsTable } from './report.mjs';
 import { Worker, rotate } from './rounds.mjs';
 import { nowMs, pairedRatio, stats, summarize } from './stats.mjs';
 
@@ -99,7 +61,8 @@ const { values: opt } = parseArgs({
 });
 
 if (opt.help) {
-  console.log(helpText(import.meta.url, '\n\nEvery'));
+  const readme = readFileSync(join(ROOT, 'bench', 'README.md'), 'utf8');
+  console.log(readme.slice(readme.indexOf('## Run it'), readme.indexOf('## Files')).trim());
   process.exit(0);
 }
 
