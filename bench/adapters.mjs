@@ -76,6 +76,14 @@ function ours(className, { name, kind, past = 1, expansion = 0 }) {
   };
 }
 
+/** m and k of this package's BloomFilter for n keys at ε: { bits, hashes }. */
+export async function bloomFilterSize(n, eps) {
+  const f = await (await dist()).BloomFilter.create({ capacity: n, falsePositiveRate: eps });
+  const size = { bits: f.bitCount, hashes: f.hashCount };
+  f.dispose();
+  return size;
+}
+
 // ---------------------------------------------------------------------------
 // The peers on npm (bench/package.json), each serialized as its README shows.
 

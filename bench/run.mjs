@@ -19,10 +19,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync, constants as zc } from 'node:zlib';
-import { ADAPTERS, DEFAULT_IMPLS } from './adapters.mjs';
+import { ADAPTERS, DEFAULT_IMPLS, bloomFilterSize } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
 import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
@@ -442,15 +441,6 @@ function runSweep(rawDir) {
   return JSON.parse(readFileSync(json, 'utf8'));
 }
 
-/** m and k of this package's BloomFilter for n keys at ε, and the optimal m = −n ln ε / (ln 2)². */
-async function bloomSize(n, eps) {
-  const { BloomFilter } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
-  const f = await BloomFilter.create({ capacity: n, falsePositiveRate: eps });
-  const size = { bits: f.bitCount, hashes: f.hashCount, optimal: (-n * Math.log(eps)) / (Math.LN2 * Math.LN2) };
-  f.dispose();
-  return size;
-}
-
 const passCell = (ok) => (ok == null ? '—' : ok ? '**PASS**' : '**FAIL**');
 
 /** A compact table of one comparison config: the four calls, both lookups, rate, size. */
@@ -472,7 +462,7 @@ async function runCompare(mach, busy, data) {
   else process.stderr.write('\ncompare: URL configs skipped: no phishing_urls.txt beside the domain lists\n');
   for (const [keys, n] of kinds) {
     for (const eps of SPEED_EPSS) {
-      const size = await bloomSize(n, eps);
+      const size = { ...(await bloomFilterSize(n, eps)), optimal: (-n * Math.log(eps)) / (Math.LN2 * Math.LN2) };
       const args = Object.fromEntries(COMPARE_IMPLS.map((i) => [i, COMPARE_PASSES]));
       args.bloomfilter = [...COMPARE_PASSES, '--bloom-bits', String(size.bits), '--bloom-hashes', String(size.hashes)];
       const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, args, COMPARE_RUNS, 0);

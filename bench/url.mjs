@@ -65,6 +65,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROOT, digest, locateData, readLines } from './data.mjs';
 import { epsLabel, fmtInt, fmtNum, fmtOps, fmtPct, helpText, loadAverage, machine, madeBy, markdownTable, ratioCell as ratio } from './report.mjs';
+import { bloomFilterSize } from './adapters.mjs';
 import { Worker, rotate, serve } from './rounds.mjs';
 import { bestOf, nowMs, pairedRatio, stats } from './stats.mjs';
 import { canonicalize, entryExpression, expressions } from './url-reference.mjs';
@@ -559,18 +560,14 @@ async function driverMain() {
     `queries: ${fmtInt(st.queries)} (${fmtInt(st.listedQueries)} from the list: ${st.variants.published} as published, ${st.variants.fragment} with a fragment, ${st.variants.deeper} deeper; ` +
       `${fmtInt(st.benignQueries)} benign, ${st.benignListed} of which are under a listed entry); ${fmtNum(st.expressionsPerQuery, 1)} expressions and ${fmtNum(st.bytesPerQuery, 0)} bytes per query\n`,
   );
-  const lib = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
   const tmp = mkdtempSync(join(os.tmpdir(), 'url-bench-'));
   const queryFile = join(tmp, 'queries.json');
   writeFileSync(queryFile, JSON.stringify({ members: work.members, queries: work.queries, digest: work.digest }));
   const configs = [];
   try {
     for (const eps of EPSS) {
-      const b = await lib.BloomFilter.create({ capacity: work.members.length, falsePositiveRate: eps });
-      const m = b.bitCount;
-      const k = b.hashCount;
-      b.dispose();
-      configs.push(await runEps(eps, work, queryFile, RUNS, m, k));
+      const { bits, hashes } = await bloomFilterSize(work.members.length, eps);
+      configs.push(await runEps(eps, work, queryFile, RUNS, bits, hashes));
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
