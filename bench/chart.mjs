@@ -3,7 +3,7 @@
 //   top:    member lookups per second (has, one key per call)
 //   bottom: serialized bits per item (dashed line: the optimum log2(1/ε))
 // bench/run.mjs writes it to bench/results/chart.svg.
-import { fmtInt, fmtOpsRange } from './format.mjs';
+import { fmtInt, fmtOpsRange } from './report.mjs';
 
 const COLORS = {
   'cuckoo-wasm': '#d62728',
@@ -16,6 +16,16 @@ const COLORS = {
 const FALLBACK = ['#2ca02c', '#8c564b', '#e377c2', '#bcbd22'];
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The opening of an SVG document W × H: white background, a bold title at y = ys[0], grey lines (XML-escaped already) at ys[1..]. */
+function svgHead(W, H, title, lines, ys = [26, 46, 64]) {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    '<rect width="100%" height="100%" fill="#ffffff"/>',
+    `<text x="${W / 2}" y="${ys[0]}" text-anchor="middle" font-size="17" font-weight="bold">${title}</text>`,
+    ...lines.map((line, i) => `<text x="${W / 2}" y="${ys[i + 1]}" text-anchor="middle" fill="#444">${line}</text>`),
+  ];
+}
 
 function fmtBits(v) {
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
@@ -44,13 +54,7 @@ export function renderChart(groups) {
   const legendH = 30 + Math.ceil(impls.length / 3) * 20;
   const height = titleH + 2 * panelH + panelGap + 60 + legendH;
 
-  const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="17" font-weight="bold">Approximate-membership filters on npm, real domain keys</text>`,
-    `<text x="${width / 2}" y="43" text-anchor="middle" fill="#444">median of the runs; log scales; dashed line: optimum log2(1/ε) bits per item; FN: the filter lost members (false negatives)</text>`,
-  );
+  const out = svgHead(width, height, 'Approximate-membership filters on npm, real domain keys', ['median of the runs; log scales; dashed line: optimum log2(1/ε) bits per item; FN: the filter lost members (false negatives)'], [24, 43]);
 
   const panel = (top, title, metric, ticks, fmtValue, refLine, fmtTick = fmtValue) => {
     const lo = Math.log10(ticks[0]);
@@ -148,6 +152,9 @@ const SERIES_COLORS = {
   'cuckoo-x2': '#f4a582',
 };
 const SERIES_NAMES = { 'cuckoo-b2': 'cuckoo, b = 2', 'cuckoo-b4': 'cuckoo, b = 4', 'cuckoo-b8': 'cuckoo, b = 8', bloom: 'Bloom' };
+
+/** Width, left margin and panel width of the line charts. */
+const PAGE = { W: 900, left: 90, pw: 900 - 90 - 30 };
 
 /** A scale: value → pixel, log10 or linear, over [min, max] onto [p0, p1]. */
 function scale(axis, p0, p1) {
@@ -249,20 +256,15 @@ export function renderTradeoffChart(res) {
   const ids = ['cuckoo-b2', 'cuckoo-b4', 'cuckoo-b8', 'bloom'];
   const rows = res.sweep.rows;
   const grid = res.sizes.grid;
-  const W = 900;
-  const left = 90;
-  const pw = W - left - 30;
+  const { W, left, pw } = PAGE;
   const ph = 270;
   const gap = 110;
   const top0 = 92;
   const H = top0 + 20 + 3 * ph + 2 * gap + 110;
-  const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    '<rect width="100%" height="100%" fill="#ffffff"/>',
-    `<text x="${W / 2}" y="26" text-anchor="middle" font-size="17" font-weight="bold">Cuckoo filter or Bloom filter: size and false-positive rate (cuckoo-wasm)</text>`,
-    `<text x="${W / 2}" y="46" text-anchor="middle" fill="#444">${esc(`${fmtInt(res.sweep.n)} real blocklisted domains per filter, filled to capacity; measured rate over ${fmtInt(res.sweep.realNonMembers)} real benign domains (+ derived ones at small ε)`)}</text>`,
-    `<text x="${W / 2}" y="64" text-anchor="middle" fill="#444">lines: bits per item on a fine grid of ε (create only); dots: measured; whiskers: 95% interval; lower is better</text>`,
-  ];
+  const out = svgHead(W, H, 'Cuckoo filter or Bloom filter: size and false-positive rate (cuckoo-wasm)', [
+    esc(`${fmtInt(res.sweep.n)} real blocklisted domains per filter, filled to capacity; measured rate over ${fmtInt(res.sweep.realNonMembers)} real benign domains (+ derived ones at small ε)`),
+    'lines: bits per item on a fine grid of ε (create only); dots: measured; whiskers: 95% interval; lower is better',
+  ]);
   const epsMin = Math.min(...rows.map((r) => r.eps));
   const epsMax = Math.max(...rows.map((r) => r.eps));
   const xEps = { log: true, min: epsMax * 1.15, max: epsMin / 1.15, ticks: decadeTicks(epsMin, epsMax), fmt: pct, label: 'configured false-positive rate ε (the falsePositiveRate option)' };
@@ -366,19 +368,14 @@ export function renderTradeoffChart(res) {
  * @returns {string} the SVG document.
  */
 export function renderFillChart(fill) {
-  const W = 900;
-  const left = 90;
-  const pw = W - left - 30;
+  const { W, left, pw } = PAGE;
   const ph = 280;
   const top0 = 80;
   const gap = 100;
   const H = top0 + 20 + 2 * ph + gap + 90;
-  const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    '<rect width="100%" height="100%" fill="#ffffff"/>',
-    `<text x="${W / 2}" y="26" text-anchor="middle" font-size="17" font-weight="bold">Filling past capacity: false-positive rate without and with growth (cuckoo-wasm)</text>`,
-    `<text x="${W / 2}" y="46" text-anchor="middle" fill="#444">${esc(`capacity C = ${fmtInt(fill.capacity)}, ε = ${pct(fill.eps)}; keys: real blocklisted domains; rate over ${fmtInt(fill.nonMembers)} real benign domains`)}</text>`,
-  ];
+  const out = svgHead(W, H, 'Filling past capacity: false-positive rate without and with growth (cuckoo-wasm)', [
+    esc(`capacity C = ${fmtInt(fill.capacity)}, ε = ${pct(fill.eps)}; keys: real blocklisted domains; rate over ${fmtInt(fill.nonMembers)} real benign domains`),
+  ]);
   const xAxis = { min: 0, max: 4.1, ticks: [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4], fmt: (t) => `${t}C`, label: 'keys added (multiples of the capacity C)' };
   const all = fill.curves.flatMap((c) => c.points.map((p) => p.measured)).filter((v) => v > 0);
   const yRate = { log: true, min: Math.min(...all, fill.eps / 100) / 1.5, max: 1, fmt: pct, label: 'measured false-positive rate' };

@@ -4,36 +4,23 @@
 //   node bench/compare.mjs [--n 100000] [--eps 0.1,0.05,...] [--non-members 10000000]
 //                          [--fill-capacity 50000] [--fill-eps 0.01] [--json FILE]
 //
-// 1. Sweep: for each ε, a CuckooFilter with b = 2, 4 and 8 (falsePositiveRate ε)
-//    and a BloomFilter, each created for N keys and given the first N domains
-//    of blocklist_domains.txt by addAll. Reported per filter: bits per item
-//    (byteLength · 8 / keys added), the configured rate (ε; for the cuckoo
-//    filter also its bound 2b/2^f, which is at most ε), the measured rate
-//    (false positives / non-members looked up) with a 95% interval, and false
-//    negatives (members looked up again; must be 0). Non-members: every line
-//    of benign_domains.txt that is not a member, then, until there are
-//    enough for about 200 expected false positives at ε (at most
-//    --non-members), keys derived from those benign domains by prefixing a
-//    label (cdn., api., ...: bench/data.mjs deriveLabel), skipping any that is
-//    a member or a real benign domain. They are made a chunk at a time and
-//    never all held.
-//    Also a fine grid of ε (60 per decade) on which each filter is only
-//    created, for its size: the cuckoo filter's bits per item step with its
-//    integer f, the Bloom filter's are smooth; on that grid the crossover is
-//    where the cuckoo filter becomes the smaller one.
-// 2. Fill: capacity C at ε (--fill-eps), keys added up to 4C, the rate
-//    measured every C/4 over the same non-members, for a BloomFilter without
-//    growth, one with expansion 2, a CuckooFilter with expansion 2 and one
-//    without (which refuses keys once full: its curve ends where addAll threw
-//    FilterFullError, at the number of keys it held).
+// 1. Sweep: per ε, a CuckooFilter with b = 2, 4 and 8 and a BloomFilter for N
+//    keys, given the first N blocklisted domains by addAll: bits per item, the
+//    measured rate with its 95% interval over the real benign domains, then
+//    derived ones for about 200 expected false positives (made a chunk at a
+//    time, never all held), false negatives; and a fine grid of ε, sizes only.
+// 2. Fill: capacity C at ε (--fill-eps), keys added up to 4C, the rate measured
+//    every C/4, for both filters without and with growth.
+// bench/README.md ("Bloom or cuckoo: the comparison") says how each number is made.
 //
 // Prints the tables as Markdown, or with --json writes everything to FILE.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ROOT, loadKeys, deriveLabel, readLines, locateData } from './data.mjs';
-import { fmtInt, fmtNum, fmtPct, markdownTable } from './format.mjs';
+import { ROOT, derived, loadKeys, readLines, locateData } from './data.mjs';
+import { epsLabel, fmtInt, fmtNum, fmtPct, markdownTable } from './report.mjs';
+import { bloomBitsFor, bloomSizing, countTrue, wilson } from './stats.mjs';
 
 export const SWEEP_EPS = [0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.001, 0.0001, 0.00001];
 export const BUCKET_SIZES = [2, 4, 8];
@@ -44,61 +31,40 @@ const CHUNK = 1 << 16;
 /** Fill checkpoints, in multiples of the capacity. */
 export const FILL_POINTS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4];
 
-/** 95% Wilson score interval of k successes in n trials. */
-export function wilson(k, n) {
-  if (n === 0) return [0, 1];
-  const z = 1.959964;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [Math.max(0, c - h), Math.min(1, c + h)];
-}
-
-function countTrue(a) {
-  let c = 0;
-  for (let i = 0; i < a.length; ++i) if (a[i]) ++c;
-  return c;
-}
-
 /**
- * Non-member keys beyond the real ones: `${deriveLabel(r)}.${d}` for each real
- * non-member d, round r = 1, 2, ...; skips members and real benign domains.
- * Calls visit(chunk) with chunks of at most CHUNK keys until `count` keys.
+ * Non-member keys beyond the real ones (data.mjs derived(): a label prefixed
+ * to each real non-member, round after round, skipping members and real
+ * benign domains): visit(chunk) with chunks of at most CHUNK keys until `count` keys.
  */
 function forDerived(count, real, exclude, visit) {
-  let made = 0;
   let chunk = [];
-  for (let round = 1; made < count; ++round) {
-    const label = deriveLabel(round);
-    for (let i = 0; i < real.length && made < count; ++i) {
-      const k = `${label}.${real[i]}`;
-      if (exclude.has(k)) continue;
-      chunk.push(k);
-      ++made;
-      if (chunk.length === CHUNK) {
-        visit(chunk);
-        chunk = [];
-      }
+  let made = 0;
+  for (const k of derived(real, exclude)) {
+    if (made++ === count) break;
+    chunk.push(k);
+    if (chunk.length === CHUNK) {
+      visit(chunk);
+      chunk = [];
     }
   }
   if (chunk.length) visit(chunk);
 }
 
+/** A CuckooFilter of each bucket size and a BloomFilter, all for n keys at ε: [{ id, type, b, f }]. */
+async function filtersAt({ CuckooFilter, BloomFilter }, n, eps) {
+  const out = [];
+  for (const b of BUCKET_SIZES) out.push({ id: `cuckoo-b${b}`, type: 'cuckoo', b, f: await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b }) });
+  return [...out, { id: 'bloom', type: 'bloom', f: await BloomFilter.create({ capacity: n, falsePositiveRate: eps }) }];
+}
+
 async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
-  const { CuckooFilter, BloomFilter } = lib;
   const keys = loadKeys(n, { dir });
   const { members, nonMembers } = keys;
   const exclude = new Set(members);
   for (const k of readLines(locateData(dir).benign)) exclude.add(k);
   const rows = [];
   for (const eps of epsList) {
-    const filters = [];
-    for (const b of BUCKET_SIZES) {
-      const f = await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b });
-      filters.push({ id: `cuckoo-b${b}`, type: 'cuckoo', b, f });
-    }
-    filters.push({ id: 'bloom', type: 'bloom', f: await BloomFilter.create({ capacity: n, falsePositiveRate: eps }) });
+    const filters = await filtersAt(lib, n, eps);
     for (const x of filters) {
       try {
         x.added = x.f.addAll(members);
@@ -140,7 +106,7 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
         expected: f.expectedFalsePositiveRate,
       };
       if (x.type === 'cuckoo') Object.assign(row, { fingerprintBits: f.fingerprintBits, bound: f.falsePositiveRate, loadFactor: f.loadFactor });
-      else Object.assign(row, { bitCount: f.bitCount, hashCount: f.hashCount, optimalBits: Math.ceil((-n * Math.log(eps)) / (Math.LN2 * Math.LN2)) });
+      else Object.assign(row, { bitCount: f.bitCount, hashCount: f.hashCount, optimalBits: bloomSizing(n, eps).bits });
       rows.push(row);
       f.dispose();
     }
@@ -148,9 +114,6 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
   }
   return { n, members: members.length, likeForLike: likeForLike(rows), realNonMembers: nonMembers.length, excludedNonMembers: keys.excludedNonMembers, digest: keys.digest, rows };
 }
-
-/** Bits per item a Bloom filter needs for false-positive rate p: −ln p / (ln 2)² (BloomFilter's m / n). */
-export const bloomBitsFor = (p) => -Math.log(p) / (Math.LN2 * Math.LN2);
 
 /**
  * Each cuckoo filter against a Bloom filter at the rate the cuckoo filter
@@ -185,20 +148,15 @@ function likeForLike(rows) {
 
 /** Bits per item of capacity of each filter on a fine grid of ε (create only), and where the cuckoo filter is smaller. */
 async function sizeGrid(lib, n) {
-  const { CuckooFilter, BloomFilter } = lib;
   const grid = [];
   for (let i = 0; i <= 240; ++i) {
     const eps = 10 ** (-1 - i / 60);
     const point = { eps };
-    for (const b of BUCKET_SIZES) {
-      const f = await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b });
-      point[`cuckoo-b${b}`] = (f.byteLength * 8) / n;
-      point[`bound-b${b}`] = f.falsePositiveRate;
+    for (const { id, b, f } of await filtersAt(lib, n, eps)) {
+      point[id] = (f.byteLength * 8) / n;
+      if (b) point[`bound-b${b}`] = f.falsePositiveRate;
       f.dispose();
     }
-    const g = await BloomFilter.create({ capacity: n, falsePositiveRate: eps });
-    point.bloom = (g.byteLength * 8) / n;
-    g.dispose();
     grid.push(point);
   }
   // Per b: the largest ε of the grid from which on (all smaller ε) the cuckoo filter is smaller,
@@ -279,7 +237,6 @@ const NAMES = { 'cuckoo-b2': 'cuckoo b = 2', 'cuckoo-b4': 'cuckoo b = 4', 'cucko
 export function markdown(res) {
   const out = [];
   const sw = res.sweep;
-  const epsLabel = (e) => `${+(e * 100).toPrecision(3)}%`;
   const byEps = new Map();
   for (const r of sw.rows) {
     if (!byEps.has(r.eps)) byEps.set(r.eps, {});

@@ -63,28 +63,38 @@ export function readLines(path) {
   return out;
 }
 
+/**
+ * Keys derived from real ones, in order: `${deriveLabel(r)}.${d}` for each d of
+ * `real`, round r = 1, 2, ...; a key `taken` has (checked as it is reached) is skipped.
+ */
+export function* derived(real, taken) {
+  for (let round = 1; ; ++round) {
+    if (round > 10_000) throw new Error('cannot derive enough distinct keys');
+    const label = deriveLabel(round);
+    for (const d of real) {
+      const k = `${label}.${d}`;
+      if (!taken.has(k)) yield k;
+    }
+  }
+}
+
+/** Appends to `target` the keys of `real` not taken, then derived ones, up to `want`; returns how many were derived. */
 function fill(target, want, real, taken) {
-  let derived = 0;
   for (const k of real) {
-    if (target.length >= want) return derived;
+    if (target.length >= want) return 0;
     if (!taken.has(k)) {
       taken.add(k);
       target.push(k);
     }
   }
-  for (let round = 1; target.length < want; ++round) {
-    const label = deriveLabel(round);
-    for (const d of real) {
-      if (target.length >= want) break;
-      const k = `${label}.${d}`;
-      if (taken.has(k)) continue;
-      taken.add(k);
-      target.push(k);
-      ++derived;
-    }
-    if (round > 10_000) throw new Error('cannot derive enough distinct keys');
+  let count = 0;
+  for (const k of derived(real, taken)) {
+    if (target.length >= want) break;
+    taken.add(k);
+    target.push(k);
+    ++count;
   }
-  return derived;
+  return count;
 }
 
 /** The kinds of key a benchmark can use. */
@@ -124,15 +134,17 @@ export function loadKeys(n, options = {}) {
   }
   const wantNon = options.nonMembers ?? benignFresh.length;
   const derivedNonMembers = fill(nonMembers, wantNon, benignFresh, taken);
+  return keySet(members, nonMembers, { derivedMembers, derivedNonMembers, excludedNonMembers, files });
+}
+
+/** A key set as loadKeys returns it: fresh copies of the keys, the counts, the files and the digest. */
+function keySet(members, nonMembers, counts) {
   // Fresh, flat strings (split() may return slices of the whole file, which
   // would keep it alive and make keys cheaper to read than keys from elsewhere).
   return {
     members: JSON.parse(JSON.stringify(members)),
     nonMembers: JSON.parse(JSON.stringify(nonMembers)),
-    derivedMembers,
-    derivedNonMembers,
-    excludedNonMembers,
-    files,
+    ...counts,
     digest: `${digest(members)}/${digest(nonMembers)}`,
   };
 }
@@ -151,15 +163,7 @@ function loadUrlKeys(n, files, options) {
     if (taken.has(url)) ++excludedNonMembers;
     else nonMembers.push(url);
   }
-  return {
-    members: JSON.parse(JSON.stringify(members)),
-    nonMembers: JSON.parse(JSON.stringify(nonMembers)),
-    derivedMembers: 0,
-    derivedNonMembers: 0,
-    excludedNonMembers,
-    files,
-    digest: `${digest(members)}/${digest(nonMembers)}`,
-  };
+  return keySet(members, nonMembers, { derivedMembers: 0, derivedNonMembers: 0, excludedNonMembers, files });
 }
 
 /** FNV-1a 32 over the keys joined by '\n' (UTF-16 code units; the lists are ASCII, so the same as bytes): a cheap key-set identity. */

@@ -1,7 +1,7 @@
 // Where the time of one has() goes: microbenchmarks of each layer a lookup of a
 // string key crosses, per key, on the real member keys (bench/data.mjs):
 //
-//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--eps 0.001]
+//   node --expose-gc bench/floor.mjs [--n 1000000] [--keys domains|urls] [--passes 7] [--eps 0.001] [--data DIR]
 //                                    [--part cuckoo|bloom|all] [--summary median|min] [--out FILE.md]
 //
 // Each row is the median ns per key over --passes passes (min–max), and the
@@ -39,15 +39,18 @@
 // all (the default) is both. --summary min adds up the fastest pass of each row
 // in the lines under the table instead of the median.
 //
-// The cf_* and bf_* rows reach into the filter's internals (core.hot,
-// core.alloc, core.m): they measure the wasm side alone, which no public method does.
+// The cf_* and bf_* rows measure the wasm side alone, which no public method
+// does: they go through the test-only entry of the boundary (rawBoundary() of
+// dist/testing.mjs: wasm memory, malloc/free, the hot exports by their wasm
+// names, a filter's live handle), never through a filter's private members.
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROOT, loadKeys } from './data.mjs';
-import { fmtNum, fmtOpsRange, markdownTable, stats, fmtInt } from './format.mjs';
+import { fmtNum, fmtOpsRange, markdownTable, fmtInt } from './report.mjs';
+import { bloomSizing, stats } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -55,6 +58,7 @@ const { values: opt } = parseArgs({
     passes: { type: 'string', default: '7' },
     eps: { type: 'string', default: '0.001' },
     keys: { type: 'string', default: 'domains' }, // or urls (bench/data.mjs); --n is then at most 49,256
+    data: { type: 'string' }, // folder of the lists (bench/data.mjs locateData)
     out: { type: 'string' }, // also write the table to this Markdown file
     part: { type: 'string', default: 'all' }, // cuckoo | bloom | all
     summary: { type: 'string', default: 'median' }, // the statistic the lines under the table add up: median | min
@@ -93,48 +97,51 @@ function measure(name, keysPerPass, pass) {
 }
 
 async function main() {
-  const { members, nonMembers: allNon } = loadKeys(N, { keys: opt.keys });
+  const { members, nonMembers: allNon } = loadKeys(N, { dir: opt.data, keys: opt.keys });
   const n = members.length;
   const nonMembers = allNon.slice(0, n);
-  const { CuckooFilter, BloomFilter: WasmBloom } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
+  const dist = (file) => import(pathToFileURL(join(ROOT, 'dist', file)).href);
+  const { CuckooFilter, BloomFilter: WasmBloom } = await dist('index.mjs');
+  const raw = await (await dist('testing.mjs')).rawBoundary();
   const { BloomFilter } = await import('bloomfilter');
   const { instance } = await WebAssembly.instantiate(EMPTY_WASM);
   const empty = instance.exports.f;
   const encoder = new TextEncoder();
   const memory = new WebAssembly.Memory({ initial: 1 });
   const scratch = new Uint8Array(memory.buffer, 1024, 4096);
-  const big = new Uint8Array(1 << 20);
 
   const full = await CuckooFilter.create({ capacity: n, falsePositiveRate: EPS });
   full.addAll(members);
   const tiny = await CuckooFilter.create({ capacity: 64, falsePositiveRate: EPS });
   for (let i = 0; i < 64; ++i) tiny.add(members[i]);
-  const bloomFor = (items) => {
-    const m = Math.ceil((-items * Math.log(EPS)) / (Math.LN2 * Math.LN2));
-    return new BloomFilter(m, Math.round((m / items) * Math.LN2));
-  };
-  const bloomFull = bloomFor(n);
+  const { bits, hashes } = bloomSizing(n, EPS);
+  const bloomFull = new BloomFilter(bits, hashes);
   for (let i = 0; i < n; ++i) bloomFull.add(members[i]);
 
-  // Keys packed once in wasm memory, for the cf_* and bf_* rows.
-  const core = full.core;
-  const handle = full.live();
+  // Keys packed once in wasm memory (chunks of 8192: bytes, offsets, room for the answers), for the cf_* and bf_* rows.
+  const allocated = [];
+  const malloc = (bytes) => {
+    const ptr = raw.malloc(bytes);
+    if (ptr === 0) throw new Error(`floor: malloc(${bytes}) failed in wasm memory`);
+    allocated.push(ptr);
+    return ptr;
+  };
   const packKeys = (keys) => {
     const out = [];
     for (let i = 0; i < keys.length; i += 8192) {
       const chunk = keys.slice(i, i + 8192);
       const bytes = encoder.encode(chunk.join(''));
-      const keysPtr = core.alloc(bytes.length);
-      core.m.HEAPU8.set(bytes, keysPtr);
-      const offsetsPtr = core.alloc((chunk.length + 1) * 4);
-      const resultsPtr = core.alloc(chunk.length);
+      const keysPtr = malloc(bytes.length);
+      const offsetsPtr = malloc((chunk.length + 1) * 4);
+      const resultsPtr = malloc(chunk.length);
       const offsets = new Uint32Array(chunk.length + 1);
       for (let j = 0, at = 0; j < chunk.length; ++j) {
         offsets[j] = at;
         at += encoder.encode(chunk[j]).length; // UTF-8 bytes: a few URLs are not ASCII
         offsets[j + 1] = at;
       }
-      core.m.HEAPU32.set(offsets, offsetsPtr >>> 2);
+      raw.heapU8().set(bytes, keysPtr); // fresh views: malloc may have grown memory
+      raw.heapU32().set(offsets, offsetsPtr >>> 2);
       out.push({ keysPtr, offsetsPtr, resultsPtr, offsets, count: chunk.length });
     }
     return out;
@@ -155,6 +162,7 @@ async function main() {
     wbGrown.addAll(members);
     cfGrown.addAll(members);
   }
+  const handle = raw.handleOf(full);
   const wasmView = new Uint8Array(memory.buffer, 1024, 4096);
   // has()'s copy of a short key (js/wasm-core.ts writeKey): the code units,
   // OR-ed together to check for non-ASCII once. Returns the length, or 0.
@@ -170,10 +178,7 @@ async function main() {
   };
   const packBuffer = new Uint8Array(1 << 20);
   const packOffsets = new Uint32Array(8193);
-  const contain = core.hot.cf_contain;
-  const containBatch = core.hot.cf_contain_batch;
-  const bfContain = core.hot.bf_contain;
-  const bfContainBatch = core.hot.bf_contain_batch;
+  const { cf_contain: contain, cf_contain_batch: containBatch, bf_contain: bfContain, bf_contain_batch: bfContainBatch } = raw.exports;
   /** The wasm call per key over packed keys (p), on the filter behind handle h. */
   const perKey = (fn, h, p) => () => {
     let s = 0;
@@ -182,6 +187,11 @@ async function main() {
       for (let j = 0; j < c.count; ++j) s += fn(h, c.keysPtr + o[j], o[j + 1] - o[j]);
     }
     return s;
+  };
+  /** The batch export over the packed members, on the filter behind handle h. */
+  const batch = (fn, h) => () => {
+    for (const c of packed) fn(h, c.keysPtr, c.offsetsPtr, c.count, c.resultsPtr);
+    return 1;
   };
   const loop = (f, keys) => () => {
     let s = 0;
@@ -225,19 +235,15 @@ async function main() {
     }),
     measure('the same chunks with Array.prototype.join instead of the rope', n, () => {
       let s = 0;
-      const chunk = [];
       for (let a = 0; a < n; ) {
         let used = 0;
         let q = a;
         for (; q < n && q - a < 8192 && used < 65536; ++q) {
-          const k = members[q];
           packOffsets[q - a] = used;
-          used += k.length;
-          chunk[q - a] = k;
+          used += members[q].length;
         }
-        chunk.length = q - a;
         packOffsets[q - a] = used;
-        s += encoder.encodeInto(chunk.join(''), packBuffer).written;
+        s += encoder.encodeInto(members.slice(a, q).join(''), packBuffer).written;
         a = q;
       }
       return s;
@@ -269,18 +275,8 @@ async function main() {
     }),
   ];
   const cuckooRows = () => [
-    measure(`cf_contain per key, keys already in wasm memory (XXH3 + probes + call), ${fmtInt(n)} keys`, n, () => {
-      let s = 0;
-      for (const c of packed) {
-        const o = c.offsets;
-        for (let j = 0; j < c.count; ++j) s += contain(handle, c.keysPtr + o[j], o[j + 1] - o[j]);
-      }
-      return s;
-    }),
-    measure('cf_contain_batch per key, keys already in wasm memory', n, () => {
-      for (const c of packed) containBatch(handle, c.keysPtr, c.offsetsPtr, c.count, c.resultsPtr);
-      return 1;
-    }),
+    measure(`cf_contain per key, keys already in wasm memory (XXH3 + probes + call), ${fmtInt(n)} keys`, n, perKey(contain, handle, packed)),
+    measure('cf_contain_batch per key, keys already in wasm memory', n, batch(containBatch, handle)),
     measure('cuckoo-wasm has(), 64-key filter (hot)', n, () => {
       let s = 0;
       for (let i = 0; i < n; ++i) if (tiny.has(members[i])) ++s;
@@ -315,25 +311,22 @@ async function main() {
   ];
   const grownLabel = `grown ${GROWN_PAST}× (capacity ${fmtInt(grownOptions.capacity)}, expansion 2)`;
   const bloomRows = () => [
-    measure(`bf_contain per key, keys already in wasm memory (XXH3 + k probes + call), ${fmtInt(n)}-key BloomFilter (members)`, n, perKey(bfContain, wb.live(), packed)),
-    measure('bf_contain per key, 64-key BloomFilter, its 64 members over and over (its bits in L1 cache)', n, perKey(bfContain, wbTiny.live(), packedHot)),
-    measure(`bf_contain per key, ${fmtInt(n)}-key BloomFilter (non-members)`, n, perKey(bfContain, wb.live(), packedNon)),
-    measure('bf_contain_batch per key, keys already in wasm memory (members)', n, () => {
-      for (const c of packed) bfContainBatch(wb.live(), c.keysPtr, c.offsetsPtr, c.count, c.resultsPtr);
-      return 1;
-    }),
+    measure(`bf_contain per key, keys already in wasm memory (XXH3 + k probes + call), ${fmtInt(n)}-key BloomFilter (members)`, n, perKey(bfContain, raw.handleOf(wb), packed)),
+    measure('bf_contain per key, 64-key BloomFilter, its 64 members over and over (its bits in L1 cache)', n, perKey(bfContain, raw.handleOf(wbTiny), packedHot)),
+    measure(`bf_contain per key, ${fmtInt(n)}-key BloomFilter (non-members)`, n, perKey(bfContain, raw.handleOf(wb), packedNon)),
+    measure('bf_contain_batch per key, keys already in wasm memory (members)', n, batch(bfContainBatch, raw.handleOf(wb))),
     measure(`BloomFilter has(), ${fmtInt(n)}-key filter (members)`, n, loop(wb, members)),
     measure(`BloomFilter has(), ${fmtInt(n)}-key filter (non-members)`, n, loop(wb, nonMembers)),
     measure(`BloomFilter hasAll(), ${fmtInt(n)}-key filter, per key (members)`, n, () => wb.hasAll(members).length),
     measure(`cf_contain per key, CuckooFilter sized for ${fmtInt(n)} (non-members)`, n, perKey(contain, handle, packedNon)),
-    measure(`cf_contain per key, CuckooFilter ${grownLabel} (non-members)`, n, perKey(contain, cfGrown.live(), packedNon)),
-    measure(`bf_contain per key, BloomFilter ${grownLabel} (non-members)`, n, perKey(bfContain, wbGrown.live(), packedNon)),
+    measure(`cf_contain per key, CuckooFilter ${grownLabel} (non-members)`, n, perKey(contain, raw.handleOf(cfGrown), packedNon)),
+    measure(`bf_contain per key, BloomFilter ${grownLabel} (non-members)`, n, perKey(bfContain, raw.handleOf(wbGrown), packedNon)),
     measure(`CuckooFilter has(), sized for ${fmtInt(n)} (non-members)`, n, loop(full, nonMembers)),
     measure(`CuckooFilter has(), ${grownLabel} (non-members)`, n, loop(cfGrown, nonMembers)),
     measure(`BloomFilter has(), ${grownLabel} (non-members)`, n, loop(wbGrown, nonMembers)),
   ];
   const rows = [...common, ...(CUCKOO_ROWS ? cuckooRows() : []), ...(BLOOM_ROWS ? bloomRows() : []), ...bloomfilterRows()];
-  for (const c of [...packed, ...packedNon, ...packedHot]) for (const ptr of [c.keysPtr, c.offsetsPtr, c.resultsPtr]) core.m._free(ptr);
+  for (const ptr of allocated) raw.free(ptr);
   for (const f of [full, tiny, wb, wbTiny, wbGrown, cfGrown]) f?.dispose();
 
   const avgLen = members.reduce((a, k) => a + k.length, 0) / n;

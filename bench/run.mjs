@@ -1,71 +1,33 @@
-// Side-by-side benchmark of cuckoo-wasm and the approximate-membership filters
-// on npm, on real domain lists and real phishing URLs.
+// The benchmark runner, three parts, all by default: cuckoo-wasm side by side
+// with the approximate-membership filters on npm, on real domain lists and real
+// phishing URLs (--only main); the Bloom-or-cuckoo comparison of this package's
+// two filters (--only compare: sizes and measured rates across ε by
+// bench/compare.mjs, fill curves, speed against each other, against bloomfilter
+// at the same m and k, and grown 8× past capacity); and the URL benchmark
+// (--only url: bench/url.mjs, which writes bench/results/url.md).
 //
-//   npm run bench                          # all configs: domains at N = 100,000 and 1,000,000, and
-//                                          # the 49,256 phishing URLs, each × ε = 1% and 0.1%; then
-//                                          # the Bloom-or-cuckoo comparison, then the URL benchmark
-//   npm run bench -- --n 100000 --runs 7   # one N, 7 runs
-//   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native --only main
+//   npm run bench                          # every part, every config
 //   node bench/run.mjs --only compare      # the comparison alone (about 3 minutes)
-//   node bench/run.mjs --only url          # the URL benchmark alone (bench/url.mjs, about 2 minutes)
+//   node bench/run.mjs --impl cuckoo-wasm,bloomfilter --eps 0.001 --native --only main
 //
-// Three parts, all by default: the side-by-side benchmark of every implementation
-// (--only main), and the Bloom-or-cuckoo comparison of this package's two filters
-// (--only compare): bits per item and measured false-positive rate across ε
-// (bench/compare.mjs), the rate as filters fill to 4× their capacity without and
-// with growth, and the speed of both filters against each other, against
-// bloomfilter at the same m and k, and grown 8× past their capacity; and the URL
-// benchmark (--only url): hasUrl / hasAllUrls against the same rules in JavaScript
-// probed with bloomfilter (bench/url.mjs, which writes bench/results/url.md).
-//
-// Options: --only main|compare|url (default all), --n N[,N] (domain keys; default 100000,1000000), --eps E[,E] (default 0.01,0.001),
-// --keys domains,urls (default both; URL configs use every URL in phishing_urls.txt, and are
-// skipped with a note when it is missing),
-// --runs R (default 5), --impl a,b (default all: see bench/adapters/index.mjs),
-// --budget S (seconds of timed runs per implementation and config; an
-// implementation whose next run would overrun it stops early, after at least one
-// run; default 15; 0 = no limit), --native (also build and run
-// bench/native/core_bench, the C++ core compiled natively), --data DIR (folder
-// with blocklist_domains.txt and benign_domains.txt; default ../shared/data,
-// else the in-repo sample in examples/data), --out DIR (default bench/results),
-// --no-write (print only), --no-floor (skip floor.mjs), --sample-slow K (implementations under 500k ops/s in the
-// warm-up look up and delete K evenly spaced keys per run instead of all; default
-// 100000; 0 = all), --capacity-factor X (create filters for X·N items; X < 1
-// overfills them, to see how each reports a full filter; default 1).
-// Comparison options: --compare-n N (members per filter in the ε sweep and in the
-// speed configs on domains; default 100000), --compare-eps E,E,... (the sweep;
-// default 10%, 5%, 3%, 2%, 1%, 0.5%, 0.1%, 0.01%, 0.001%), --non-members K (most
-// non-members per ε in the sweep, real then derived; default 10000000),
-// --fill-capacity C and --fill-eps E (the fill curves; default 50000, 0.01),
-// --speed-eps E[,E] (speed configs on domains and on URLs; default 0.01,0.001),
-// --growth-capacity C (the growth config: C, 8C keys; default 40000), --compare-runs R
-// (rounds of each speed config; default 9).
-//
-// Every implementation runs in its own process (bench/worker.mjs): all of one
-// config's workers load the keys and warm up, then the timed runs go round by
-// round, one run of each implementation per round, so a disturbance on a shared
-// machine hits every implementation alike, and the ratios are medians of
-// per-round ratios. Each run builds a fresh filter one key at a time, then times
-// lookups of every member and every non-member (the fastest of up to 3 passes),
-// the batch calls, serialization, loading from bytes and delete, and counts
-// false negatives and false positives as it goes.
-//
-// Writes bench/results/results.md (a table per config, the ratios against bloomfilter, floor.mjs's per-layer
-// costs for each key set, then the comparison's section) and chart.svg, bloom-vs-cuckoo.svg and fill.svg;
-// a run of one part keeps the other part's section of results.md. Raw per-run numbers go to
-// bench/results/tmp/*.json (not committed). Prints the tables and the ratios.
-import { fork, execFileSync, spawnSync } from 'node:child_process';
+// Every implementation runs in its own process (bench/worker.mjs, one adapter of
+// bench/adapters.mjs), in rounds (bench/rounds.mjs); ratios are medians of
+// per-round ratios (bench/stats.mjs). Writes bench/results/results.md (one part
+// run alone keeps the other's section), chart.svg, bloom-vs-cuckoo.svg and
+// fill.svg; raw per-run numbers in bench/results/tmp/*.json (not committed).
+// Options, method and columns: bench/README.md; --help prints its "Run it" section.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import os from 'node:os';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync, constants as zc } from 'node:zlib';
-import { ADAPTERS, DEFAULT_IMPLS } from './adapters/index.mjs';
+import { ADAPTERS, DEFAULT_IMPLS, bloomFilterSize } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
 import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
-import { fmtOpsRange, fmtNum, fmtPct, fmtInt, stats, markdownTable } from './format.mjs';
+import { MAIN_COLUMNS, cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, loadAverage, machine, madeBy, markdownTable, notesFor, opsCell, ratioCell, resultsTable } from './report.mjs';
+import { Worker, rotate } from './rounds.mjs';
+import { nowMs, pairedRatio, stats, summarize } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -98,8 +60,8 @@ const { values: opt } = parseArgs({
 });
 
 if (opt.help) {
-  const src = readFileSync(new URL(import.meta.url), 'utf8');
-  console.log(src.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n').split('\n\nEvery')[0]);
+  const readme = readFileSync(join(ROOT, 'bench', 'README.md'), 'utf8');
+  console.log(readme.slice(readme.indexOf('## Run it'), readme.indexOf('## Files')).trim());
   process.exit(0);
 }
 
@@ -128,92 +90,15 @@ if (!existsSync(join(ROOT, 'dist', 'index.mjs')) && (RUN_COMPARE || IMPLS.some((
 }
 
 const WORKER = join(ROOT, 'bench', 'worker.mjs');
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const configName = (cfg) => `${cfg.keys === 'urls' ? 'urls-' : ''}n${cfg.n}-eps${cfg.eps}`;
 const keysLabel = (keys) => (keys === 'urls' ? ' URLs' : '');
-const epsLabel = (eps) => `${+(eps * 100).toPrecision(3)}%`;
 
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model?.trim() ?? 'unknown',
-    cores: cpus.length,
-    memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
-    node: process.version,
-    v8: process.versions.v8,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
-    nice: os.getPriority(),
-  };
-}
-
-/** Fraction of all cores' time spent busy over `ms` milliseconds (from os.cpus() counters). */
-async function cpuBusy(ms) {
-  const snap = () => os.cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, total: a.total + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, total: 0 });
-  const a = snap();
-  await new Promise((r) => setTimeout(r, ms));
-  const b = snap();
-  const total = b.total - a.total;
-  return total > 0 ? +(1 - (b.idle - a.idle) / total).toFixed(3) : 0;
-}
-
-/** A forked worker with a promise-based request/response over IPC. */
-class Worker {
-  constructor(impl, n, eps, keys, extraArgs = []) {
-    this.impl = impl;
-    this.stderr = '';
-    const args = ['--impl', impl, '--n', String(n), '--eps', String(eps), '--keys', keys, ...extraArgs];
-    if (opt.data) args.push('--data', opt.data);
-    args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
-    this.child = fork(WORKER, args, {
-      execArgv: ['--expose-gc', '--max-old-space-size=8192'],
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-    });
-    this.child.stderr.on('data', (d) => {
-      this.stderr = (this.stderr + d).slice(-4000);
-    });
-    this.waiting = null;
-    this.child.on('message', (msg) => {
-      const w = this.waiting;
-      this.waiting = null;
-      if (!w) return;
-      clearTimeout(w.timer);
-      if (msg.type === 'error') w.reject(Object.assign(new Error(msg.error.message), { info: msg.error }));
-      else w.resolve(msg);
-    });
-    this.child.on('exit', (code, signal) => {
-      this.exited = true;
-      const w = this.waiting;
-      this.waiting = null;
-      if (w) {
-        clearTimeout(w.timer);
-        const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
-        w.reject(new Error(`worker exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ''}`));
-      }
-    });
-    this.ready = this.next();
-  }
-  next() {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting = null;
-        this.kill();
-        reject(new Error(`worker timed out after ${TIMEOUT_MS / 1e3} s`));
-      }, TIMEOUT_MS);
-      this.waiting = { resolve, reject, timer };
-    });
-  }
-  async run() {
-    const p = this.next();
-    this.child.send({ cmd: 'run' });
-    return (await p).r;
-  }
-  kill() {
-    if (!this.exited) this.child.kill('SIGKILL'); // our own child, by its handle
-  }
-  close() {
-    if (!this.exited) this.child.send({ cmd: 'exit' });
-  }
+/** A worker.mjs process for one implementation at (n, ε, keys). */
+function startWorker(impl, n, eps, keys, extraArgs = []) {
+  const args = ['--impl', impl, '--n', String(n), '--eps', String(eps), '--keys', keys, ...extraArgs];
+  if (opt.data) args.push('--data', opt.data);
+  args.push('--sample-slow', opt['sample-slow'], '--capacity-factor', opt['capacity-factor']);
+  return new Worker(impl, WORKER, args, { execArgv: ['--expose-gc', '--max-old-space-size=8192'], timeoutMs: TIMEOUT_MS });
 }
 
 /**
@@ -224,7 +109,7 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   const label = `N = ${fmtInt(n)}${keysLabel(keys)}, ε = ${epsLabel(eps)}`;
   process.stderr.write(`\n${label}: starting ${impls.length} workers (load keys, warm up)\n`);
   const t0 = nowMs();
-  const workers = impls.map((impl) => new Worker(impl, n, eps, keys, workerArgs[impl]));
+  const workers = impls.map((impl) => startWorker(impl, n, eps, keys, workerArgs[impl]));
   const results = {};
   await Promise.all(
     workers.map(async (w) => {
@@ -257,9 +142,7 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   let active = workers.filter((w) => !results[w.impl].workerError);
   for (let round = 0; round < runs && active.length; ++round) {
     process.stderr.write(`  round ${round + 1}/${runs}:`);
-    // Rotate the order each round so no implementation always runs first.
-    const order = active.map((_, i) => active[(i + round) % active.length]);
-    for (const w of order) {
+    for (const w of rotate(active, round)) {
       const res = results[w.impl];
       const rs = nowMs();
       try {
@@ -287,167 +170,14 @@ async function runConfig(n, eps, keys, impls = IMPLS, workerArgs = {}, runs = RU
   return { n, eps, keys, label, impls, elapsedS: +elapsed.toFixed(1), results };
 }
 
-/** Per-implementation summary of a config's runs: median, min, max of each metric. */
-function summarize(cfg) {
-  const rows = [];
-  for (const impl of cfg.impls) {
-    const res = cfg.results[impl];
-    const ok = res.runs.filter((r) => !r.error);
-    const pick = (key, f = (r) => r[key]) => stats(ok.map(f).filter((v) => v != null && Number.isFinite(v)));
-    const n = cfg.n;
-    const row = {
-      impl,
-      name: res.name ?? impl,
-      version: res.version,
-      runs: ok.length,
-      stopped: res.stopped,
-      error: res.workerError ?? res.runs.find((r) => r.error)?.error,
-      params: ok[0]?.params ?? res.runs[0]?.params,
-      lookupSample: res.lookupSample,
-      memberSample: ok[0]?.memberSample,
-      nonMemberSample: ok[0]?.nonMemberSample,
-      fnChecked: ok[0]?.fnChecked,
-      addOps: pick('addOps'),
-      hasOps: pick('hasOps'),
-      hasNonOps: pick('hasNonOps'),
-      addAllOps: pick('addAllOps'),
-      hasAllOps: pick('hasAllOps'),
-      hasAllNonOps: pick('hasAllNonOps'),
-      deleteOps: pick('deleteOps'),
-      fpr: pick('fpr'),
-      falseNegatives: pick('falseNegatives'),
-      refused: pick('refused'),
-      memBits: pick('mem', (r) => ((r.memBytes ?? r.heapDelta) * 8) / n),
-      memMeasured: ok.length > 0 && ok[0].memBytes == null,
-      memHow: ok[0]?.memHow,
-      heapBits: pick('heap', (r) => (r.heapDelta * 8) / n),
-      serBits: pick('ser', (r) => (r.serializedBytes * 8) / n),
-      serializedBytes: pick('serializedBytes'),
-      loadMs: pick('loadMs'),
-      rawBits: pick('rawBits'),
-      checks: {
-        hasAllFalseNegatives: pick('hasAllFalseNegatives').max,
-        addAllFalseNegatives: pick('addAllFalseNegatives').max,
-        loadFalseNegatives: pick('loadFalseNegatives').max,
-        loadCheck: ok[0]?.loadCheck,
-        deleteFalseNegatives: pick('deleteFalseNegatives').max,
-        deleteCheck: ok[0]?.deleteCheck,
-        deleteMissing: pick('deleteMissing').max,
-      },
-    };
-    rows.push(row);
-  }
-  return rows;
-}
-
-const opsCell = (s) => (s ? fmtOpsRange(s) : '—');
-
-function tableFor(cfg, rows, native) {
-  const header = [
-    'implementation',
-    'runs',
-    'add/s',
-    'has/s members',
-    'has/s non-members',
-    'addAll/s',
-    'hasAll/s',
-    'delete/s',
-    'measured ε',
-    'false neg.',
-    'bits/item memory',
-    'bits/item serialized',
-    'serialized bytes',
-    'load ms',
-  ];
-  const body = rows.map((r) => {
-    if (!r.runs) {
-      const e = r.error;
-      const what = e ? `${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} in ${e.phase}: ${e.message}` : r.stopped;
-      return [r.name, '0', `**failed**: ${what}`, ...Array(11).fill('')];
-    }
-    const fn = r.falseNegatives.max;
-    const fnCell = fn === 0 ? '0' : `**${fmtInt(fn)}**${r.falseNegatives.min !== fn ? ` (min ${fmtInt(r.falseNegatives.min)})` : ''}`;
-    const fpr = r.fpr.count > 1 && r.fpr.min !== r.fpr.max ? `${fmtPct(r.fpr.median)} (${fmtPct(r.fpr.min)}–${fmtPct(r.fpr.max)})` : fmtPct(r.fpr.median);
-    return [
-      r.name + (r.error ? ' ⚠' : ''),
-      String(r.runs) + (r.stopped?.startsWith('time') ? '*' : ''),
-      opsCell(r.addOps),
-      opsCell(r.hasOps),
-      opsCell(r.hasNonOps),
-      opsCell(r.addAllOps),
-      opsCell(r.hasAllOps),
-      opsCell(r.deleteOps),
-      fpr,
-      fnCell,
-      (r.memMeasured ? '~' : '') + fmtNum(r.memBits.median, 1),
-      fmtNum(r.serBits.median, 1),
-      fmtInt(r.serializedBytes.median),
-      r.loadMs.count > 1 ? `${fmtNum(r.loadMs.median, 2)} (${fmtNum(r.loadMs.min, 2)}–${fmtNum(r.loadMs.max, 2)})` : fmtNum(r.loadMs.median, 2),
-    ];
-  });
-  if (native && !native.error) {
-    const m = native.metrics;
-    body.push([
-      'cuckoo core, native g++ -O3',
-      String(native.repetitions),
-      opsCell(m.Add),
-      opsCell(m.ContainMembers),
-      opsCell(m.ContainNonMembers),
-      opsCell(m.AddBatch),
-      opsCell(m.ContainBatch),
-      opsCell(m.Delete),
-      fmtPct(native.counters.fpr),
-      String(native.counters.false_negatives),
-      fmtNum(native.counters.bits_per_item, 1),
-      fmtNum(native.counters.bits_per_item, 1),
-      fmtInt(native.counters.serialized_bytes),
-      fmtNum(m.Deserialize?.medianMs, 2),
-    ]);
-  }
-  return markdownTable(header, body);
-}
-
-/** Notes under a config's table: parameters, correctness findings, errors, memory method. */
-function notesFor(rows) {
-  const notes = [];
-  for (const r of rows) {
-    const parts = [];
-    if (r.version) parts.push(r.version);
-    if (r.params) parts.push(r.params);
-    if (r.error) parts.push(`**${r.error.name ?? 'error'}${r.error.code ? ` ${r.error.code}` : ''} in ${r.error.phase}: ${r.error.message}**`);
-    if (r.stopped?.startsWith('time')) parts.push(`stopped after ${r.runs} run(s): ${r.stopped}`);
-    if (r.memberSample || r.nonMemberSample) {
-      parts.push(
-        `under 500k ops/s in the warm-up, so each run looks up ${r.memberSample ? `${fmtInt(r.memberSample)} evenly spaced members` : 'every member'} and ` +
-          `${r.nonMemberSample ? `${fmtInt(r.nonMemberSample)} evenly spaced non-members` : 'every non-member'} (ε and false negatives over those) and deletes at most ${fmtInt(r.lookupSample)} keys; the build adds every member`,
-      );
-    }
-    if (r.refused?.max) parts.push(`**add refused ${fmtInt(r.refused.max)} keys** (returned false: filter full)`);
-    const c = r.checks ?? {};
-    if (r.falseNegatives?.max) {
-      parts.push(`**${fmtInt(r.falseNegatives.max)} of ${fmtInt(r.fnChecked)} members looked up reported absent (${fmtPct(r.falseNegatives.max / r.fnChecked)} false negatives)**`);
-    }
-    if (c.hasAllFalseNegatives) parts.push(`**hasAll: ${fmtInt(c.hasAllFalseNegatives)} false negatives**`);
-    if (c.addAllFalseNegatives) parts.push(`**addAll-built filter: ${fmtInt(c.addAllFalseNegatives)} false negatives**`);
-    if (c.loadFalseNegatives) parts.push(`**after load: ${fmtInt(c.loadFalseNegatives)} of ${fmtInt(c.loadCheck)} sampled members absent**`);
-    if (c.deleteMissing) parts.push(`**delete of added keys found nothing ${fmtInt(c.deleteMissing)} times**`);
-    if (c.deleteFalseNegatives) parts.push(`**after deleting half: ${fmtInt(c.deleteFalseNegatives)} of ${fmtInt(c.deleteCheck)} sampled kept members absent**`);
-    if (r.memMeasured && r.heapBits?.median != null) parts.push(`memory measured as V8 heap growth${r.impl === 'set' ? ' incl. the key strings' : ''}`);
-    notes.push(`- ${r.name}: ${parts.join('; ')}`);
-  }
-  return notes.join('\n');
-}
-
-/** Median over rounds of per-round ratios a[i] / b[i] (runs paired by round). */
-function pairedRatio(aRuns, bRuns, aKey, bKey) {
-  const m = Math.min(aRuns.length, bRuns.length);
-  const ratios = [];
-  for (let i = 0; i < m; ++i) {
-    const a = aRuns[i][aKey];
-    const b = bRuns[i][bKey];
-    if (a != null && b != null && !aRuns[i].error && !bRuns[i].error) ratios.push(a / b);
-  }
-  return stats(ratios);
+/** A config's table, with the native core's row when it ran. */
+function tableFor(rows, native) {
+  if (!native || native.error) return resultsTable(rows, MAIN_COLUMNS);
+  const { metrics: m, counters: c } = native;
+  return resultsTable(rows, MAIN_COLUMNS, [
+    ['cuckoo core, native g++ -O3', String(native.repetitions), ...[m.Add, m.ContainMembers, m.ContainNonMembers, m.AddBatch, m.ContainBatch, m.Delete].map(opsCell),
+      fmtPct(c.fpr), String(c.false_negatives), fmtNum(c.bits_per_item, 1), fmtNum(c.bits_per_item, 1), fmtInt(c.serialized_bytes), fmtNum(m.Deserialize?.medianMs, 2)],
+  ]);
 }
 
 function gzipSizes() {
@@ -479,17 +209,22 @@ function ratios(configs) {
       ['add / add', pairedRatio(cw.runs, bf.runs, 'addOps', 'addOps')],
       ['addAll / add', pairedRatio(cw.runs, bf.runs, 'addAllOps', 'addOps')],
     ];
-    const cells = rows.map(([, r]) => (r.median == null ? '—' : `${fmtNum(r.median, 2)}× (${fmtNum(r.min, 2)}–${fmtNum(r.max, 2)})`));
+    const cells = rows.map(([, r]) => ratioCell(r));
     out.push({ config: `N = ${fmtInt(cfg.n)}${keysLabel(cfg.keys)}, ε = ${epsLabel(cfg.eps)}`, cells, heads: rows.map(([h]) => h) });
   }
   return out;
 }
 
+/** Runs bench/`script` in its own node process (`node` flags first), said on stderr as "label: node bench/script args". */
+function runScript(label, script, args, { node = [], ...options } = {}) {
+  process.stderr.write(`${label}: node ${[`bench/${script}`, ...args].map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a)).join(' ')}\n`);
+  return spawnSync(process.execPath, [...node, join(ROOT, 'bench', script), ...args], options);
+}
+
 /** Runs bench/floor.mjs for one key set in its own process and returns its Markdown (or an error line). */
 function runFloor(n, keys, extra = ['--part', 'cuckoo']) {
-  const args = ['--expose-gc', join(ROOT, 'bench', 'floor.mjs'), '--n', String(n), '--keys', keys, ...extra];
-  process.stderr.write(`floor: node ${args.slice(1).map((a) => relative(ROOT, a) || a).join(' ')}\n`);
-  const p = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const args = ['--n', String(n), '--keys', keys, ...extra, ...(opt.data ? ['--data', opt.data] : [])];
+  const p = runScript('floor', 'floor.mjs', args, { node: ['--expose-gc'], encoding: 'utf8', maxBuffer: 16 << 20 });
   if (p.status !== 0) return `floor.mjs failed (exit ${p.status}): ${(p.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
   return p.stdout.trim();
 }
@@ -549,11 +284,10 @@ async function main() {
   if (RUN_COMPARE) parts.compare = await runCompare(mach, busy, data);
   // The URL benchmark (bench/url.mjs, its own processes; it writes results/url.md), after the others so they do not compete.
   if (RUN_URL && data.urls) {
-    const args = [join(ROOT, 'bench', 'url.mjs'), '--out', opt.out];
+    const args = ['--out', opt.out];
     if (opt.data) args.push('--data', opt.data);
     if (opt['no-write']) args.push('--no-write');
-    process.stderr.write(`\nurl: node ${args.map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a)).join(' ')}\n`);
-    const p = spawnSync(process.execPath, args, { stdio: 'inherit' });
+    const p = runScript('\nurl', 'url.mjs', args, { stdio: 'inherit' });
     if (p.status !== 0) process.stderr.write(`bench/url.mjs failed (exit ${p.status})\n`);
   }
   const totalS = (nowMs() - wall) / 1e3;
@@ -598,7 +332,7 @@ async function runMain(mach, busy, data) {
     for (const c of sets) floors.push(runFloor(c.n, c.keys));
   }
   const totalS = (nowMs() - wall) / 1e3;
-  mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
+  mach.loadAverageAtEnd = loadAverage();
 
   // Markdown: tables, notes, native ratios, ratios against bloomfilter, floors.
   const md = [];
@@ -615,7 +349,7 @@ async function runMain(mach, busy, data) {
     md.push(`> Filters were created for ${opt['capacity-factor']} × N items (\`--capacity-factor\`), so they are overfilled.`, '');
   }
   md.push(
-    `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
+    `Made by ${madeBy('run.mjs')} in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores, ${mach.memoryGiB} GiB), ` +
       `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% (load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end, this benchmark included)` +
       `${mach.nice ? `; run at nice ${mach.nice}` : ''}. ` +
       `Data: ${data.sample ? 'the in-repo SAMPLE (examples/data)' : 'blocklist_domains.txt (members) and benign_domains.txt (non-members); for the URL configs phishing_urls.txt (members) and `https://<benign domain>/` (non-members); see ../shared/data/SOURCES.md'}. ` +
@@ -636,7 +370,7 @@ async function runMain(mach, busy, data) {
           `, ${fmtInt(k.nonMembers)} non-members${k.excludedNonMembers ? ` (${fmtInt(k.excludedNonMembers)} benign lines excluded: exact members)` : ''}.`
         : '') +
       ` Wall time for this config: ${fmtNum(cfg.elapsedS, 0)} s.`;
-    const table = tableFor(cfg, rows, cfg.native);
+    const table = tableFor(rows, cfg.native);
     let nativeLine = '';
     if (cfg.native && !cfg.native.error) {
       const cw = rows.find((r) => r.impl === 'cuckoo-wasm');
@@ -677,22 +411,9 @@ async function runMain(mach, busy, data) {
     const raw = join(opt.out, 'tmp');
     mkdirSync(raw, { recursive: true });
     for (const cfg of configs) {
-      const file = join(raw, `${configName(cfg)}.json`);
-      writeFileSync(
-        file,
-        JSON.stringify(
-          {
-            config: { keys: cfg.keys, n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS },
-            machine: mach,
-            elapsedS: cfg.elapsedS,
-            summary: summaries.get(cfg),
-            native: cfg.native,
-            results: cfg.results,
-          },
-          null,
-          1,
-        ) + '\n',
-      );
+      const config = { keys: cfg.keys, n: cfg.n, eps: cfg.eps, runs: RUNS, budgetS: BUDGET_S, implementations: IMPLS };
+      const json = { config, machine: mach, elapsedS: cfg.elapsedS, summary: summaries.get(cfg), native: cfg.native, results: cfg.results };
+      writeFileSync(join(raw, `${configName(cfg)}.json`), JSON.stringify(json, null, 1) + '\n');
     }
     writeFileSync(join(opt.out, 'chart.svg'), renderChart(configs.map((c) => ({ label: `N=${fmtInt(c.n)}${keysLabel(c.keys)}, ε=${epsLabel(c.eps)}`, eps: c.eps, rows: summaries.get(c) }))));
     process.stderr.write(`wrote ${relative(ROOT, opt.out)}/chart.svg; raw numbers: ${relative(ROOT, raw)}/*.json (not committed)\n`);
@@ -713,42 +434,20 @@ const GROWTH_TARGET = 1.5; // lookups of a filter grown 8× cost at most 1.5× t
 function runSweep(rawDir) {
   mkdirSync(rawDir, { recursive: true });
   const json = join(rawDir, 'compare-sweep.json');
-  const args = [join(ROOT, 'bench', 'compare.mjs'), '--n', opt['compare-n'], '--eps', opt['compare-eps'], '--non-members', opt['non-members'],
-    '--fill-capacity', opt['fill-capacity'], '--fill-eps', opt['fill-eps'], '--json', json];
+  const args = ['--n', opt['compare-n'], '--eps', opt['compare-eps'], '--non-members', opt['non-members'], '--fill-capacity', opt['fill-capacity'], '--fill-eps', opt['fill-eps'], '--json', json];
   if (opt.data) args.push('--data', opt.data);
-  process.stderr.write(`\ncompare: node ${args.map((a) => relative(ROOT, a) || a).join(' ')}\n`);
-  const p = spawnSync(process.execPath, ['--max-old-space-size=8192', ...args], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
+  const p = runScript('\ncompare', 'compare.mjs', args, { node: ['--max-old-space-size=8192'], encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] });
   if (p.status !== 0) throw new Error(`bench/compare.mjs failed (exit ${p.status})`);
   return JSON.parse(readFileSync(json, 'utf8'));
 }
 
-/** m and k of this package's BloomFilter for n keys at ε, and the optimal m = −n ln ε / (ln 2)². */
-async function bloomSize(n, eps) {
-  const { BloomFilter } = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
-  const f = await BloomFilter.create({ capacity: n, falsePositiveRate: eps });
-  const size = { bits: f.bitCount, hashes: f.hashCount, optimal: (-n * Math.log(eps)) / (Math.LN2 * Math.LN2) };
-  f.dispose();
-  return size;
-}
-
-const ratioCell = (r, digits = 2) => (r?.median == null ? '—' : `${fmtNum(r.median, digits)}× (${fmtNum(r.min, digits)}–${fmtNum(r.max, digits)})`);
 const passCell = (ok) => (ok == null ? '—' : ok ? '**PASS**' : '**FAIL**');
 
 /** A compact table of one comparison config: the four calls, both lookups, rate, size. */
 function compareTable(cfg) {
   const rows = summarize(cfg);
-  return {
-    rows,
-    table: markdownTable(
-      ['implementation', 'runs', 'add/s', 'addAll/s', 'has/s members', 'has/s non-members', 'hasAll/s members', 'hasAll/s non-members', 'measured ε', 'false neg.', 'bits/item memory', 'parameters'],
-      rows.map((r) =>
-        r.runs
-          ? [r.name, String(r.runs), opsCell(r.addOps), opsCell(r.addAllOps), opsCell(r.hasOps), opsCell(r.hasNonOps), opsCell(r.hasAllOps), opsCell(r.hasAllNonOps),
-            fmtPct(r.fpr.median), fmtInt(r.falseNegatives.max), fmtNum(r.memBits.median, 2), r.params ?? '']
-          : [r.name, '0', `**failed**: ${r.error?.message ?? r.stopped}`, ...Array(9).fill('')],
-      ),
-    ),
-  };
+  const columns = ['add/s', 'addAll/s', 'has/s members', 'has/s non-members', 'hasAll/s members', 'hasAll/s non-members', 'measured ε', 'false neg.', 'bits/item memory [2 decimals]', 'parameters'];
+  return { rows, table: resultsTable(rows, columns) };
 }
 
 /** The Bloom-or-cuckoo comparison: sweep and fill (compare.mjs), then the timed configs; returns its Markdown section. */
@@ -763,7 +462,7 @@ async function runCompare(mach, busy, data) {
   else process.stderr.write('\ncompare: URL configs skipped: no phishing_urls.txt beside the domain lists\n');
   for (const [keys, n] of kinds) {
     for (const eps of SPEED_EPSS) {
-      const size = await bloomSize(n, eps);
+      const size = { ...(await bloomFilterSize(n, eps)), optimal: (-n * Math.log(eps)) / (Math.LN2 * Math.LN2) };
       const args = Object.fromEntries(COMPARE_IMPLS.map((i) => [i, COMPARE_PASSES]));
       args.bloomfilter = [...COMPARE_PASSES, '--bloom-bits', String(size.bits), '--bloom-hashes', String(size.hashes)];
       const cfg = await runConfig(n, eps, keys, COMPARE_IMPLS, args, COMPARE_RUNS, 0);
@@ -775,12 +474,12 @@ async function runCompare(mach, busy, data) {
   const growth = await runConfig(8 * growthC, SPEED_EPSS[0], 'domains', GROWTH_IMPLS, Object.fromEntries(GROWTH_IMPLS.map((i) => [i, COMPARE_PASSES])), COMPARE_RUNS, 0);
   const floors = opt['no-floor'] ? [] : kinds.map(([keys, n]) => runFloor(n, keys, ['--part', 'bloom', '--eps', String(SPEED_EPSS[0]), '--passes', '11', '--summary', 'min']));
   const totalS = (nowMs() - wall) / 1e3;
-  const loadEnd = os.loadavg().map((x) => +x.toFixed(2));
+  const loadEnd = loadAverage();
 
   const md = [COMPARE_START, '', '## Bloom or cuckoo? (measured)', ''];
   if (busy) md.push(`> **Busy machine**: other processes used ${fmtNum(mach.cpuBusyAtStart * 100, 0)}% of the ${mach.cores} cores in the second before the start. Treat the speed ratios with care.`, '');
   md.push(
-    `Made by \`node bench/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` (this section: ${fmtNum(totalS / 60, 1)} min) on ${mach.cpu} (${mach.cores} cores), node ${mach.node}; ` +
+    `Made by ${madeBy('run.mjs')} (this section: ${fmtNum(totalS / 60, 1)} min) on ${mach.cpu} (${mach.cores} cores), node ${mach.node}; ` +
       `CPU busy with other work in the second before the start: ${fmtNum(mach.cpuBusyAtStart * 100, 0)}%; load average ${mach.loadAverageAtStart.join(' ')} at start, ${loadEnd.join(' ')} at end` +
       `${mach.nice ? `; run at nice ${mach.nice} (${mach.nice < 0 ? 'ahead of' : 'behind'} the other processes)` : ''}. ` +
       "This package's CuckooFilter and BloomFilter (dist/index.mjs) on the real lists; bench/README.md says how each number is made.",
@@ -875,14 +574,7 @@ async function runCompare(mach, busy, data) {
     const ok = mem.median != null && non.median != null ? mem.median >= SPEED_TARGET && non.median >= SPEED_TARGET : null;
     target1.push([cfg.label, ratioCell(mem), ratioCell(non), ratioCell(all), passCell(ok)]);
     cfg.target1 = { members: mem, nonMembers: non, hasAll: all, pass: ok };
-    const v = [
-      pairedRatio(cw.runs, bw.runs, 'hasOps', 'hasOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasNonOps', 'hasNonOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasAllOps', 'hasAllOps'),
-      pairedRatio(cw.runs, bw.runs, 'hasAllNonOps', 'hasAllNonOps'),
-      pairedRatio(cw.runs, bw.runs, 'addOps', 'addOps'),
-      pairedRatio(cw.runs, bw.runs, 'addAllOps', 'addAllOps'),
-    ];
+    const v = ['hasOps', 'hasNonOps', 'hasAllOps', 'hasAllNonOps', 'addOps', 'addAllOps'].map((k) => pairedRatio(cw.runs, bw.runs, k));
     versus.push([cfg.label, ...v.map((r) => ratioCell(r))]);
     cfg.versus = v;
   }

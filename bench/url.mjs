@@ -58,14 +58,16 @@
 //
 // Writes bench/results/url.md (the tables) and bench/results/tmp/url-eps*.json
 // (every run's numbers; not committed). Prints the tables.
-import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROOT, digest, locateData, readLines } from './data.mjs';
-import { fmtInt, fmtNum, fmtOps, fmtPct, markdownTable, stats } from './format.mjs';
+import { epsLabel, fmtInt, fmtNum, fmtOps, fmtPct, helpText, loadAverage, machine, madeBy, markdownTable, ratioCell as ratio } from './report.mjs';
+import { bloomFilterSize } from './adapters.mjs';
+import { Worker, rotate, serve } from './rounds.mjs';
+import { bestOf, nowMs, pairedRatio, stats } from './stats.mjs';
 import { canonicalize, entryExpression, expressions } from './url-reference.mjs';
 
 const { values: opt } = parseArgs({
@@ -87,13 +89,11 @@ const { values: opt } = parseArgs({
 });
 
 if (opt.help) {
-  const src = readFileSync(new URL(import.meta.url), 'utf8');
-  console.log(src.split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n').split('\n\nMembers')[0]);
+  console.log(helpText(import.meta.url, '\n\nMembers'));
   process.exit(0);
 }
 
 const PASSES = Number(opt.passes);
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** The worker processes: the three implementations, and the JS baseline's parts timed one by one. */
 const WORKERS = ['js', 'js-parts', 'cuckoo', 'bloom'];
@@ -223,21 +223,6 @@ function workload(dir) {
 // ---------------------------------------------------------------------------
 // Workers: one implementation per process.
 
-/** The fastest of PASSES runs of `pass` (each returns a number that must not change). */
-function bestOf(pass) {
-  let best = Infinity;
-  let result;
-  for (let i = 0; i < PASSES; ++i) {
-    const t0 = nowMs();
-    const r = pass();
-    const ms = nowMs() - t0;
-    if (i > 0 && r !== result) throw new Error(`pass ${i + 1} gave ${r}, pass 1 gave ${result}`);
-    result = r;
-    best = Math.min(best, ms);
-  }
-  return { ms: best, result };
-}
-
 /** The timed parts of one implementation: name -> () => number, and the answers of its lookup. */
 async function setUp(impl, members, queries, m, k) {
   if (impl === 'js' || impl === 'js-parts') {
@@ -314,7 +299,11 @@ async function setUp(impl, members, queries, m, k) {
   const make = async () => Filter.create({ capacity: members.length, falsePositiveRate: eps });
   const f = await make();
   f.addUrls(members);
-  const core = f.core; // internal: the module's Core (js/wasm-core.ts), for the split rows
+  // Internal: the module's Core (js/wasm-core.ts) for the two split rows of the core's canonicalization and
+  // expressions, which no public method and no test-only entry gives without building strings; without it
+  // those rows are left empty.
+  const core = typeof f.core?.urlCanonicalize === 'function' && typeof f.core.urlExpressions === 'function' ? f.core : null;
+  if (!core) process.stderr.write(`url bench (${impl}): no internal Core with urlCanonicalize/urlExpressions: those two rows are left empty\n`);
   const answers = Uint8Array.from(queries, (q) => (f.hasUrl(q) ? 1 : 0));
   const batch = f.hasAllUrls(queries);
   const batchMismatches = batch.reduce((n, b, i) => n + (b !== (answers[i] === 1) ? 1 : 0), 0);
@@ -339,16 +328,18 @@ async function setUp(impl, members, queries, m, k) {
         for (let i = 0; i < queries.length; ++i) if (f.has(queries[i])) ++hits;
         return hits;
       },
-      coreCanonicalize: () => {
-        let s = 0;
-        for (let i = 0; i < queries.length; ++i) s += core.urlCanonicalize(queries[i], undefined);
-        return s;
-      },
-      coreExpressions: () => {
-        let n = 0;
-        for (let i = 0; i < queries.length; ++i) n += core.urlExpressions(queries[i], undefined);
-        return n;
-      },
+      ...(core && {
+        coreCanonicalize: () => {
+          let s = 0;
+          for (let i = 0; i < queries.length; ++i) s += core.urlCanonicalize(queries[i], undefined);
+          return s;
+        },
+        coreExpressions: () => {
+          let n = 0;
+          for (let i = 0; i < queries.length; ++i) n += core.urlExpressions(queries[i], undefined);
+          return n;
+        },
+      }),
     },
     /** addUrls of every member into a fresh filter (created outside the timed part). */
     async build() {
@@ -362,13 +353,14 @@ async function setUp(impl, members, queries, m, k) {
   };
 }
 
-async function workerMain() {
+/** Worker mode: sets up one implementation, warms it up; run() is one round's measurements. */
+async function workerSetUp() {
   const impl = opt.worker;
   const { members, queries, digest: keysDigest } = JSON.parse(readFileSync(opt.queries, 'utf8'));
   const s = await setUp(impl, members, queries, Number(opt.m), Number(opt.k));
   const run = async () => {
     const r = {};
-    for (const [name, pass] of Object.entries(s.parts)) r[name] = queries.length / (bestOf(pass).ms / 1e3);
+    for (const [name, pass] of Object.entries(s.parts)) r[name] = queries.length / (bestOf(pass, { passes: PASSES }).ms / 1e3);
     if (!s.build) return r;
     // Build: every member into a fresh filter, the fastest of PASSES builds.
     let best = Infinity;
@@ -382,93 +374,18 @@ async function workerMain() {
   };
   // Warm-up: two untimed rounds of everything.
   for (let i = 0; i < 2; ++i) await run();
-  process.send({
-    type: 'ready',
-    info: {
-      digest: keysDigest,
-      params: s.params,
-      batchMismatches: s.batchMismatches ?? 0,
-      answers: s.answers ? Buffer.from(s.answers).toString('base64') : null,
-    },
-  });
-  process.on('message', async (msg) => {
-    if (msg.cmd === 'exit') process.exit(0);
-    try {
-      process.send({ type: 'run', r: await run() });
-    } catch (e) {
-      process.send({ type: 'error', error: { message: String(e?.stack ?? e) } });
-    }
-  });
+  return {
+    run,
+    info: { digest: keysDigest, params: s.params, batchMismatches: s.batchMismatches ?? 0, answers: s.answers ? Buffer.from(s.answers).toString('base64') : null },
+  };
 }
 
 // ---------------------------------------------------------------------------
 // Driver.
 
-/** A forked worker answering one message at a time. */
-class Worker {
-  constructor(impl, args) {
-    this.impl = impl;
-    this.stderr = '';
-    this.child = fork(new URL(import.meta.url).pathname, ['--worker', impl, ...args], {
-      execArgv: ['--max-old-space-size=4096'],
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-    });
-    this.child.stderr.on('data', (d) => {
-      this.stderr = (this.stderr + d).slice(-4000);
-    });
-    this.pending = null;
-    this.child.on('message', (msg) => {
-      const p = this.pending;
-      this.pending = null;
-      if (!p) return;
-      if (msg.type === 'error') p.reject(new Error(`${impl}: ${msg.error.message}`));
-      else p.resolve(msg);
-    });
-    this.child.on('exit', (code, signal) => {
-      const p = this.pending;
-      this.pending = null;
-      p?.reject(new Error(`${impl} worker exited (${signal ?? `code ${code}`}): ${this.stderr.trim().split('\n').slice(-5).join(' | ')}`));
-    });
-    this.ready = this.next();
-  }
-  next() {
-    return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
-    });
-  }
-  async run() {
-    const p = this.next();
-    this.child.send({ cmd: 'run' });
-    return (await p).r;
-  }
-  close() {
-    if (this.child.exitCode === null) this.child.send({ cmd: 'exit' });
-  }
-}
-
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model?.trim() ?? 'unknown',
-    cores: cpus.length,
-    node: process.version,
-    v8: process.versions.v8,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
-  };
-}
-
-const epsLabel = (eps) => `${+(eps * 100).toPrecision(3)}%`;
 const nsPerUrl = (opsPerS) => (opsPerS ? 1e9 / opsPerS : null);
 
-/** Median (min–max) of per-round ratios a/b of metric `key`. */
-function pairedRatio(a, b, aKey, bKey = aKey) {
-  const r = [];
-  for (let i = 0; i < Math.min(a.length, b.length); ++i) if (a[i][aKey] && b[i][bKey]) r.push(a[i][aKey] / b[i][bKey]);
-  return stats(r);
-}
-
-const ratioCell = (s) => (s.median == null ? '—' : `**${fmtNum(s.median, 2)}×** (${fmtNum(s.min, 2)}–${fmtNum(s.max, 2)})`);
+const ratioCell = (r) => ratio(r, { bold: true });
 const opsCell = (values) => {
   const s = stats(values);
   if (s.median == null) return '—';
@@ -510,7 +427,8 @@ async function runEps(eps, work, queryFile, runs, m, k) {
   process.stderr.write(`\nε = ${epsLabel(eps)}: starting ${WORKERS.length} workers (load, build, warm up)\n`);
   const t0 = nowMs();
   const args = ['--queries', queryFile, '--eps', String(eps), '--passes', String(PASSES), '--m', String(m), '--k', String(k)];
-  const workers = WORKERS.map((id) => new Worker(id, args));
+  const script = new URL(import.meta.url).pathname;
+  const workers = WORKERS.map((id) => new Worker(id, script, ['--worker', id, ...args], { execArgv: ['--max-old-space-size=4096'] }));
   const ready = {};
   // One at a time: on a shared 2-core machine parallel warm-ups would disturb each other's JIT.
   for (const w of workers) ready[w.impl] = (await w.ready).info;
@@ -519,8 +437,7 @@ async function runEps(eps, work, queryFile, runs, m, k) {
   const results = Object.fromEntries(WORKERS.map((id) => [id, []]));
   for (let round = 0; round < runs; ++round) {
     process.stderr.write(`  round ${round + 1}/${runs}:`);
-    for (let j = 0; j < workers.length; ++j) {
-      const w = workers[(j + round) % workers.length];
+    for (const w of rotate(workers, round)) {
       const rs = nowMs();
       results[w.impl].push(await w.run());
       process.stderr.write(` ${w.impl} ${((nowMs() - rs) / 1e3).toFixed(1)}s;`);
@@ -643,29 +560,25 @@ async function driverMain() {
     `queries: ${fmtInt(st.queries)} (${fmtInt(st.listedQueries)} from the list: ${st.variants.published} as published, ${st.variants.fragment} with a fragment, ${st.variants.deeper} deeper; ` +
       `${fmtInt(st.benignQueries)} benign, ${st.benignListed} of which are under a listed entry); ${fmtNum(st.expressionsPerQuery, 1)} expressions and ${fmtNum(st.bytesPerQuery, 0)} bytes per query\n`,
   );
-  const lib = await import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
   const tmp = mkdtempSync(join(os.tmpdir(), 'url-bench-'));
   const queryFile = join(tmp, 'queries.json');
   writeFileSync(queryFile, JSON.stringify({ members: work.members, queries: work.queries, digest: work.digest }));
   const configs = [];
   try {
     for (const eps of EPSS) {
-      const b = await lib.BloomFilter.create({ capacity: work.members.length, falsePositiveRate: eps });
-      const m = b.bitCount;
-      const k = b.hashCount;
-      b.dispose();
-      configs.push(await runEps(eps, work, queryFile, RUNS, m, k));
+      const { bits, hashes } = await bloomFilterSize(work.members.length, eps);
+      configs.push(await runEps(eps, work, queryFile, RUNS, bits, hashes));
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  mach.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
+  mach.loadAverageAtEnd = loadAverage();
   const totalS = (nowMs() - wall) / 1e3;
 
   const md = [];
   md.push('# URL lookups: cuckoo-wasm against the same rules in JavaScript', '');
   md.push(
-    `Made by \`node bench/url.mjs${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}\` in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores), ` +
+    `Made by ${madeBy('url.mjs')} in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores), ` +
       `node ${mach.node} (V8 ${mach.v8}), ${mach.os}; load average ${mach.loadAverageAtStart.join(' ')} at start, ${mach.loadAverageAtEnd.join(' ')} at end (this benchmark included). ` +
       `Cells: median over the rounds (min–max); each round runs every implementation once, in rotating order; ratios are medians of per-round ratios. See the header of bench/url.mjs for the method.`,
     '',
@@ -699,7 +612,10 @@ async function driverMain() {
   }
 }
 
-(opt.worker ? workerMain() : driverMain()).catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (opt.worker) serve(workerSetUp, (ctx) => ctx.run());
+else {
+  driverMain().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

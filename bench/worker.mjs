@@ -8,8 +8,10 @@
 // answers over IPC; by hand it does --runs runs and prints JSON:
 //   node --expose-gc bench/worker.mjs --impl cuckoo-wasm --n 100000 --eps 0.001 --runs 5 [--keys urls]
 import { parseArgs } from 'node:util';
-import { loadAdapter } from './adapters/index.mjs';
+import { loadAdapter } from './adapters.mjs';
 import { loadKeys } from './data.mjs';
+import { errorInfo, serve } from './rounds.mjs';
+import { bestOf as best, countTrue, nowMs, sample } from './stats.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -53,7 +55,6 @@ const WARMUP_RUNS = Number(opt['warmup-runs']);
 const SIZING = opt['bloom-bits'] ? { bits: Number(opt['bloom-bits']), hashes: Number(opt['bloom-hashes']) } : undefined;
 
 const gc = globalThis.gc ?? (() => {});
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Bytes the JS heap and its array buffers hold, after a full GC. */
 function heapBytes() {
@@ -63,50 +64,14 @@ function heapBytes() {
   return u.heapUsed + u.external;
 }
 
-/** Up to `max` evenly spaced elements of keys[from..to). */
-function sample(keys, from, to, max) {
-  const len = to - from;
-  if (len <= max) return keys.slice(from, to);
-  const out = new Array(max);
-  const step = len / max;
-  for (let i = 0; i < max; ++i) out[i] = keys[from + Math.floor(i * step)];
-  return out;
-}
+/** The fastest of up to LOOKUP_PASSES lookup passes within PASS_BUDGET_MS (stats.mjs bestOf). */
+const bestOf = (pass, check) => best(pass, { passes: LOOKUP_PASSES, budgetMs: PASS_BUDGET_MS, check });
 
-/**
- * Times `pass` (a lookup pass, which changes nothing) up to LOOKUP_PASSES times,
- * stopping once PASS_BUDGET_MS have been spent, and keeps the fastest pass: on a
- * shared machine the fastest pass is the one least disturbed by other processes.
- * Slow implementations get one pass. Every pass's result must agree; `check`
- * (untimed) turns a pass's output into the number compared.
- */
-function bestOf(pass, check = (x) => x) {
-  let best = Infinity;
-  let result;
-  let spent = 0;
-  let passes = 0;
-  while (passes < LOOKUP_PASSES && (passes === 0 || spent < PASS_BUDGET_MS)) {
-    const t0 = nowMs();
-    const out = pass();
-    const ms = nowMs() - t0;
-    const res = check(out); // untimed: e.g. counting hasAll's booleans
-    if (passes > 0 && res !== result) throw new Error(`lookup pass ${passes + 1} answered ${res} where pass 1 answered ${result}`);
-    result = res;
-    best = Math.min(best, ms);
-    spent += ms;
-    ++passes;
-  }
-  return { ms: best, result, passes };
-}
-
-function countTrue(results) {
-  let c = 0;
-  for (let i = 0; i < results.length; ++i) if (results[i]) ++c;
-  return c;
-}
-
-function errorInfo(phase, e) {
-  return { phase, name: e?.name ?? 'Error', code: e?.code, message: String(e?.message ?? e).slice(0, 300) };
+/** How many of `keys` the filter's has() reports absent (an untimed check). */
+function absent(f, keys) {
+  let missing = 0;
+  for (let i = 0; i < keys.length; ++i) if (!f.has(keys[i])) ++missing;
+  return missing;
 }
 
 /**
@@ -194,10 +159,7 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
         r.addAllMs = nowMs() - t0;
         r.addAllOps = n / (r.addAllMs / 1e3);
         phase = 'addAll check';
-        let gHits = 0;
-        if (typeof g.hasAll === 'function') gHits = countTrue(g.hasAll(members));
-        else for (let i = 0; i < n; ++i) if (g.has(members[i])) ++gHits;
-        r.addAllFalseNegatives = n - gHits;
+        r.addAllFalseNegatives = typeof g.hasAll === 'function' ? n - countTrue(g.hasAll(members)) : absent(g, members);
       } finally {
         g.dispose();
       }
@@ -216,10 +178,8 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
     try {
       phase = 'load check';
       const s = sample(members, 0, n, CHECK_SAMPLE);
-      let sHits = 0;
-      for (let i = 0; i < s.length; ++i) if (h.has(s[i])) ++sHits;
       r.loadCheck = s.length;
-      r.loadFalseNegatives = s.length - sHits;
+      r.loadFalseNegatives = absent(h, s);
     } finally {
       h.dispose();
     }
@@ -238,10 +198,8 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
       r.deleteMissing = nd - deleted; // deletes of added keys that found nothing
       phase = 'delete check';
       const s = sample(members, half, n, CHECK_SAMPLE);
-      let sHits = 0;
-      for (let i = 0; i < s.length; ++i) if (f.has(s[i])) ++sHits;
       r.deleteCheck = s.length;
-      r.deleteFalseNegatives = s.length - sHits; // kept keys lost by the deletes
+      r.deleteFalseNegatives = absent(f, s); // kept keys lost by the deletes
     }
   } catch (e) {
     r.error = errorInfo(phase, e);
@@ -261,35 +219,20 @@ async function prepare() {
   const h0 = heapBytes();
   const keys = loadKeys(N, { dir: opt.data, keys: opt.keys });
   const keyHeap = heapBytes() - h0;
+  const { members, nonMembers, files, ...counts } = keys; // counts: derived and excluded keys, digest
   const info = {
-    impl: opt.impl,
-    name: adapter.name,
-    kind: adapter.kind,
-    version: adapter.version,
-    n: N,
-    eps: EPS,
-    keys: {
-      kind: opt.keys,
-      members: keys.members.length,
-      nonMembers: keys.nonMembers.length,
-      derivedMembers: keys.derivedMembers,
-      derivedNonMembers: keys.derivedNonMembers,
-      excludedNonMembers: keys.excludedNonMembers,
-      sample: keys.files.sample,
-      files: keys.files,
-      digest: keys.digest,
-      heapBytes: keyHeap,
-    },
+    impl: opt.impl, name: adapter.name, kind: adapter.kind, version: adapter.version, n: N, eps: EPS,
+    keys: { kind: opt.keys, members: members.length, nonMembers: nonMembers.length, ...counts, sample: files.sample, files, heapBytes: keyHeap },
   };
   if (adapter.keepsKeys) {
     // Heap of the key strings alone: a copy of the array with fresh strings,
     // minus a copy of the array that shares them.
     let a = heapBytes();
-    let copy = JSON.parse(JSON.stringify(keys.members));
+    let copy = JSON.parse(JSON.stringify(members));
     const withStrings = heapBytes() - a;
     copy = null;
     a = heapBytes();
-    copy = keys.members.slice();
+    copy = members.slice();
     const arrayOnly = heapBytes() - a;
     copy = null;
     info.keyStringBytes = withStrings - arrayOnly;
@@ -298,7 +241,7 @@ async function prepare() {
   const wn = Math.min(N, WARMUP_KEYS);
   let warm;
   for (let i = 0; i < WARMUP_RUNS && (i === 0 || nowMs() - t0 < WARMUP_BUDGET_MS); ++i) {
-    warm = await runOnce(adapter, keys.members.slice(0, wn), keys.nonMembers.slice(0, WARMUP_KEYS), EPS);
+    warm = await runOnce(adapter, members.slice(0, wn), nonMembers.slice(0, WARMUP_KEYS), EPS);
     if (warm.error) info.warmupError = warm.error;
   }
   info.warmupMs = nowMs() - t0;
@@ -320,26 +263,10 @@ async function timedRun({ adapter, keys, info }) {
   return r;
 }
 
-function fail(e) {
-  const err = errorInfo('worker', e);
-  err.stack = String(e?.stack ?? '').slice(0, 2000);
-  if (process.send) process.send({ type: 'error', error: err }, () => process.exit(1));
-  else {
-    console.error(e);
-    process.exit(1);
-  }
-}
-
 if (process.send) {
   // Driven by bench/run.mjs: 'ready' once warmed up, then one timed run per 'run' message,
   // so the parent can interleave implementations round by round.
-  prepare().then((ctx) => {
-    process.on('message', (msg) => {
-      if (msg?.cmd === 'run') timedRun(ctx).then((r) => process.send({ type: 'run', r }), fail);
-      else if (msg?.cmd === 'exit') process.exit(0);
-    });
-    process.send({ type: 'ready', info: ctx.info });
-  }, fail);
+  serve(prepare, timedRun);
 } else {
   // By hand: R runs (stopping early past --budget seconds), JSON on stdout.
   prepare().then(async (ctx) => {
@@ -353,5 +280,8 @@ if (process.send) {
       if (BUDGET_S > 0 && i + 1 < RUNS && elapsed + r.runMs / 1e3 > BUDGET_S) break;
     }
     process.stdout.write(JSON.stringify(out, null, 1) + '\n');
-  }, fail);
+  }).catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }
