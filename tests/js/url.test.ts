@@ -18,6 +18,7 @@ import {
   urlExpressions,
 } from 'cuckoo-wasm';
 import type { InvalidUrlReason, Key } from 'cuckoo-wasm';
+import { FAMILIES as ALL_FAMILIES } from './families';
 import { canonVectors, expressionVectors } from './vectors';
 
 type UrlFilter = CuckooFilter | BloomFilter;
@@ -32,13 +33,16 @@ const expressionsOf = (url: Key) => urlExpressions(url as string);
 const withoutScheme = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
 
 /**
- * Both filter types, sized so that a false positive in these tests is out of
- * the question (per-probe rate about 2e-9; seeds are fixed, so runs repeat).
+ * Every family of families.ts, sized so that a false positive in these tests is
+ * out of the question (per-probe rate about 2e-9: 32-bit fingerprints, a Bloom
+ * filter at 1e-9; a growing cuckoo filter's first sub-filter is sized for ε/2;
+ * seeds are fixed, so runs repeat).
  */
-const FAMILIES: [string, (capacity?: number) => Promise<UrlFilter>][] = [
-  ['CuckooFilter', (capacity = 1000) => CuckooFilter.create({ capacity, fingerprintBits: 32 })],
-  ['BloomFilter', (capacity = 1000) => BloomFilter.create({ capacity, falsePositiveRate: 1e-9 })],
-];
+const FAMILIES: [string, (capacity?: number) => Promise<UrlFilter>][] = ALL_FAMILIES.map((family) => [
+  family.name,
+  (capacity = 1000) =>
+    family.create({ capacity, falsePositiveRate: family.kind === 'bloom' ? 1e-9 : family.grows ? 4e-9 : 2e-9 }),
+]);
 
 /** The error `fn` throws (or rejects with), to look at its fields. */
 async function caught(fn: () => unknown): Promise<unknown> {
