@@ -133,10 +133,11 @@ class SemiSortedTable {
     bucket_bits_ = semi_sorted::kSlots * fingerprint_bits - semi_sorted::kPrefixBits;
     low_ones_ = low_rest_ = low_highs_ = lows_mask_ = gather_ = 0;
     gather_shift_ = 0;
-    // The word probe reads the four low parts with one 64-bit load at any bit
-    // offset (4g <= 57) and gathers their match bits with one multiply, which
-    // is exact for g = 0 or 4 <= g <= 16 (see SlotMatches): f = 4 and 8..18.
-    word_probe_ = low_bits_ == 0 || (low_bits_ >= 4 && low_bits_ <= 14);
+    // The word probe reads a whole bucket with one 64-bit load at any bit
+    // offset (4f - 4 <= 57) and gathers the low parts' match bits with one
+    // multiply, which is exact for g = 0 or 4 <= g <= 16 (see SlotMatches):
+    // f = 4 and 8..15.
+    word_probe_ = low_bits_ == 0 || (low_bits_ >= 4 && low_bits_ <= 11);
     if (word_probe_ && low_bits_ > 0) {
       const uint32_t g = low_bits_;
       for (uint32_t j = 0; j < semi_sorted::kSlots; ++j) {
@@ -306,9 +307,9 @@ class SemiSortedTable {
   // only i = j lands in T..T+3; for g <= 16, T + 3 < 64. The prefixes are
   // fields of g = 4 (multiplier 0x249, T = 12).
   uint32_t SlotMatches(uint64_t bucket, const QueryWords& q) const {
-    const uint64_t start = bucket * bucket_bits_;
-    const uint64_t prefixes = semi_sorted::kDecode.nibbles[Load(start) & kIndexMask];
-    const uint64_t lows = Load(start + semi_sorted::kIndexBits) & lows_mask_;
+    const uint64_t word = Load(bucket * bucket_bits_);
+    const uint64_t prefixes = semi_sorted::kDecode.nibbles[word & kIndexMask];
+    const uint64_t lows = (word >> semi_sorted::kIndexBits) & lows_mask_;
     const uint64_t x = prefixes ^ q.prefixes;
     const uint64_t prefix_differs = (((x & 0x7777) + 0x7777) | x) & 0x8888;
     const uint64_t y = lows ^ q.lows;
