@@ -233,6 +233,16 @@ TEST(SemiSortedTable, SwapIntoAFullBucketEvictsThePositionInAscendingOrder) {
   EXPECT_EQ(t.CountOccupied(), 4u);
 }
 
+// The worked example of the format description (docs/FORMAT.md): f = 12,
+// fingerprints 0x122, 0x123, 0x900, 0x901: prefixes (1, 1, 9, 9), index 662
+// = 0x296, low parts 0x22, 0x23, 0x00, 0x01.
+TEST(SemiSortedTable, AKnownBucketHasTheDocumentedBytes) {
+  SemiSortedTable t;
+  ASSERT_TRUE(t.Init(1, 4, 12));
+  for (uint32_t v : {0x901u, 0x122u, 0x900u, 0x123u}) ASSERT_TRUE(t.Insert(0, v));
+  EXPECT_EQ(Bytes(t), (std::vector<uint8_t>{0x96, 0x22, 0x32, 0x02, 0x10, 0x00}));
+}
+
 // ===========================================================================
 // The prefix decode table and its ranking
 
