@@ -49,13 +49,13 @@
 // Read(bucket, j) followed by Write(bucket, j, fp), with no change to that
 // bucket in between, replaces exactly the fingerprint that was read.
 //
-// Lookups decode the prefixes through a 3876-entry table of 16-bit words (the
-// four prefixes as nibbles, p0 lowest), built at compile time, and compare
-// the four prefixes and the four low parts with word-at-a-time arithmetic;
-// ContainsEither, the filter's lookup, for f = 8..13 through a table of the
-// prefixes already spread to the low parts' offsets (one per g, built from
-// the first at run time), which makes a bucket one word compare. Insert and
-// delete rank the prefixes with the formula above.
+// Decoding goes through a 3876-entry table of 16-bit words (the four prefixes
+// as nibbles, p0 lowest), built at compile time; insert and delete rank the
+// prefixes with the formula above. Lookups for f = 8..15 use a second table,
+// built from the first at run time once per f, that holds each index's
+// prefixes already in place beside the low parts, so that a bucket is
+// compared with a fingerprint as one 64-bit word (see ContainsEither); other
+// widths decode the bucket.
 #ifndef CUCKOO_WASM_SRC_SEMI_SORTED_TABLE_H_
 #define CUCKOO_WASM_SRC_SEMI_SORTED_TABLE_H_
 
@@ -104,29 +104,30 @@ constexpr DecodeTable MakeDecodeTable() {
 
 inline constexpr DecodeTable kDecode = MakeDecodeTable();
 
-// For low parts of g bits, 4 <= g <= 9: the four prefixes of each index
-// spread to the offsets of the four low parts, p_j << (j*g) (at most 3g + 4
-// <= 31 bits). Built from kDecode at run time, once per g per program (a
-// function-local static, so 15.5 KB of memory per g in use and none in the
-// module's data).
+// For low parts of g bits, 4 <= g <= 11: the four prefixes of each index put
+// in the bucket word where the four low parts start, p_j << (12 + j*g) (at
+// most 12 + 3g + 4 <= 49 bits). Built from kDecode at run time, once per g
+// per program (a function-local static: 31 KB of memory per g in use, none
+// in the module's data).
 struct SpreadTable {
   explicit SpreadTable(uint32_t g) {
     for (uint32_t r = 0; r < kTupleCount; ++r) {
-      const uint32_t d = kDecode.nibbles[r];
-      entries[r] = (d & 0xf) | (d >> 4 & 0xf) << g | (d >> 8 & 0xf) << (2 * g) | (d >> 12) << (3 * g);
+      const uint64_t d = kDecode.nibbles[r];
+      entries[r] = ((d & 0xf) | (d >> 4 & 0xf) << g | (d >> 8 & 0xf) << (2 * g) | (d >> 12) << (3 * g))
+                   << kIndexBits;
     }
   }
-  uint32_t entries[kTupleCount];
+  uint64_t entries[kTupleCount];
 };
 
 template <uint32_t kLowBits>
-const uint32_t* SpreadFor() {
+const uint64_t* SpreadFor() {
   static const SpreadTable table(kLowBits);
   return table.entries;
 }
 
-// The spread table for low parts of g bits, or null if g is not in [4, 9].
-inline const uint32_t* Spread(uint32_t g) {
+// The spread table for low parts of g bits, or null if g is not in [4, 11].
+inline const uint64_t* Spread(uint32_t g) {
   switch (g) {
     case 4: return SpreadFor<4>();
     case 5: return SpreadFor<5>();
@@ -134,6 +135,8 @@ inline const uint32_t* Spread(uint32_t g) {
     case 7: return SpreadFor<7>();
     case 8: return SpreadFor<8>();
     case 9: return SpreadFor<9>();
+    case 10: return SpreadFor<10>();
+    case 11: return SpreadFor<11>();
     default: return nullptr;
   }
 }
@@ -168,26 +171,18 @@ class SemiSortedTable {
     low_bits_ = fingerprint_bits - semi_sorted::kPrefixBits;
     low_mask_ = (uint64_t{1} << low_bits_) - 1;
     bucket_bits_ = semi_sorted::kSlots * fingerprint_bits - semi_sorted::kPrefixBits;
-    low_ones_ = low_rest_ = low_highs_ = low_gather_ = 0;
+    low_ones_ = low_rest_ = low_highs_ = 0;
     // The word probe reads a whole bucket with one 64-bit load at any bit
-    // offset (4f - 4 <= 57) and gathers the low parts' match bits with one
-    // multiply, which is exact for g = 0 or g >= 4 (see Differs): f = 4 and
-    // 8..15.
-    word_probe_ = low_bits_ == 0 || (low_bits_ >= 4 && low_bits_ <= 11);
-    uint32_t target = semi_sorted::kIndexBits;  // T, see Differs
-    if (word_probe_ && low_bits_ > 0) {
-      const uint32_t g = low_bits_;
+    // offset (4f - 4 <= 57, f <= 15) and needs each prefix to fit in its low
+    // part's field (g >= 4): f = 8..15.
+    spread_ = semi_sorted::Spread(low_bits_);
+    if (spread_ != nullptr) {
       for (uint32_t j = 0; j < semi_sorted::kSlots; ++j) {
-        low_ones_ |= uint64_t{1} << (semi_sorted::kIndexBits + j * g);
-        low_gather_ |= uint64_t{1} << ((3 - j) * (g - 1));
+        low_ones_ |= uint64_t{1} << (semi_sorted::kIndexBits + j * low_bits_);
       }
-      low_highs_ = low_ones_ << (g - 1);
+      low_highs_ = low_ones_ << (low_bits_ - 1);
       low_rest_ = low_highs_ - low_ones_;
-      target = semi_sorted::kIndexBits + 4 * (g - 1);
     }
-    prefix_gather_ = uint64_t{0x249} << (target - semi_sorted::kIndexBits);
-    match_bits_ = uint64_t{0xf} << target;
-    spread_ = word_probe_ ? semi_sorted::Spread(low_bits_) : nullptr;
     byte_length_ = ByteLength(bucket_count, bits_);
     if (byte_length_ > SIZE_MAX - kPadding) return false;
     data_.reset(static_cast<uint8_t*>(
@@ -216,34 +211,26 @@ class SemiSortedTable {
   }
 
   bool Contains(uint64_t bucket, uint32_t fingerprint) const {
-    if (word_probe_) return (Differs(bucket, Query(fingerprint)) & match_bits_) != match_bits_;
+    if (spread_ != nullptr) return HasZeroField(Fields(bucket, fingerprint)) != 0;
     return CountBySlot(bucket, fingerprint) != 0;
   }
 
   // Contains(b1, fp) || Contains(b2, fp), without a branch between the two
-  // probes (as PackedTable::ContainsEither). For f = 8..13, each bucket is
-  // one word z whose four g-bit fields are (lj ^ ql) | (pj ^ qp), with the
-  // prefixes put in place by the spread table: field j is zero iff slot j
-  // holds the fingerprint (qp, ql), and "some field is zero" is the
-  // (z - ones) & ~z & highs test (Hacker's Delight §6-1; exact as a yes/no
-  // answer, a borrow only ever marks fields above a zero one).
+  // probes for word-probed tables (as PackedTable::ContainsEither).
   bool ContainsEither(uint64_t b1, uint64_t b2, uint32_t fingerprint) const {
     if (spread_ != nullptr) {
-      const uint64_t ql = (fingerprint & low_mask_) * low_ones_;
-      const uint64_t qp = (fingerprint >> low_bits_) * low_ones_;
-      const uint64_t w1 = Load(b1 * bucket_bits_);
-      const uint64_t w2 = Load(b2 * bucket_bits_);
-      const uint64_t z1 = (w1 ^ ql) | (uint64_t{spread_[w1 & kIndexMask]} << semi_sorted::kIndexBits ^ qp);
-      const uint64_t z2 = (w2 ^ ql) | (uint64_t{spread_[w2 & kIndexMask]} << semi_sorted::kIndexBits ^ qp);
-      return ((((z1 - low_ones_) & ~z1) | ((z2 - low_ones_) & ~z2)) & low_highs_) != 0;
+      return (HasZeroField(Fields(b1, fingerprint)) | HasZeroField(Fields(b2, fingerprint))) != 0;
     }
-    return ContainsEitherOther(b1, b2, fingerprint);
+    return ContainsEitherBySlot(b1, b2, fingerprint);
   }
 
   uint32_t Count(uint64_t bucket, uint32_t fingerprint) const {
-    if (word_probe_) {
-      const uint64_t matches = ~Differs(bucket, Query(fingerprint)) & match_bits_;
-      return static_cast<uint32_t>(__builtin_popcountll(matches));
+    if (spread_ != nullptr) {
+      // Exact per field: ((z & rest) + rest) | z has the top bit of each
+      // field set iff the field is non-zero (no carry crosses a field).
+      const uint64_t z = Fields(bucket, fingerprint);
+      const uint64_t nonzero = (((z & low_rest_) + low_rest_) | z) & low_highs_;
+      return semi_sorted::kSlots - static_cast<uint32_t>(__builtin_popcountll(nonzero));
     }
     return CountBySlot(bucket, fingerprint);
   }
@@ -315,17 +302,6 @@ class SemiSortedTable {
   static constexpr size_t kPadding = 8;
   static constexpr uint64_t kIndexMask = (uint64_t{1} << semi_sorted::kIndexBits) - 1;
 
-  // A fingerprint as the word probe compares it: its prefix in each of four
-  // nibbles, its low part in each of the four g-bit fields of a bucket word.
-  struct QueryWords {
-    uint64_t prefixes;
-    uint64_t lows;
-  };
-
-  QueryWords Query(uint32_t fingerprint) const {
-    return {(fingerprint >> low_bits_) * uint64_t{0x1111}, (fingerprint & low_mask_) * low_ones_};
-  }
-
   // The 64 bits of the stream from bit `bit` on (at least 57 of them valid).
   uint64_t Load(uint64_t bit) const {
     uint64_t word;
@@ -344,28 +320,22 @@ class SemiSortedTable {
     std::memcpy(p, &word, sizeof word);
   }
 
-  // For word_probe_ tables: bit T + j (j = 0..3) set iff position j of
-  // `bucket` does not hold the fingerprint `q` stands for; the other bits are
-  // garbage (match_bits_ selects T..T+3). Exact: no false match.
-  // Both comparisons are the exact "field is non-zero" test on x = stored ^
-  // query: ((x & rest) + rest) | x has the top bit of each field set iff the
-  // field is non-zero, where rest holds all but the top bit of every field,
-  // and no carry crosses a field (Hacker's Delight §6-1). The four top bits
-  // are then gathered into bits T..T+3 by one multiply. For the low parts,
-  // fields of g bits at bucket bit 12 + j*g, the top bit of field j is at
-  // 12 + (j+1)g - 1; multiplying by sum_i 2^((3-i)(g-1)) puts a copy of it at
-  // T + i + (j - i)g for each i, T = 12 + 4(g - 1). For g >= 4 these positions
-  // are all distinct (no carries) and only i = j lands in T..T+3 (g <= 11:
-  // T + 3 < 64); copies of other bits land at or above T + 4. The prefixes are
-  // fields of 4 bits at 4j, gathered the same way by 0x249 << (T - 12).
-  uint64_t Differs(uint64_t bucket, const QueryWords& q) const {
+  // For word-probed tables (f = 8..15): the word z of `bucket` whose four
+  // g-bit fields at bits 12 + j*g are (lj ^ ql) | (pj ^ qp), for the
+  // fingerprint (qp, ql): field j is zero iff slot j holds the fingerprint.
+  // The stored prefixes come in place from the spread table (g >= 4: a
+  // prefix fits in the low bits of its field). Other bits are garbage.
+  uint64_t Fields(uint64_t bucket, uint32_t fingerprint) const {
     const uint64_t word = Load(bucket * bucket_bits_);
-    const uint64_t x = semi_sorted::kDecode.nibbles[word & kIndexMask] ^ q.prefixes;
-    const uint64_t prefix_differs = (((x & 0x7777) + 0x7777) | x) & 0x8888;
-    const uint64_t y = word ^ q.lows;
-    const uint64_t low_differs = (((y & low_rest_) + low_rest_) | y) & low_highs_;
-    return prefix_differs * prefix_gather_ | low_differs * low_gather_;
+    const uint64_t query_low = (fingerprint & low_mask_) * low_ones_;
+    const uint64_t query_prefix = (fingerprint >> low_bits_) * low_ones_;
+    return (word ^ query_low) | (spread_[word & kIndexMask] ^ query_prefix);
   }
+
+  // Non-zero iff some field of z is zero: the top bit of the lowest zero
+  // field is set in (z - ones) & ~z, and a borrow only ever marks fields above
+  // a zero one (Hacker's Delight §6-1), so the yes/no answer is exact.
+  uint64_t HasZeroField(uint64_t z) const { return (z - low_ones_) & ~z & low_highs_; }
 
   // The four fingerprints of `bucket`, ascending.
   void Decode(uint64_t bucket, uint32_t fp[semi_sorted::kSlots]) const {
@@ -415,33 +385,25 @@ class SemiSortedTable {
            (fp[3] == fingerprint);
   }
 
-  // ContainsEither for tables without a spread table (f = 4, 5..7, 14..32),
-  // kept out of line so that the spread path stays small enough to inline.
-  __attribute__((noinline)) bool ContainsEitherOther(uint64_t b1, uint64_t b2,
-                                                     uint32_t fingerprint) const {
-    if (word_probe_) {
-      const QueryWords q = Query(fingerprint);
-      return (Differs(b1, q) & Differs(b2, q) & match_bits_) != match_bits_;
-    }
+  // ContainsEither for tables whose buckets are decoded slot by slot, kept
+  // out of line so that the word path stays small enough to inline.
+  __attribute__((noinline)) bool ContainsEitherBySlot(uint64_t b1, uint64_t b2,
+                                                      uint32_t fingerprint) const {
     return CountBySlot(b1, fingerprint) != 0 || CountBySlot(b2, fingerprint) != 0;
   }
 
   std::unique_ptr<uint8_t, internal::FreeDeleter> data_;
-  const uint32_t* spread_ = nullptr;  // semi_sorted::Spread(g), or null
+  const uint64_t* spread_ = nullptr;  // semi_sorted::Spread(g): the word probe; or null
   uint64_t bucket_count_ = 0;
   uint64_t byte_length_ = 0;
   uint64_t low_mask_ = 0;    // 2^g - 1
-  // For word_probe_ tables (see Differs), masks of a bucket word:
-  uint64_t low_ones_ = 0;       // bit 0 of each of the four low parts
-  uint64_t low_rest_ = 0;       // all but the top bit of each low part
-  uint64_t low_highs_ = 0;      // the top bit of each low part
-  uint64_t low_gather_ = 0;     // sum_i 2^((3-i)(g-1))
-  uint64_t prefix_gather_ = 0;  // 0x249 << (T - 12)
-  uint64_t match_bits_ = 0;     // bits T..T+3
+  // For word-probed tables, masks of the four low parts' fields in a bucket word:
+  uint64_t low_ones_ = 0;   // bit 0 of each
+  uint64_t low_rest_ = 0;   // all but the top bit of each
+  uint64_t low_highs_ = 0;  // the top bit of each
   uint32_t bits_ = 0;        // f
   uint32_t low_bits_ = 0;    // g = f - 4
   uint32_t bucket_bits_ = 0;  // 4f - 4
-  bool word_probe_ = false;
 };
 
 }  // namespace cuckoo

@@ -186,7 +186,7 @@ TEST(SemiSortedTable, EveryMethodAgreesWithAMultisetModel) {
   }
 }
 
-// The word probe covers f = 4 and 8..15, the slot-by-slot path the others:
+// The word probe covers f = 8..15, the slot-by-slot path the others:
 // every f in [4, 32], fewer operations.
 TEST(SemiSortedTable, EveryFingerprintWidthAgreesWithTheModel) {
   for (uint32_t f = 4; f <= 32; ++f) {
