@@ -38,6 +38,8 @@ const char* StatusMessage(Status status) {
       return "the filter is full and cannot grow further (32 sub-filters, 32-bit fingerprints, "
              "2^32 buckets or bits, or 1 GiB in all); the key was not added: create a filter "
              "with a larger capacity or a larger expansion";
+    case Status::kFormatWrongFamily:
+      return "the bytes hold a filter of another family: load them with that family's fromBytes";
     case Status::kUrlEmpty:
       return "the URL is empty: it holds nothing but spaces or control characters";
     case Status::kUrlNoHost:

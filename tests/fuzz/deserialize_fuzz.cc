@@ -33,7 +33,7 @@
 //
 // Every input must end in kOk or a kFormat* / kOutOfMemory status, and the
 // three readers must agree (a version-1 file: the growing reader gives the
-// plain reader's status, the Bloom reader kFormatIsCuckooFilter; a version-2
+// plain reader's status, the Bloom reader kFormatWrongFamily; a version-2
 // or version-3 file of one type: the other type's reader names it; version 3
 // never loads as a cuckoo filter). A loaded filter must
 // re-serialize to exactly the payload, load again to the same bytes, keep its
@@ -54,11 +54,13 @@
 #include "format.h"
 #include "scalable_filter.h"
 #include "status.h"
+#include "testing/cuckoo_peer.h"
 
 namespace {
 
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
+using cuckoo::CuckooFilterPeer;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
@@ -100,8 +102,7 @@ bool IsRefusal(Status s) {
     case Status::kFormatCountMismatch:
     case Status::kFormatBadVictim:
     case Status::kFormatBadPadding:
-    case Status::kFormatIsBloomFilter:
-    case Status::kFormatIsCuckooFilter:
+    case Status::kFormatWrongFamily:
       return true;
     default:
       return false;
@@ -344,7 +345,7 @@ Status FuzzPlain(const uint8_t* bytes, size_t len, const uint8_t* data, size_t s
   const Status s = CuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
     FUZZ_CHECK(IsRefusal(s));
-    FUZZ_CHECK(s != Status::kFormatIsBloomFilter && s != Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(s != Status::kFormatWrongFamily);
     FUZZ_CHECK(cuckoo::StatusMessage(s)[0] != '\0');
     FUZZ_CHECK(filter == nullptr);  // *out untouched on error
     return s;
@@ -430,11 +431,11 @@ void CheckGrowingInvariants(const ScalableCuckooFilter& f) {
     const CuckooFilter& s = f.sub_filter(j);
     CheckInvariants(s);
     // Sub-filter j is level j of sub-filter 0 (CuckooFilter::CreateLevel).
-    FUZZ_CHECK(s.level() == j);
+    FUZZ_CHECK(CuckooFilterPeer::level(s) == j);
     FUZZ_CHECK(s.seed() == first.seed() && s.bucket_size() == first.bucket_size() &&
                s.max_kicks() == first.max_kicks());
     FUZZ_CHECK(s.fingerprint_bits() == first.fingerprint_bits() + j);
-    FUZZ_CHECK(s.base_bucket_count() == first.bucket_count());
+    FUZZ_CHECK(CuckooFilterPeer::base_bucket_count(s) == first.bucket_count());
     if (j > 0) {
       const CuckooFilter& prev = f.sub_filter(j - 1);
       FUZZ_CHECK(s.bucket_count() == prev.bucket_count() * f.expansion());
@@ -550,7 +551,7 @@ Status FuzzGrowingCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableCuckooFilter> filter;
   const Status s = ScalableCuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatWrongFamily);
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -674,7 +675,7 @@ Status FuzzGrowingBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableBloomFilter> filter;
   const Status s = ScalableBloomFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsBloomFilter);
+    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatWrongFamily);
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -748,14 +749,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (plain == Status::kOk) FUZZ_CHECK(growing == Status::kOk);
   if (version == format::kFormatVersion && len >= format::kPrefixBytes) {
     FUZZ_CHECK(growing == plain);
-    FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
   }
   if (version == format::kFormatVersionStack || version == format::kFormatVersionBloom) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
-    if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatIsBloomFilter);
+    if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatWrongFamily);
     if (version == format::kFormatVersionStack && type == format::kTypeCuckoo) {
-      FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+      FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
     }
     // Version 3 holds no cuckoo filter, and another type byte names no type:
     // both readers refuse it with the same status.
