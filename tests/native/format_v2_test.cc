@@ -197,6 +197,31 @@ TEST(FormatV2Reader, EachTypesBytesAreNamedToTheOtherTypesReader) {
   EXPECT_EQ(LoadBloomKeepingSentinel(damaged), Status::kFormatChecksumMismatch);
 }
 
+// One status for "another family's bytes" (22), whatever the two families:
+// the pair-per-family statuses 19 and 20 stay in the enum, never returned.
+TEST(FormatV2Reader, AnotherFamilysBytesAreOneStatusWithItsOwnMessage) {
+  EXPECT_EQ(static_cast<int>(Status::kFormatWrongFamily), 22);
+  const std::string message = cuckoo::StatusMessage(Status::kFormatWrongFamily);
+  EXPECT_NE(message, cuckoo::StatusMessage(Status::kFormatIsBloomFilter));
+  EXPECT_NE(message.find("another family"), std::string::npos) << message;
+  const Bytes bloom_v3 = SmallGrownBloom();
+  const Bytes bloom_v2 = SmallGrownBloom(3, BloomPositions::kDoubleHashing);
+  const Bytes cuckoo_v2 = SmallGrownCuckoo();
+  FilterPtr plain = Make(Params(10, 8, 4));
+  ASSERT_NE(plain, nullptr);
+  const Bytes cuckoo_v1 = Serialize(*plain);
+  for (const Bytes* b : {&bloom_v3, &bloom_v2}) {
+    EXPECT_EQ(LoadCuckooKeepingSentinel(*b), Status::kFormatWrongFamily);
+    GrowingBloomPtr f;
+    EXPECT_EQ(LoadAs(*b, &f), Status::kOk);
+  }
+  for (const Bytes* b : {&cuckoo_v1, &cuckoo_v2}) {
+    EXPECT_EQ(LoadBloomKeepingSentinel(*b), Status::kFormatWrongFamily);
+    GrowingCuckooPtr f;
+    EXPECT_EQ(LoadAs(*b, &f), Status::kOk);
+  }
+}
+
 TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
   for (const Bytes& base : {SmallGrownCuckoo(), SmallGrownBloom()}) {
     for (uint16_t version : {0, 4, 0x103, 0xffff}) {
