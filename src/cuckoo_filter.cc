@@ -64,31 +64,6 @@ Status CuckooFilter::Create(const CuckooParams& params, std::unique_ptr<CuckooFi
   return Make(params, m, out);
 }
 
-Status CuckooFilter::CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
-                                 uint32_t expansion, uint32_t level,
-                                 std::unique_ptr<CuckooFilter>* out) {
-  if (level == 0 || expansion < 2 || !ValidShape(base) || base_bucket_count == 0) {
-    return Status::kInvalidArgument;
-  }
-  if (base.fingerprint_bits + level > kMaxFingerprintBits) return Status::kInvalidArgument;
-  uint64_t m = base_bucket_count;
-  uint64_t capacity = base.capacity;
-  for (uint32_t l = 0; l < level; ++l) {
-    m *= expansion;
-    if (m > kMaxBucketCount) return Status::kInvalidArgument;
-    capacity = capacity > UINT64_MAX / expansion ? UINT64_MAX : capacity * expansion;
-  }
-  CuckooParams params = base;
-  params.capacity = capacity;
-  params.fingerprint_bits = base.fingerprint_bits + level;
-  std::unique_ptr<CuckooFilter> filter;
-  const Status s = Make(params, m, &filter);
-  if (s != Status::kOk) return s;
-  filter->SetLevel(level, expansion, static_cast<uint32_t>(base_bucket_count));
-  *out = std::move(filter);
-  return Status::kOk;
-}
-
 Status CuckooFilter::Add(const uint8_t* key, size_t len) {
   return AddProbe(ProbeOf(HashKey(key, len, params_.seed)));
 }

@@ -129,38 +129,21 @@ class CuckooFilter {
   }
 
  private:
-  // The growth layer (scalable_filter.h) and the tests' window on the levels
+  // The growth layer (growth_families.h) and the tests' window on the levels
   // (src/testing/cuckoo_peer.h).
   friend struct CuckooFamily;
   friend struct CuckooFilterPeer;
   using Eviction = RandomWalkEviction;
 
   CuckooFilter() = default;
-  // What Create, Deserialize and CreateLevel share: a level-0 filter of
-  // `params` with `bucket_count` buckets (params valid, bucket_count in
-  // [1, kMaxBucketCount]), an empty table, no victim, no item, and the
-  // eviction PRNG at its initial state (the seed). The filter and its table
-  // are blocks from internal::AllocateZeroed; kOutOfMemory (nothing left
-  // allocated, *out untouched) if either cannot be had.
+  // What Create, Deserialize and CuckooFamily::CreateLevel share: a level-0
+  // filter of `params` with `bucket_count` buckets (params valid,
+  // bucket_count in [1, kMaxBucketCount]), an empty table, no victim, no
+  // item, and the eviction PRNG at its initial state (the seed). The filter
+  // and its table are blocks from internal::AllocateZeroed; kOutOfMemory
+  // (nothing left allocated, *out untouched) if either cannot be had.
   static Status Make(const CuckooParams& params, uint64_t bucket_count,
                      std::unique_ptr<CuckooFilter>* out);
-
-  // The sub-filter of level `level` >= 1 of a growing filter whose level-0
-  // sub-filter has `base` parameters and `base_bucket_count` buckets:
-  // capacity and buckets times e^level, f + level fingerprint bits, same b,
-  // max kicks, seed and encoding. kInvalidArgument if f + level > 32 or the
-  // buckets exceed kMaxBucketCount; kOutOfMemory as for Create.
-  static Status CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
-                            uint32_t expansion, uint32_t level,
-                            std::unique_ptr<CuckooFilter>* out);
-  // Makes a filter loaded by Deserialize (level 0) the sub-filter of `level`
-  // of a growing filter with growth factor `expansion` whose level-0
-  // sub-filter has `base_bucket_count` buckets. The caller has checked that
-  // this filter's buckets are base_bucket_count * expansion^level and that
-  // level < its f.
-  void SetLevel(uint32_t level, uint32_t expansion, uint32_t base_bucket_count) {
-    keys_.InitLevel(level, expansion, base_bucket_count, params_.fingerprint_bits);
-  }
 
   // The filter's state as a serialized header describes it.
   format::CuckooHeader Header() const;

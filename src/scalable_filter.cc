@@ -16,6 +16,31 @@ bool CuckooFamily::GrowthHelps(const CuckooFilter& newest, const Probe& p) {
   return newest.CountProbe(p) < slots;
 }
 
+Status CuckooFamily::CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
+                                 uint32_t expansion, uint32_t level,
+                                 std::unique_ptr<CuckooFilter>* out) {
+  if (level == 0 || expansion < 2 || !ValidShape(base) || base_bucket_count == 0) {
+    return Status::kInvalidArgument;
+  }
+  if (base.fingerprint_bits + level > kMaxFingerprintBits) return Status::kInvalidArgument;
+  uint64_t m = base_bucket_count;
+  uint64_t capacity = base.capacity;
+  for (uint32_t l = 0; l < level; ++l) {
+    m *= expansion;
+    if (m > kMaxBucketCount) return Status::kInvalidArgument;
+    capacity = capacity > UINT64_MAX / expansion ? UINT64_MAX : capacity * expansion;
+  }
+  CuckooParams params = base;
+  params.capacity = capacity;
+  params.fingerprint_bits = base.fingerprint_bits + level;
+  std::unique_ptr<CuckooFilter> filter;
+  const Status s = CuckooFilter::Make(params, m, &filter);
+  if (s != Status::kOk) return s;
+  SetLevel(*filter, level, expansion, static_cast<uint32_t>(base_bucket_count));
+  *out = std::move(filter);
+  return Status::kOk;
+}
+
 Status CuckooFamily::MakeNext(const CuckooFilter& first, const CuckooFilter&, uint32_t level,
                               uint32_t expansion, uint64_t bytes_now,
                               std::unique_ptr<CuckooFilter>* next) {
@@ -29,7 +54,7 @@ Status CuckooFamily::MakeNext(const CuckooFilter& first, const CuckooFilter&, ui
   const uint64_t next_bytes =
       format::CuckooFileBytes(TableByteLength(base.encoding, m * base.bucket_size, bits));
   if (bytes_now + next_bytes > kMaxFilterBytes) return Status::kGrowthLimit;
-  const Status s = CuckooFilter::CreateLevel(base, first.bucket_count(), expansion, level, next);
+  const Status s = CreateLevel(base, first.bucket_count(), expansion, level, next);
   return s == Status::kInvalidArgument ? Status::kGrowthLimit : s;  // f or m out of range
 }
 
@@ -41,7 +66,7 @@ Status CuckooFamily::LoadSection(const uint8_t* data, size_t len, const format::
   if (s != Status::kOk) return s;
   if (f->seed() != h.seed) return Status::kFormatBadParameter;
   if (j > 0) {
-    // Sub-filter j follows from sub-filter j - 1 (CuckooFilter::CreateLevel).
+    // Sub-filter j follows from sub-filter j - 1 (CreateLevel).
     if (f->bucket_size() != prev->bucket_size() || f->max_kicks() != prev->max_kicks() ||
         f->encoding() != prev->encoding() ||
         f->fingerprint_bits() != prev->fingerprint_bits() + 1 ||
@@ -50,7 +75,7 @@ Status CuckooFamily::LoadSection(const uint8_t* data, size_t len, const format::
         f->capacity() != prev->capacity() * h.expansion) {
       return Status::kFormatBadParameter;
     }
-    f->SetLevel(j, h.expansion, static_cast<uint32_t>(first->bucket_count()));
+    SetLevel(*f, j, h.expansion, static_cast<uint32_t>(first->bucket_count()));
   }
   *out = std::move(f);
   return Status::kOk;

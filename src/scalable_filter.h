@@ -36,86 +36,10 @@
 #include "cuckoo_filter.h"
 #include "format.h"
 #include "growing_filter.h"
+#include "growth_families.h"
 #include "status.h"
 
 namespace cuckoo {
-
-class ScalableCuckooFilter;
-class ScalableBloomFilter;
-
-// The cuckoo family of the growth layer: sub-filter j is the CuckooFilter of
-// level j, and a key's form at sub-filter j is its probe at level j.
-struct CuckooFamily {
-  using Sub = CuckooFilter;
-  class Walk {
-   public:
-    Walk(const CuckooFilter& first, uint64_t hash, uint32_t expansion)
-        : walk_(first.keys_, hash, expansion) {}
-    const Probe& key() const { return walk_.probe(); }
-    void Next() { walk_.Next(); }
-
-   private:
-    ProbeWalk walk_;
-  };
-  static Status AddKey(CuckooFilter& f, const Probe& p) { return f.AddProbe(p); }
-  static bool ContainKey(const CuckooFilter& f, const Probe& p) { return f.ContainProbe(p); }
-  static bool FullBeforeAdd(const CuckooFilter&) { return false; }
-  static bool GrowthHelps(const CuckooFilter& newest, const Probe& p);
-  static Status MakeNext(const CuckooFilter& first, const CuckooFilter& newest, uint32_t level,
-                         uint32_t expansion, uint64_t bytes_now, std::unique_ptr<CuckooFilter>* next);
-  static constexpr uint8_t kType = format::kTypeCuckoo;
-  static constexpr bool kPlainWhenFixed = true;
-  static uint16_t StackVersion(const CuckooFilter&) { return format::kFormatVersionStack; }
-  static uint64_t SectionBytes(const CuckooFilter& f) { return f.SerializedSize(); }
-  static void WriteSection(const CuckooFilter& f, uint8_t* out) { f.Serialize(out); }
-  static Status LoadPlain(const uint8_t* data, size_t len, std::unique_ptr<CuckooFilter>* out) {
-    return CuckooFilter::Deserialize(data, len, out);
-  }
-  static Status LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,
-                            uint32_t j, const CuckooFilter* prev, const CuckooFilter* first,
-                            std::unique_ptr<CuckooFilter>* out);
-  // Matching fingerprints and delete of a key given by its probe.
-  static uint32_t CountKey(const CuckooFilter& f, const Probe& p) { return f.CountProbe(p); }
-  static Status DeleteKey(CuckooFilter& f, const Probe& p) { return f.DeleteProbe(p); }
-};
-
-// The Bloom family: sub-filter j is a BloomFilter for capacity n·e^j at rate
-// ε0 / 2^j, and a key's form is its hash at every sub-filter.
-struct BloomFamily {
-  using Sub = BloomFilter;
-  class Walk {
-   public:
-    Walk(const BloomFilter&, uint64_t hash, uint32_t) : hash_(hash) {}
-    uint64_t key() const { return hash_; }
-    void Next() {}
-
-   private:
-    uint64_t hash_;
-  };
-  static Status AddKey(BloomFilter& f, uint64_t hash) {
-    f.AddHash(hash);
-    return Status::kOk;
-  }
-  static bool ContainKey(const BloomFilter& f, uint64_t hash) { return f.ContainHash(hash); }
-  // A new sub-filter is added when the newest holds its capacity.
-  static bool FullBeforeAdd(const BloomFilter& newest) { return newest.size() >= newest.capacity(); }
-  static bool GrowthHelps(const BloomFilter&, uint64_t) { return true; }
-  static Status MakeNext(const BloomFilter& first, const BloomFilter& newest, uint32_t level,
-                         uint32_t expansion, uint64_t bytes_now, std::unique_ptr<BloomFilter>* next);
-  static constexpr uint8_t kType = format::kTypeBloom;
-  static constexpr bool kPlainWhenFixed = false;
-  static uint16_t StackVersion(const BloomFilter& first);
-  static uint64_t SectionBytes(const BloomFilter& f) {
-    return format::BloomSectionBytes(f.word_bytes());
-  }
-  static void WriteSection(const BloomFilter& f, uint8_t* out);
-  static Status LoadPlain(const uint8_t*, size_t, std::unique_ptr<BloomFilter>*) {
-    return Status::kFormatWrongFamily;
-  }
-  static Status LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,
-                            uint32_t j, const BloomFilter* prev, const BloomFilter* first,
-                            std::unique_ptr<BloomFilter>* out);
-};
 
 class ScalableCuckooFilter final : public GrowingFilter<ScalableCuckooFilter, CuckooFamily> {
  public:

@@ -11,6 +11,7 @@
 
 #include "../cuckoo_filter.h"
 #include "../cuckoo_keys.h"
+#include "../growth_families.h"
 #include "../hash.h"
 
 namespace cuckoo {
@@ -41,11 +42,11 @@ struct CuckooFilterPeer {
   static Status CreateLevel(const CuckooParams& base, uint64_t base_bucket_count,
                             uint32_t expansion, uint32_t level,
                             std::unique_ptr<CuckooFilter>* out) {
-    return CuckooFilter::CreateLevel(base, base_bucket_count, expansion, level, out);
+    return CuckooFamily::CreateLevel(base, base_bucket_count, expansion, level, out);
   }
   static void SetLevel(CuckooFilter& f, uint32_t level, uint32_t expansion,
                        uint32_t base_bucket_count) {
-    f.SetLevel(level, expansion, base_bucket_count);
+    CuckooFamily::SetLevel(f, level, expansion, base_bucket_count);
   }
 
   static Status AddProbe(CuckooFilter& f, const Probe& p) { return f.AddProbe(p); }
