@@ -37,7 +37,8 @@ uint64_t CuckooFilter::SerializedSizeFor(const CuckooParams& p) {
   if (!ValidShape(p)) return 0;
   const uint64_t m = BucketCountFor(p.capacity, p.bucket_size);
   if (m == 0) return 0;
-  return format::CuckooFileBytes(TableByteLength(p.encoding, m * p.bucket_size, p.fingerprint_bits));
+  return format::CuckooFileBytes(
+      TableByteLength(p.encoding, m, p.bucket_size, p.fingerprint_bits));
 }
 
 Status CuckooFilter::Make(const CuckooParams& params, uint64_t bucket_count,

@@ -13,12 +13,14 @@
 
 namespace cuckoo {
 
-// Bytes of the table section for `slots` slots of f = `bits` in `encoding`.
-inline uint64_t TableByteLength(TableEncoding encoding, uint64_t slots, uint32_t bits) {
+// Bytes of the table section of m = `bucket_count` buckets of b =
+// `bucket_size` slots of f = `bits` bits in `encoding` (FORMAT.md §3).
+inline uint64_t TableByteLength(TableEncoding encoding, uint64_t bucket_count,
+                                uint32_t bucket_size, uint32_t bits) {
   switch (encoding) {
     case TableEncoding::kPacked: break;
   }
-  return PackedTable::ByteLength(slots, bits);
+  return PackedTable::ByteLength(bucket_count * bucket_size, bits);
 }
 
 class AnyTable {
@@ -26,10 +28,16 @@ class AnyTable {
   // f(table) with the table as its own type.
   template <class F>
   decltype(auto) Visit(F&& f) {
+    switch (encoding_) {
+      case TableEncoding::kPacked: break;
+    }
     return f(packed_);
   }
   template <class F>
   decltype(auto) Visit(F&& f) const {
+    switch (encoding_) {
+      case TableEncoding::kPacked: break;
+    }
     return f(packed_);
   }
 

@@ -80,7 +80,8 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   if (data[field::kHashId] != kHashIdXxh3_64 ||
       GetU16(data + field::kReserved16) != 0 || GetU32(data + field::kReserved32) != 0 ||
       !ValidShape(h.params) || m == 0 || h.params.capacity == 0 || h.params.capacity > slots ||
-      h.table_bytes != TableByteLength(h.params.encoding, slots, h.params.fingerprint_bits)) {
+      h.table_bytes !=
+          TableByteLength(h.params.encoding, m, h.params.bucket_size, h.params.fingerprint_bits)) {
     return Status::kFormatBadParameter;
   }
   // Checks 7-9. table_bytes <= 2^37, so the sum cannot overflow.

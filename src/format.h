@@ -130,7 +130,7 @@ struct CuckooHeader {
   uint32_t victim_bucket = 0;
   uint64_t item_count = 0;
   uint64_t rng_state = 0;
-  uint64_t table_bytes = 0;     // T = TableByteLength(encoding, m * b, f)
+  uint64_t table_bytes = 0;     // T = TableByteLength(encoding, m, b, f)
 };
 
 // Bytes of a whole cuckoo file whose table is `table_bytes` long: 80 + T.

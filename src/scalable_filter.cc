@@ -52,7 +52,7 @@ Status CuckooFamily::MakeNext(const CuckooFilter& first, const CuckooFilter&, ui
   const uint32_t bits = base.fingerprint_bits + level;
   if (m > kMaxBucketCount || bits > kMaxFingerprintBits) return Status::kGrowthLimit;
   const uint64_t next_bytes =
-      format::CuckooFileBytes(TableByteLength(base.encoding, m * base.bucket_size, bits));
+      format::CuckooFileBytes(TableByteLength(base.encoding, m, base.bucket_size, bits));
   if (bytes_now + next_bytes > kMaxFilterBytes) return Status::kGrowthLimit;
   const Status s = CreateLevel(base, first.bucket_count(), expansion, level, next);
   return s == Status::kInvalidArgument ? Status::kGrowthLimit : s;  // f or m out of range
