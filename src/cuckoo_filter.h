@@ -159,7 +159,19 @@ class CuckooFilter {
       return Algorithm<std::decay_t<decltype(t)>>::Add(t, keys_, eviction_, shape(), p, &size_);
     });
   }
+  // The lookup: a packed table's inlined into the caller, any other one call
+  // away (the probe passed as three integers, so that nothing is written to
+  // memory before the branch), so that the packed table's lookup is as small
+  // as if it were the only table.
   bool ContainProbe(const Probe& p) const {
+    if (const PackedTable* packed = table_.packed()) {
+      return Algorithm<PackedTable>::Contain(*packed, eviction_, p);
+    }
+    return ContainProbeInOtherTable(p.fingerprint, p.i1, p.i2);
+  }
+  __attribute__((noinline)) bool ContainProbeInOtherTable(uint32_t fingerprint, uint32_t i1,
+                                                          uint32_t i2) const {
+    const Probe p{fingerprint, i1, i2};
     return table_.Visit([&](const auto& t) {
       return Algorithm<std::decay_t<decltype(t)>>::Contain(t, eviction_, p);
     });

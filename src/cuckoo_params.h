@@ -19,7 +19,8 @@ constexpr uint64_t kMaxBucketCount = 0xffffffffULL;
 // How the bucket table is stored (cuckoo_tables.h; the format header's
 // encoding byte, docs/FORMAT.md §2).
 enum class TableEncoding : uint8_t {
-  kPacked = 0,  // b slots of f bits per bucket, one bit stream (packed_table.h)
+  kPacked = 0,      // b slots of f bits per bucket, one bit stream (packed_table.h)
+  kSemiSorted = 1,  // b = 4 only: 4f - 4 bits per bucket, prefixes sorted (semi_sorted_table.h)
 };
 
 // Parameters of a new filter.
@@ -37,8 +38,8 @@ inline bool ValidFingerprintBits(uint32_t f) {
 }
 inline bool ValidBucketSize(uint32_t b) { return b == 2 || b == 4 || b == 8; }
 inline bool ValidEncoding(TableEncoding encoding, uint32_t bucket_size) {
-  (void)bucket_size;
-  return encoding == TableEncoding::kPacked;
+  return encoding == TableEncoding::kPacked ||
+         (encoding == TableEncoding::kSemiSorted && bucket_size == 4);
 }
 
 // f, b, max_kicks and the encoding in range (capacity and the bucket count are judged by

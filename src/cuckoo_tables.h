@@ -10,6 +10,7 @@
 
 #include "cuckoo_params.h"
 #include "packed_table.h"
+#include "semi_sorted_table.h"
 
 namespace cuckoo {
 
@@ -19,6 +20,7 @@ inline uint64_t TableByteLength(TableEncoding encoding, uint64_t bucket_count,
                                 uint32_t bucket_size, uint32_t bits) {
   switch (encoding) {
     case TableEncoding::kPacked: break;
+    case TableEncoding::kSemiSorted: return SemiSortedTable::ByteLength(bucket_count, bits);
   }
   return PackedTable::ByteLength(bucket_count * bucket_size, bits);
 }
@@ -28,17 +30,15 @@ class AnyTable {
   // f(table) with the table as its own type.
   template <class F>
   decltype(auto) Visit(F&& f) {
-    switch (encoding_) {
-      case TableEncoding::kPacked: break;
-    }
-    return f(packed_);
+    return VisitTable(*this, f);
   }
   template <class F>
   decltype(auto) Visit(F&& f) const {
-    switch (encoding_) {
-      case TableEncoding::kPacked: break;
-    }
-    return f(packed_);
+    return VisitTable(*this, f);
+  }
+  // The packed table, or null if the encoding is another one.
+  const PackedTable* packed() const {
+    return encoding_ == TableEncoding::kPacked ? &packed_ : nullptr;
   }
 
   bool Init(TableEncoding encoding, uint64_t bucket_count, uint32_t bucket_size,
@@ -49,8 +49,19 @@ class AnyTable {
   TableEncoding encoding() const { return encoding_; }
 
  private:
+  // Visit for *this, const or not.
+  template <class Self, class F>
+  static auto VisitTable(Self& self, F& f) -> decltype(f(self.packed_)) {
+    switch (self.encoding_) {
+      case TableEncoding::kPacked: break;
+      case TableEncoding::kSemiSorted: return f(self.semi_sorted_);
+    }
+    return f(self.packed_);
+  }
+
   TableEncoding encoding_ = TableEncoding::kPacked;
   PackedTable packed_;
+  SemiSortedTable semi_sorted_;
 };
 
 }  // namespace cuckoo
