@@ -114,8 +114,16 @@ uint16_t VersionOf(const std::vector<uint8_t>& buf) {
   return format::GetU16(buf.data() + format::kVersionOffset);
 }
 
+// Table bytes for (encoding, m, b, f) as FORMAT.md §3 gives them: m·b·f
+// bits packed; m·(4f - 4) bits semi-sorted (encoding 1). Other encodings: as
+// packed (the reader refuses them anyway).
+uint64_t TableBytesFor(uint8_t encoding, uint64_t m, uint32_t b, uint32_t f) {
+  if (encoding == 1 && b == 4) return (m * (4 * f - 4) + 7) / 8;
+  return cuckoo::PackedTable::ByteLength(m * b, f);
+}
+
 // Mode 3, version 1: makes the table-length field and the payload length agree
-// with (m, b, f).
+// with (encoding, m, b, f).
 void FixLength(std::vector<uint8_t>* buf) {
   if (buf->size() < format::kCuckooHeaderBytes) return;
   const uint8_t* h = buf->data();
@@ -123,7 +131,7 @@ void FixLength(std::vector<uint8_t>* buf) {
   const uint32_t b = h[field::kBucketSize];
   const uint64_t m = format::GetU32(h + field::kBucketCount);
   if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
-  const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
+  const uint64_t table = TableBytesFor(h[field::kEncoding], m, b, f);
   const uint64_t total = format::CuckooFileBytes(table);
   if (total > kMaxFixupBytes) return;
   format::PutU64(buf->data() + field::kTableBytes, table);
@@ -158,7 +166,7 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
       const uint32_t b = h[field::kBucketSize];
       const uint64_t m = format::GetU32(h + field::kBucketCount);
       if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
-      const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
+      const uint64_t table = TableBytesFor(h[field::kEncoding], m, b, f);
       if (out.size() + table + 2 * format::kChecksumBytes > kMaxStackFixupBytes) return;
       format::PutU64(out.data() + start + field::kTableBytes, table);
       take(table + format::kChecksumBytes);
@@ -220,9 +228,12 @@ void CheckInvariants(const CuckooFilter& f) {
   FUZZ_CHECK(f.size() >= (f.victim_used() ? 1u : 0u));
   const double load = f.load_factor();
   FUZZ_CHECK(load >= 0.0 && load <= 1.0);
+  FUZZ_CHECK(f.encoding() == cuckoo::TableEncoding::kPacked ||
+             (f.encoding() == cuckoo::TableEncoding::kSemiSorted && f.bucket_size() == 4));
   FUZZ_CHECK(f.SerializedSize() ==
-             format::CuckooFileBytes(
-                 cuckoo::PackedTable::ByteLength(f.slot_count(), f.fingerprint_bits())));
+             format::CuckooFileBytes(TableBytesFor(static_cast<uint8_t>(f.encoding()),
+                                                   f.bucket_count(), f.bucket_size(),
+                                                   f.fingerprint_bits())));
 }
 
 // Contain and Count must agree for `key`; returns Count.
@@ -430,10 +441,10 @@ void CheckGrowingInvariants(const ScalableCuckooFilter& f) {
   for (uint32_t j = 0; j < count; ++j) {
     const CuckooFilter& s = f.sub_filter(j);
     CheckInvariants(s);
-    // Sub-filter j is level j of sub-filter 0 (CuckooFilter::CreateLevel).
+    // Sub-filter j is level j of sub-filter 0 (CuckooFamily::CreateLevel).
     FUZZ_CHECK(CuckooFilterPeer::level(s) == j);
     FUZZ_CHECK(s.seed() == first.seed() && s.bucket_size() == first.bucket_size() &&
-               s.max_kicks() == first.max_kicks());
+               s.max_kicks() == first.max_kicks() && s.encoding() == first.encoding());
     FUZZ_CHECK(s.fingerprint_bits() == first.fingerprint_bits() + j);
     FUZZ_CHECK(CuckooFilterPeer::base_bucket_count(s) == first.bucket_count());
     if (j > 0) {
