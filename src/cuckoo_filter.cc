@@ -128,7 +128,10 @@ Status CuckooFilter::Deserialize(const uint8_t* data, size_t len,
   filter->size_ = h.item_count;
   s = filter->table_.Visit([&](auto& t) {
     std::memcpy(t.mutable_data(), format::CuckooTable(data), h.table_bytes);
-    return format::CheckCuckooTable(t.PaddingIsZero(), t.CountOccupied(), h);
+    // A table that fails PaddingIsZero (for a semi-sorted one: not in
+    // canonical form) is not read any further.
+    const bool padding_is_zero = t.PaddingIsZero();
+    return format::CheckCuckooTable(padding_is_zero, padding_is_zero ? t.CountOccupied() : 0, h);
   });
   if (s != Status::kOk) return s;
   *out = std::move(filter);

@@ -562,7 +562,7 @@ Status FuzzGrowingCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableCuckooFilter> filter;
   const Status s = ScalableCuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatWrongFamily);
+    FUZZ_CHECK(IsRefusal(s));
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -686,7 +686,7 @@ Status FuzzGrowingBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableBloomFilter> filter;
   const Status s = ScalableBloomFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatWrongFamily);
+    FUZZ_CHECK(IsRefusal(s));
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -775,6 +775,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (version == format::kFormatVersionBloom && type != format::kTypeBloom) {
       FUZZ_CHECK(growing == bloom);
     }
+    // A reader names only the other family, never its own or an unknown one.
+    if (growing == Status::kFormatWrongFamily) FUZZ_CHECK(type == format::kTypeBloom);
+    if (bloom == Status::kFormatWrongFamily) {
+      FUZZ_CHECK(version == format::kFormatVersionStack && type == format::kTypeCuckoo);
+    }
+  }
+  if (version != format::kFormatVersion && len >= format::kPrefixBytes &&
+      version != format::kFormatVersionStack && version != format::kFormatVersionBloom) {
+    FUZZ_CHECK(growing != Status::kFormatWrongFamily && bloom != Status::kFormatWrongFamily);
   }
   if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
       version != format::kFormatVersionBloom &&

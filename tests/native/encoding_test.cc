@@ -155,6 +155,21 @@ TEST(Encoding, HeaderEncodingIsCheckedAgainstTheShape) {
   EXPECT_EQ(out, nullptr);
 }
 
+// A semi-sorted table not in canonical form (here bucket 0's index 4095,
+// beyond the 3,876 sorted tuples) is refused before anything reads it.
+TEST(Encoding, SemiSortedTableOutOfCanonicalFormIsRefused) {
+  FilterPtr semi = Make(SemiSorted(50, 10));
+  ASSERT_NE(semi, nullptr);
+  for (int i = 0; i < 30; ++i) ASSERT_EQ(Add(*semi, Key("c", i)), Status::kOk);
+  Bytes b = Serialize(*semi);
+  b[72] = 0xff;
+  b[73] |= 0x0f;
+  Reseal(&b);
+  FilterPtr out;
+  EXPECT_EQ(Load(b, &out), Status::kFormatBadPadding);
+  EXPECT_EQ(out, nullptr);
+}
+
 // Growth with a semi-sorted table: every sub-filter semi-sorted (one more
 // fingerprint bit each), the members found, the bytes written back unchanged;
 // a stack whose sub-filters' encodings differ is refused.
