@@ -12,18 +12,32 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
+// The position policies: Positions(hash, m) starts at position 0 (x);
+// Next(i) makes position i the next one, i + 1.
+
 // BloomPositions::kIndependent: positions 2j and 2j + 1 are the high and low
 // 32 bits of z_j mapped onto [0, m), z_0 = hash and
 // z_j = Mix64(hash + j * kGoldenGamma) for j >= 1 (FORMAT.md §11.6).
-inline uint64_t PairSource(uint64_t hash, uint32_t j) { return Mix64(hash + j * kGoldenGamma); }
-inline uint32_t High(uint64_t z, uint32_t m) {
-  return FastRange32(static_cast<uint32_t>(z >> 32), m);
-}
-inline uint32_t Low(uint64_t z, uint32_t m) { return FastRange32(static_cast<uint32_t>(z), m); }
+struct IndependentPositions {
+  IndependentPositions(uint64_t hash, uint32_t m)
+      : x(FastRange32(static_cast<uint32_t>(hash >> 32), m)), hash(hash), z(hash), m(m) {}
+  void Next(uint32_t i) {
+    if ((i & 1) == 0) {
+      x = FastRange32(static_cast<uint32_t>(z), m);
+      return;
+    }
+    z = Mix64(hash + ((i + 1) / 2) * kGoldenGamma);
+    x = FastRange32(static_cast<uint32_t>(z >> 32), m);
+  }
+  uint32_t x;
+  const uint64_t hash;
+  uint64_t z;
+  const uint32_t m;
+};
 
 // BloomPositions::kDoubleHashing, enhanced double hashing mod m:
 // position_i = a + i*b + (i^3 - i)/6 mod m, a = fastrange(hash >> 32, m),
-// b = fastrange(hash, m). x is position i; Next(i) makes it position i + 1.
+// b = fastrange(hash, m).
 struct DoubleHashing {
   DoubleHashing(uint64_t hash, uint32_t m)
       : x(FastRange32(static_cast<uint32_t>(hash >> 32), m)),
@@ -38,6 +52,31 @@ struct DoubleHashing {
   uint32_t y;
   const uint32_t m;
 };
+
+// The one Bloom algorithm over a position policy: set, or test, the k bits.
+template <class Positions>
+void SetBits(uint64_t* words, uint64_t hash, uint32_t m, uint32_t k) {
+  Positions pos(hash, m);
+  for (uint32_t i = 0;; pos.Next(i++)) {
+    words[pos.x >> 6] |= uint64_t{1} << (pos.x & 63);
+    if (i + 1 == k) return;
+  }
+}
+
+// The bits are ANDed and tested two at a time. A non-member stops at the
+// first pair with a clear bit; with half the bits set (a filter at capacity)
+// a test after every bit is a coin flip for the branch predictor, a test
+// after every pair is right three times in four.
+template <class Positions>
+bool TestBits(const uint64_t* words, uint64_t hash, uint32_t m, uint32_t k) {
+  Positions pos(hash, m);
+  uint64_t all = 1;
+  for (uint32_t i = 0;; pos.Next(i++)) {
+    all &= words[pos.x >> 6] >> (pos.x & 63);
+    if (i + 1 == k) return (all & 1) != 0;
+    if ((i & 1) != 0 && (all & 1) == 0) return false;
+  }
+}
 
 }  // namespace
 
@@ -100,57 +139,21 @@ Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hash
 }
 
 void BloomFilter::AddHash(uint64_t hash) {
-  uint64_t* words = words_;
-  const uint32_t m = static_cast<uint32_t>(bits_);
   ++size_;
+  const uint32_t m = static_cast<uint32_t>(bits_);
   if (params_.positions == BloomPositions::kIndependent) {
-    for (uint32_t i = 0; i < hashes_; i += 2) {
-      const uint64_t z = i == 0 ? hash : PairSource(hash, i / 2);
-      const uint32_t p = High(z, m);
-      words[p >> 6] |= uint64_t{1} << (p & 63);
-      if (i + 1 == hashes_) break;
-      const uint32_t q = Low(z, m);
-      words[q >> 6] |= uint64_t{1} << (q & 63);
-    }
-    return;
-  }
-  DoubleHashing pos(hash, m);
-  for (uint32_t i = 0; i < hashes_; ++i) {
-    words[pos.x >> 6] |= uint64_t{1} << (pos.x & 63);
-    pos.Next(i);
+    SetBits<IndependentPositions>(words_, hash, m, hashes_);
+  } else {
+    SetBits<DoubleHashing>(words_, hash, m, hashes_);
   }
 }
 
 bool BloomFilter::ContainHash(uint64_t hash) const {
-  // The bits are ANDed and tested two at a time. A non-member stops at the
-  // first pair with a clear bit; with half the bits set (a filter at
-  // capacity) a test after every bit is a coin flip for the branch
-  // predictor, a test after every pair is right three times in four.
-  const uint64_t* words = words_;
   const uint32_t m = static_cast<uint32_t>(bits_);
   if (params_.positions == BloomPositions::kIndependent) {
-    uint64_t z = hash;
-    for (uint32_t i = 0;;) {
-      const uint32_t p = High(z, m);
-      uint64_t pair = words[p >> 6] >> (p & 63);
-      if (i + 1 < hashes_) {
-        const uint32_t q = Low(z, m);
-        pair &= words[q >> 6] >> (q & 63);
-      }
-      if ((pair & 1) == 0) return false;
-      i += 2;
-      if (i >= hashes_) return true;
-      z = PairSource(hash, i / 2);
-    }
+    return TestBits<IndependentPositions>(words_, hash, m, hashes_);
   }
-  DoubleHashing pos(hash, m);
-  uint64_t all = 1;
-  for (uint32_t i = 0; i < hashes_; ++i) {
-    all &= words[pos.x >> 6] >> (pos.x & 63);
-    if ((i & 1) != 0 && (all & 1) == 0) return false;
-    pos.Next(i);
-  }
-  return (all & 1) != 0;
+  return TestBits<DoubleHashing>(words_, hash, m, hashes_);
 }
 
 Status BloomFilter::Union(const BloomFilter& other) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "cuckoo_tables.h"
 #include "hash.h"
 
 namespace cuckoo {
@@ -35,7 +36,7 @@ void WriteCuckoo(const CuckooHeader& h, const uint8_t* table, uint8_t* out) {
   std::memset(out, 0, kCuckooHeaderBytes);  // reserved fields are 0
   WritePrefix(kFormatVersion, out);
   out[field::kHashId] = kHashIdXxh3_64;
-  out[field::kEncoding] = kEncodingPacked;
+  out[field::kEncoding] = static_cast<uint8_t>(h.params.encoding);
   out[field::kFingerprintBits] = static_cast<uint8_t>(h.params.fingerprint_bits);
   out[field::kBucketSize] = static_cast<uint8_t>(h.params.bucket_size);
   PutU32(out + field::kBucketCount, h.bucket_count);
@@ -65,6 +66,7 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   h.params.max_kicks = GetU32(data + field::kMaxKicks);
   h.params.seed = GetU64(data + field::kSeed);
   h.params.capacity = GetU64(data + field::kCapacity);
+  h.params.encoding = static_cast<TableEncoding>(data[field::kEncoding]);
   h.bucket_count = GetU32(data + field::kBucketCount);
   h.victim_fingerprint = GetU32(data + field::kVictimFingerprint);
   h.victim_bucket = GetU32(data + field::kVictimBucket);
@@ -75,10 +77,11 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   // Check 6. m * b <= 2^35 and m * b * f <= 2^40: no product overflows.
   const uint64_t m = h.bucket_count;
   const uint64_t slots = m * h.params.bucket_size;
-  if (data[field::kHashId] != kHashIdXxh3_64 || data[field::kEncoding] != kEncodingPacked ||
+  if (data[field::kHashId] != kHashIdXxh3_64 ||
       GetU16(data + field::kReserved16) != 0 || GetU32(data + field::kReserved32) != 0 ||
       !ValidShape(h.params) || m == 0 || h.params.capacity == 0 || h.params.capacity > slots ||
-      h.table_bytes != PackedTable::ByteLength(slots, h.params.fingerprint_bits)) {
+      h.table_bytes !=
+          TableByteLength(h.params.encoding, m, h.params.bucket_size, h.params.fingerprint_bits)) {
     return Status::kFormatBadParameter;
   }
   // Checks 7-9. table_bytes <= 2^37, so the sum cannot overflow.
@@ -98,9 +101,9 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   return Status::kOk;
 }
 
-Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& h) {
-  if (!table.PaddingIsZero()) return Status::kFormatBadPadding;
-  if (table.CountOccupied() + (h.victim_fingerprint != 0 ? 1 : 0) != h.item_count) {
+Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHeader& h) {
+  if (!padding_is_zero) return Status::kFormatBadPadding;
+  if (occupied + (h.victim_fingerprint != 0 ? 1 : 0) != h.item_count) {
     return Status::kFormatCountMismatch;
   }
   return Status::kOk;

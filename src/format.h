@@ -25,7 +25,6 @@
 #include <cstdint>
 
 #include "cuckoo_params.h"
-#include "packed_table.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -96,7 +95,7 @@ bool ChecksumMatches(const uint8_t* file, size_t body_bytes);
 
 constexpr size_t kCuckooHeaderBytes = 72;
 constexpr uint8_t kHashIdXxh3_64 = 1;  // hash id: keys hashed by XXH3-64 with the seed (hash.h)
-constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream
+constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream (TableEncoding)
 
 // Byte offsets of the cuckoo header's fields: the common prefix, then the
 // cuckoo filter's own fields.
@@ -122,16 +121,16 @@ constexpr size_t kTableBytes = 64;           // u64, T
 static_assert(cuckoo_field::kHashId == kPrefixBytes, "the cuckoo fields follow the prefix");
 static_assert(cuckoo_field::kTableBytes + 8 == kCuckooHeaderBytes, "header layout");
 
-// The values of a cuckoo header. Magic, version, hash id, encoding and the
-// reserved fields have one valid value each and are not stored here.
+// The values of a cuckoo header. Magic, version, hash id and the reserved
+// fields have one valid value each and are not stored here.
 struct CuckooHeader {
-  CuckooParams params;          // capacity, f, b, max kicks, seed
+  CuckooParams params;          // capacity, f, b, max kicks, seed, encoding
   uint32_t bucket_count = 0;    // m
   uint32_t victim_fingerprint = 0;
   uint32_t victim_bucket = 0;
   uint64_t item_count = 0;
   uint64_t rng_state = 0;
-  uint64_t table_bytes = 0;     // T = PackedTable::ByteLength(m * b, f)
+  uint64_t table_bytes = 0;     // T = TableByteLength(encoding, m, b, f)
 };
 
 // Bytes of a whole cuckoo file whose table is `table_bytes` long: 80 + T.
@@ -157,7 +156,9 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 // ReadCuckooHeader accepted: kFormatBadPadding if a padding bit is set,
 // kFormatCountMismatch if the occupied slots plus the victim differ from the
 // header's item count.
-Status CheckCuckooTable(const PackedTable& table, const CuckooHeader& header);
+// `padding_is_zero` and `occupied` are the loaded table's PaddingIsZero() and
+// CountOccupied().
+Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHeader& header);
 
 // ---------------------------------------------------------------------------
 // Versions 2 and 3 (FORMAT.md §11): a 24-byte stack header, then one section

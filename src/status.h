@@ -27,12 +27,13 @@ enum class Status : uint8_t {
   kFormatCountMismatch = 16,      // item count differs from the occupied slots + victim
   kFormatBadVictim = 17,          // victim fingerprint or bucket out of range
   kFormatBadPadding = 18,         // non-zero bits after the last slot of the table (or Bloom bit)
-  kFormatIsBloomFilter = 19,      // a cuckoo filter was expected; the bytes hold a Bloom filter
-  kFormatIsCuckooFilter = 20,     // a Bloom filter was expected; the bytes hold a cuckoo filter
+  kFormatIsBloomFilter = 19,      // no longer returned (kFormatWrongFamily); the value stays reserved
+  kFormatIsCuckooFilter = 20,     // no longer returned (kFormatWrongFamily); the value stays reserved
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,
-  kFormatWrongFamily = 22,  // Deserialize: the bytes hold a filter of another family (PeekFamily names it)
+  // Deserialize: the bytes hold a filter of another family (family.h names it).
+  kFormatWrongFamily = 22,
   // Canonicalize / EntryExpression (src/url_canon.h, docs/URLS.md): the bytes are not a URL.
   kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
   kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."

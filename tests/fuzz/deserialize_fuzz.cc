@@ -33,7 +33,7 @@
 //
 // Every input must end in kOk or a kFormat* / kOutOfMemory status, and the
 // three readers must agree (a version-1 file: the growing reader gives the
-// plain reader's status, the Bloom reader kFormatIsCuckooFilter; a version-2
+// plain reader's status, the Bloom reader kFormatWrongFamily; a version-2
 // or version-3 file of one type: the other type's reader names it; version 3
 // never loads as a cuckoo filter). A loaded filter must
 // re-serialize to exactly the payload, load again to the same bytes, keep its
@@ -54,11 +54,13 @@
 #include "format.h"
 #include "scalable_filter.h"
 #include "status.h"
+#include "testing/cuckoo_peer.h"
 
 namespace {
 
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
+using cuckoo::CuckooFilterPeer;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
@@ -100,8 +102,7 @@ bool IsRefusal(Status s) {
     case Status::kFormatCountMismatch:
     case Status::kFormatBadVictim:
     case Status::kFormatBadPadding:
-    case Status::kFormatIsBloomFilter:
-    case Status::kFormatIsCuckooFilter:
+    case Status::kFormatWrongFamily:
       return true;
     default:
       return false;
@@ -113,8 +114,16 @@ uint16_t VersionOf(const std::vector<uint8_t>& buf) {
   return format::GetU16(buf.data() + format::kVersionOffset);
 }
 
+// Table bytes for (encoding, m, b, f) as FORMAT.md §3 gives them: m·b·f
+// bits packed; m·(4f - 4) bits semi-sorted (encoding 1). Other encodings: as
+// packed (the reader refuses them anyway).
+uint64_t TableBytesFor(uint8_t encoding, uint64_t m, uint32_t b, uint32_t f) {
+  if (encoding == 1 && b == 4) return (m * (4 * f - 4) + 7) / 8;
+  return cuckoo::PackedTable::ByteLength(m * b, f);
+}
+
 // Mode 3, version 1: makes the table-length field and the payload length agree
-// with (m, b, f).
+// with (encoding, m, b, f).
 void FixLength(std::vector<uint8_t>* buf) {
   if (buf->size() < format::kCuckooHeaderBytes) return;
   const uint8_t* h = buf->data();
@@ -122,7 +131,7 @@ void FixLength(std::vector<uint8_t>* buf) {
   const uint32_t b = h[field::kBucketSize];
   const uint64_t m = format::GetU32(h + field::kBucketCount);
   if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
-  const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
+  const uint64_t table = TableBytesFor(h[field::kEncoding], m, b, f);
   const uint64_t total = format::CuckooFileBytes(table);
   if (total > kMaxFixupBytes) return;
   format::PutU64(buf->data() + field::kTableBytes, table);
@@ -157,7 +166,7 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
       const uint32_t b = h[field::kBucketSize];
       const uint64_t m = format::GetU32(h + field::kBucketCount);
       if (!cuckoo::ValidFingerprintBits(f) || !cuckoo::ValidBucketSize(b) || m == 0) return;
-      const uint64_t table = cuckoo::PackedTable::ByteLength(m * b, f);
+      const uint64_t table = TableBytesFor(h[field::kEncoding], m, b, f);
       if (out.size() + table + 2 * format::kChecksumBytes > kMaxStackFixupBytes) return;
       format::PutU64(out.data() + start + field::kTableBytes, table);
       take(table + format::kChecksumBytes);
@@ -219,9 +228,12 @@ void CheckInvariants(const CuckooFilter& f) {
   FUZZ_CHECK(f.size() >= (f.victim_used() ? 1u : 0u));
   const double load = f.load_factor();
   FUZZ_CHECK(load >= 0.0 && load <= 1.0);
+  FUZZ_CHECK(f.encoding() == cuckoo::TableEncoding::kPacked ||
+             (f.encoding() == cuckoo::TableEncoding::kSemiSorted && f.bucket_size() == 4));
   FUZZ_CHECK(f.SerializedSize() ==
-             format::CuckooFileBytes(
-                 cuckoo::PackedTable::ByteLength(f.slot_count(), f.fingerprint_bits())));
+             format::CuckooFileBytes(TableBytesFor(static_cast<uint8_t>(f.encoding()),
+                                                   f.bucket_count(), f.bucket_size(),
+                                                   f.fingerprint_bits())));
 }
 
 // Contain and Count must agree for `key`; returns Count.
@@ -344,7 +356,7 @@ Status FuzzPlain(const uint8_t* bytes, size_t len, const uint8_t* data, size_t s
   const Status s = CuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
     FUZZ_CHECK(IsRefusal(s));
-    FUZZ_CHECK(s != Status::kFormatIsBloomFilter && s != Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(s != Status::kFormatWrongFamily);
     FUZZ_CHECK(cuckoo::StatusMessage(s)[0] != '\0');
     FUZZ_CHECK(filter == nullptr);  // *out untouched on error
     return s;
@@ -429,12 +441,12 @@ void CheckGrowingInvariants(const ScalableCuckooFilter& f) {
   for (uint32_t j = 0; j < count; ++j) {
     const CuckooFilter& s = f.sub_filter(j);
     CheckInvariants(s);
-    // Sub-filter j is level j of sub-filter 0 (CuckooFilter::CreateLevel).
-    FUZZ_CHECK(s.level() == j);
+    // Sub-filter j is level j of sub-filter 0 (CuckooFamily::CreateLevel).
+    FUZZ_CHECK(CuckooFilterPeer::level(s) == j);
     FUZZ_CHECK(s.seed() == first.seed() && s.bucket_size() == first.bucket_size() &&
-               s.max_kicks() == first.max_kicks());
+               s.max_kicks() == first.max_kicks() && s.encoding() == first.encoding());
     FUZZ_CHECK(s.fingerprint_bits() == first.fingerprint_bits() + j);
-    FUZZ_CHECK(s.base_bucket_count() == first.bucket_count());
+    FUZZ_CHECK(CuckooFilterPeer::base_bucket_count(s) == first.bucket_count());
     if (j > 0) {
       const CuckooFilter& prev = f.sub_filter(j - 1);
       FUZZ_CHECK(s.bucket_count() == prev.bucket_count() * f.expansion());
@@ -550,7 +562,7 @@ Status FuzzGrowingCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableCuckooFilter> filter;
   const Status s = ScalableCuckooFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(IsRefusal(s));
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -674,7 +686,7 @@ Status FuzzGrowingBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
   std::unique_ptr<ScalableBloomFilter> filter;
   const Status s = ScalableBloomFilter::Deserialize(bytes, len, &filter);
   if (s != Status::kOk) {
-    FUZZ_CHECK(IsRefusal(s) && s != Status::kFormatIsBloomFilter);
+    FUZZ_CHECK(IsRefusal(s));
     FUZZ_CHECK(filter == nullptr);
     return s;
   }
@@ -748,14 +760,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (plain == Status::kOk) FUZZ_CHECK(growing == Status::kOk);
   if (version == format::kFormatVersion && len >= format::kPrefixBytes) {
     FUZZ_CHECK(growing == plain);
-    FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+    FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
   }
   if (version == format::kFormatVersionStack || version == format::kFormatVersionBloom) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
-    if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatIsBloomFilter);
+    if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatWrongFamily);
     if (version == format::kFormatVersionStack && type == format::kTypeCuckoo) {
-      FUZZ_CHECK(bloom == Status::kFormatIsCuckooFilter);
+      FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
     }
     // Version 3 holds no cuckoo filter, and another type byte names no type:
     // both readers refuse it with the same status.
@@ -763,6 +775,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (version == format::kFormatVersionBloom && type != format::kTypeBloom) {
       FUZZ_CHECK(growing == bloom);
     }
+    // A reader names only the other family, never its own or an unknown one.
+    if (growing == Status::kFormatWrongFamily) FUZZ_CHECK(type == format::kTypeBloom);
+    if (bloom == Status::kFormatWrongFamily) {
+      FUZZ_CHECK(version == format::kFormatVersionStack && type == format::kTypeCuckoo);
+    }
+  }
+  if (version != format::kFormatVersion && len >= format::kPrefixBytes &&
+      version != format::kFormatVersionStack && version != format::kFormatVersionBloom) {
+    FUZZ_CHECK(growing != Status::kFormatWrongFamily && bloom != Status::kFormatWrongFamily);
   }
   if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
       version != format::kFormatVersionBloom &&

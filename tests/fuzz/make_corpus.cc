@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
     p.max_kicks = max_kicks;
     return p;
   };
+  auto semi_sorted = [](CuckooParams p) {
+    p.encoding = cuckoo::TableEncoding::kSemiSorted;
+    return p;
+  };
   const Seed seeds[] = {
       {"empty-f13-b4", params(100, 13, 4, 500), 0, 0, false},
       {"half-f8-b2", params(50, 8, 2, 500), 25, 0, false},
@@ -117,6 +121,8 @@ int main(int argc, char** argv) {
       {"deleted-f32-b4", params(20, 32, 4, 500), 12, 4, false},
       {"padding-f5-b2", params(30, 5, 2, 500), 20, 0, false},  // 58 slots * 5 bits: 6 padding bits
       {"victim-f12-b2", params(8, 12, 2, 10), 0, 0, true},
+      {"semisorted-f9-b4", semi_sorted(params(60, 9, 4, 500)), 50, 10, false},
+      {"semisorted-victim-f4-b4", semi_sorted(params(8, 4, 4, 5)), 0, 0, true},
   };
 
   for (const Seed& seed : seeds) {
@@ -180,6 +186,7 @@ int main(int argc, char** argv) {
       {"grown3-f5-b2-e3", growing_params(2, 5, 2, 10), 3, 3, 4},
       {"grown3-f6-b4-e2", growing_params(4, 6, 4, 20), 2, 3, 0},
       {"grown3-f30-b2-e2-limit", growing_params(1, 30, 2, 50), 2, 3, 8},
+      {"grown3-semisorted-f7-b4-e2", semi_sorted(growing_params(6, 7, 4, 30)), 2, 3, 5},
   };
   for (const GrowingSeed& seed : growing) {
     std::unique_ptr<ScalableCuckooFilter> filter;

@@ -176,9 +176,9 @@ TEST(FormatV2Reader, EachTypesBytesAreNamedToTheOtherTypesReader) {
   FilterPtr plain = Make(Params(10, 8, 4));
   ASSERT_NE(plain, nullptr);
   const Bytes cuckoo_v1 = Serialize(*plain);
-  EXPECT_EQ(LoadCuckooKeepingSentinel(bloom), Status::kFormatIsBloomFilter);
-  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo_v2), Status::kFormatIsCuckooFilter);
-  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo_v1), Status::kFormatIsCuckooFilter);
+  EXPECT_EQ(LoadCuckooKeepingSentinel(bloom), Status::kFormatWrongFamily);
+  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo_v2), Status::kFormatWrongFamily);
+  EXPECT_EQ(LoadBloomKeepingSentinel(cuckoo_v1), Status::kFormatWrongFamily);
   // The plain filter reads version 1 only.
   FilterPtr out;
   EXPECT_EQ(Load(cuckoo_v2, &out), Status::kFormatUnsupportedVersion);
@@ -186,15 +186,40 @@ TEST(FormatV2Reader, EachTypesBytesAreNamedToTheOtherTypesReader) {
   // The type is judged before the length and the checksum (FORMAT.md §12,
   // check 4a): a cut or damaged file of the other type is still named.
   EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes(bloom.begin(), bloom.begin() + 7)),
-            Status::kFormatIsBloomFilter);
+            Status::kFormatWrongFamily);
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes(cuckoo_v2.begin(), cuckoo_v2.begin() + 7)),
-            Status::kFormatIsCuckooFilter);
+            Status::kFormatWrongFamily);
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes(cuckoo_v1.begin(), cuckoo_v1.begin() + 6)),
-            Status::kFormatIsCuckooFilter);
+            Status::kFormatWrongFamily);
   Bytes damaged = bloom;
   damaged.back() ^= 1;
-  EXPECT_EQ(LoadCuckooKeepingSentinel(damaged), Status::kFormatIsBloomFilter);
+  EXPECT_EQ(LoadCuckooKeepingSentinel(damaged), Status::kFormatWrongFamily);
   EXPECT_EQ(LoadBloomKeepingSentinel(damaged), Status::kFormatChecksumMismatch);
+}
+
+// One status for "another family's bytes" (22), whatever the two families:
+// the pair-per-family statuses 19 and 20 stay in the enum, never returned.
+TEST(FormatV2Reader, AnotherFamilysBytesAreOneStatusWithItsOwnMessage) {
+  EXPECT_EQ(static_cast<int>(Status::kFormatWrongFamily), 22);
+  const std::string message = cuckoo::StatusMessage(Status::kFormatWrongFamily);
+  EXPECT_NE(message, cuckoo::StatusMessage(Status::kFormatIsBloomFilter));
+  EXPECT_NE(message.find("another family"), std::string::npos) << message;
+  const Bytes bloom_v3 = SmallGrownBloom();
+  const Bytes bloom_v2 = SmallGrownBloom(3, BloomPositions::kDoubleHashing);
+  const Bytes cuckoo_v2 = SmallGrownCuckoo();
+  FilterPtr plain = Make(Params(10, 8, 4));
+  ASSERT_NE(plain, nullptr);
+  const Bytes cuckoo_v1 = Serialize(*plain);
+  for (const Bytes* b : {&bloom_v3, &bloom_v2}) {
+    EXPECT_EQ(LoadCuckooKeepingSentinel(*b), Status::kFormatWrongFamily);
+    GrowingBloomPtr f;
+    EXPECT_EQ(LoadAs(*b, &f), Status::kOk);
+  }
+  for (const Bytes* b : {&cuckoo_v1, &cuckoo_v2}) {
+    EXPECT_EQ(LoadBloomKeepingSentinel(*b), Status::kFormatWrongFamily);
+    GrowingCuckooPtr f;
+    EXPECT_EQ(LoadAs(*b, &f), Status::kOk);
+  }
 }
 
 TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
@@ -230,7 +255,7 @@ TEST(FormatV2Reader, VersionThreeOfTypeCuckooIsABadParameter) {
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 1}), Status::kFormatTruncated);
   // A version-3 Bloom file is named by type before anything else, as in version 2.
   EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}),
-            Status::kFormatIsBloomFilter);
+            Status::kFormatWrongFamily);
   EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 3, 0, 2}), Status::kFormatTruncated);
   Bytes bloom = SmallGrownBloom(3, BloomPositions::kDoubleHashing);
   ASSERT_EQ(GetLE(bloom, 4, 2), 2u);
@@ -793,7 +818,7 @@ TEST(FormatV2Spec, CuckooVectorOfSection13_1) {
   EXPECT_EQ(h, 0x986d6081f77537d7ULL);
   const uint32_t expected[3][3] = {{19, 2, 0}, {39, 5, 1}, {78, 11, 2}};
   for (uint32_t j = 0; j < 3; ++j) {
-    const CuckooFilter::Probe p = f->sub_filter(j).ProbeOf(h);
+    const cuckoo::Probe p = CuckooFilterPeer::ProbeOf(f->sub_filter(j), h);
     EXPECT_EQ(p.fingerprint, expected[j][0]) << "level " << j;
     EXPECT_EQ(p.i1, expected[j][1]) << "level " << j;
     EXPECT_EQ(p.i2, expected[j][2]) << "level " << j;

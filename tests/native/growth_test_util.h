@@ -132,13 +132,13 @@ Status LoadAs(const Bytes& bytes, std::unique_ptr<Filter>* out) {
   return Filter::Deserialize(copy.get(), bytes.size(), out);
 }
 
-// Statuses Deserialize may refuse bytes with (the kFormat* of both versions,
-// and kOutOfMemory).
+// Statuses Deserialize may refuse bytes with (the kFormat* of every version,
+// kFormatWrongFamily, and kOutOfMemory).
 inline bool IsRefusal(Status s) {
   const int v = static_cast<int>(s);
-  return s == Status::kOutOfMemory ||
+  return s == Status::kOutOfMemory || s == Status::kFormatWrongFamily ||
          (v >= static_cast<int>(Status::kFormatTruncated) &&
-          v <= static_cast<int>(Status::kFormatIsCuckooFilter));
+          v <= static_cast<int>(Status::kFormatBadPadding));
 }
 
 // The count of the sub-filters' sizes, for a filter whose keys are all distinct.

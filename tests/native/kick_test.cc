@@ -40,9 +40,9 @@ TEST_P(KickTest, HighLoadInsertsEvictAndLoseNothing) {
     ASSERT_LE(added.size(), f->slot_count()) << "the victim slot was never used";
     const std::string k = Key("kick-", i);
     uint32_t fp = 0, i1 = 0;
-    f->Derive(U8(k), k.size(), &fp, &i1);
+    CuckooFilterPeer::Derive(*f, U8(k), k.size(), &fp, &i1);
     const Table before = Decode(*f);
-    if (before.Full(i1) && before.Full(f->AltIndex(i1, fp))) ++needed_eviction;
+    if (before.Full(i1) && before.Full(CuckooFilterPeer::AltIndex(*f, i1, fp))) ++needed_eviction;
     ASSERT_EQ(Add(*f, k), Status::kOk) << k << ": with the victim free an add always succeeds";
     added.push_back(k);
     ++model[KeySignature(*f, k)];
@@ -88,9 +88,9 @@ TEST_P(FullFilterTest, FailedAddUsesTheVictimAndChangesNothing) {
   EXPECT_EQ(Serialize(f), before) << "a failed Add changed the filter";
   EXPECT_EQ(f.size(), added_.size());
   uint32_t fp = 0, i1 = 0;
-  f.Derive(U8(failed_key_), failed_key_.size(), &fp, &i1);
+  CuckooFilterPeer::Derive(f, U8(failed_key_), failed_key_.size(), &fp, &i1);
   const Table t = Decode(before);
-  EXPECT_TRUE(t.Full(i1) && t.Full(f.AltIndex(i1, fp))) << "refused although a bucket had room";
+  EXPECT_TRUE(t.Full(i1) && t.Full(CuckooFilterPeer::AltIndex(f, i1, fp))) << "refused although a bucket had room";
 
   // More fresh keys: each either fits in a bucket with room, or is refused
   // without any change.

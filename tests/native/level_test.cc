@@ -29,7 +29,7 @@
 namespace cuckoo_test {
 namespace {
 
-using Probe = CuckooFilter::Probe;
+using Probe = cuckoo::Probe;
 
 // ---------------------------------------------------------------------------
 // The spec (docs/FORMAT.md §5.2 and §11.3), written here apart from the core.
@@ -90,7 +90,7 @@ uint64_t Packed(const Probe& p) {
 
 FilterPtr MakeLevel(const CuckooParams& base, uint64_t m0, uint32_t e, uint32_t level) {
   FilterPtr f;
-  const Status s = CuckooFilter::CreateLevel(base, m0, e, level, &f);
+  const Status s = CuckooFilterPeer::CreateLevel(base, m0, e, level, &f);
   EXPECT_EQ(s, Status::kOk) << "m0 " << m0 << " e " << e << " level " << level;
   return s == Status::kOk ? std::move(f) : nullptr;
 }
@@ -110,9 +110,9 @@ TEST(CuckooLevel, CreateLevelScalesBucketsCapacityAndFingerprintBits) {
     for (uint32_t j = 1; j <= 4; ++j) {
       FilterPtr f = MakeLevel(base, m0, e, j);
       ASSERT_NE(f, nullptr);
-      EXPECT_EQ(f->level(), j);
-      EXPECT_EQ(f->expansion(), e);
-      EXPECT_EQ(f->base_bucket_count(), m0);
+      EXPECT_EQ(CuckooFilterPeer::level(*f), j);
+      EXPECT_EQ(CuckooFilterPeer::expansion(*f), e);
+      EXPECT_EQ(CuckooFilterPeer::base_bucket_count(*f), m0);
       EXPECT_EQ(f->bucket_count(), m0 * Power(e, j));
       EXPECT_EQ(f->capacity(), 100 * Power(e, j));
       EXPECT_EQ(f->fingerprint_bits(), 9 + j);
@@ -125,9 +125,9 @@ TEST(CuckooLevel, CreateLevelScalesBucketsCapacityAndFingerprintBits) {
   // A plain filter is level 0.
   FilterPtr plain = Make(base);
   ASSERT_NE(plain, nullptr);
-  EXPECT_EQ(plain->level(), 0u);
-  EXPECT_EQ(plain->expansion(), 0u);
-  EXPECT_EQ(plain->base_bucket_count(), plain->bucket_count());
+  EXPECT_EQ(CuckooFilterPeer::level(*plain), 0u);
+  EXPECT_EQ(CuckooFilterPeer::expansion(*plain), 0u);
+  EXPECT_EQ(CuckooFilterPeer::base_bucket_count(*plain), plain->bucket_count());
 }
 
 TEST(CuckooLevel, CreateLevelRefusesLevelsThatCannotExist) {
@@ -152,7 +152,7 @@ TEST(CuckooLevel, CreateLevelRefusesLevelsThatCannotExist) {
       {"m > 2^32 - 1 at level 2", Params(100, 8, 4), 5000, 1000, 2},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(CuckooFilter::CreateLevel(c.base, c.m0, c.e, c.level, &out), Status::kInvalidArgument)
+    EXPECT_EQ(CuckooFilterPeer::CreateLevel(c.base, c.m0, c.e, c.level, &out), Status::kInvalidArgument)
         << c.what;
     EXPECT_EQ(out.get(), sentinel) << c.what;
   }
@@ -181,9 +181,9 @@ TEST(CuckooLevel, AltIndexIsAnInvolutionInRangeAndFollowsTheSpec) {
           const uint32_t i = exhaustive ? static_cast<uint32_t>(t % m) : static_cast<uint32_t>(Below(rng, m));
           const uint32_t fp = exhaustive ? static_cast<uint32_t>(t / m) + 1
                                          : static_cast<uint32_t>(Below(rng, fp_max)) + 1;
-          const uint32_t alt = f->AltIndex(i, fp);
+          const uint32_t alt = CuckooFilterPeer::AltIndex(*f, i, fp);
           ASSERT_LT(alt, m) << "e " << e << " m0 " << m0 << " level " << j;
-          ASSERT_EQ(f->AltIndex(alt, fp), i) << "e " << e << " m0 " << m0 << " level " << j
+          ASSERT_EQ(CuckooFilterPeer::AltIndex(*f, alt, fp), i) << "e " << e << " m0 " << m0 << " level " << j
                                              << " bucket " << i << " fp " << fp;
           ASSERT_EQ(alt, SpecAlt(i, fp, j, e, m0)) << "e " << e << " level " << j;
         }
@@ -204,18 +204,18 @@ TEST(CuckooLevel, ProbeOfIsNextLevelAppliedLevelTimes) {
     for (uint32_t j = 1; j <= 4; ++j) levels.push_back(MakeLevel(base, m0, e, j));
     for (int t = 0; t < 5000; ++t) {
       const uint64_t h = rng();
-      Probe p = level0->ProbeOf(h);
+      Probe p = CuckooFilterPeer::ProbeOf(*level0, h);
       Probe spec = SpecBase(h, f0, m0);
       ASSERT_TRUE(SameProbe(p, spec)) << "level 0, hash " << h;
       const Probe p0 = p;
       for (uint32_t j = 1; j <= 4; ++j) {
         const CuckooFilter& f = *levels[j - 1];
-        p = CuckooFilter::NextLevel(p, h, j, e);
+        p = CuckooFilterPeer::NextLevel(p, h, j, e);
         spec = SpecNext(spec, h, j, e);
-        const Probe direct = f.ProbeOf(h);
+        const Probe direct = CuckooFilterPeer::ProbeOf(f, h);
         ASSERT_TRUE(SameProbe(direct, p)) << "e " << e << " level " << j;
         ASSERT_TRUE(SameProbe(direct, spec)) << "e " << e << " level " << j;
-        ASSERT_EQ(f.AltIndex(direct.i1, direct.fingerprint), direct.i2) << "e " << e << " level " << j;
+        ASSERT_EQ(CuckooFilterPeer::AltIndex(f, direct.i1, direct.fingerprint), direct.i2) << "e " << e << " level " << j;
         ASSERT_LT(direct.i1, f.bucket_count());
         ASSERT_LT(direct.i2, f.bucket_count());
         // One more fingerprint bit, and the level-0 parts as a prefix.
@@ -248,7 +248,7 @@ TEST(CuckooLevel, EqualProbesAtALevelAreEqualAtTheLevelBelow) {
         const uint64_t h = rng();
         Probe below = SpecBase(h, f0, m0);
         for (uint32_t j = 1; j <= top; ++j) {
-          const Probe p = CuckooFilter::NextLevel(below, h, j, e);
+          const Probe p = CuckooFilterPeer::NextLevel(below, h, j, e);
           const uint64_t key = Packed(p);
           const uint64_t lower = Packed(below);
           const auto inserted = seen[j].emplace(key, lower);
@@ -308,16 +308,16 @@ TEST(CuckooLevel, SetLevelMakesALoadedFilterTheLevelItWas) {
     const Bytes bytes = Serialize(*f);
     FilterPtr g;
     ASSERT_EQ(Load(bytes, &g), Status::kOk);
-    EXPECT_EQ(g->level(), 0u) << "a version-1 file is level 0";
-    g->SetLevel(j, 3, static_cast<uint32_t>(m0));
-    EXPECT_EQ(g->level(), j);
+    EXPECT_EQ(CuckooFilterPeer::level(*g), 0u) << "a version-1 file is level 0";
+    CuckooFilterPeer::SetLevel(*g, j, 3, static_cast<uint32_t>(m0));
+    EXPECT_EQ(CuckooFilterPeer::level(*g), j);
     std::mt19937_64 rng(j);
     for (int t = 0; t < 2000; ++t) {
       const uint64_t h = rng();
-      ASSERT_TRUE(SameProbe(f->ProbeOf(h), g->ProbeOf(h)));
+      ASSERT_TRUE(SameProbe(CuckooFilterPeer::ProbeOf(*f, h), CuckooFilterPeer::ProbeOf(*g, h)));
       const uint32_t i = static_cast<uint32_t>(Below(rng, f->bucket_count()));
       const uint32_t fp = static_cast<uint32_t>(Below(rng, (1u << (7 + j)) - 1)) + 1;
-      ASSERT_EQ(f->AltIndex(i, fp), g->AltIndex(i, fp));
+      ASSERT_EQ(CuckooFilterPeer::AltIndex(*f, i, fp), CuckooFilterPeer::AltIndex(*g, i, fp));
     }
     for (int i = 0; i < n; ++i) ASSERT_TRUE(Contain(*g, Key("sl-", i)));
     for (int i = n; i < n + 60; ++i) {

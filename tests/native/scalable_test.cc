@@ -140,7 +140,7 @@ TEST(ScalableCuckoo, GrowsByItsExpansionAndNeverLosesAKey) {
       EXPECT_EQ(first.bucket_count(), CuckooFilter::BucketCountFor(40, b));
       for (uint32_t j = 0; j < f->sub_filter_count(); ++j) {
         const CuckooFilter& s = f->sub_filter(j);
-        EXPECT_EQ(s.level(), j);
+        EXPECT_EQ(CuckooFilterPeer::level(s), j);
         EXPECT_EQ(s.bucket_count(), first.bucket_count() * Power(e, j)) << j;
         EXPECT_EQ(s.capacity(), 40 * Power(e, j)) << j;
         EXPECT_EQ(s.fingerprint_bits(), 8 + j) << j;
@@ -234,7 +234,7 @@ TEST(ScalableCuckoo, ADuplicatedKeyWithOneBucketIsRefusedToo) {
   std::string key;
   for (int i = 0; i < 1000000 && key.empty(); ++i) {
     const std::string k = Key("one-bucket-", i);
-    const cuckoo::CuckooFilter::Probe p = first.ProbeOf(HashOf(k, f->seed()));
+    const cuckoo::Probe p = CuckooFilterPeer::ProbeOf(first, HashOf(k, f->seed()));
     if (p.i1 == p.i2) key = k;
   }
   ASSERT_FALSE(key.empty()) << "no key with i1 == i2 among the candidates";
@@ -271,7 +271,7 @@ TEST(ScalableCuckoo, ModelBasedRandomOperationsNeverLoseAKey) {
           // Refused only when k's matching fingerprints fill all 2b slots of
           // its buckets in the newest sub-filter (ScalableCuckooFilter::Add).
           const cuckoo::CuckooFilter& newest = f->sub_filter(f->sub_filter_count() - 1);
-          ASSERT_GE(newest.CountProbe(newest.ProbeOf(HashOf(k, f->seed()))), 2 * c.b)
+          ASSERT_GE(CuckooFilterPeer::CountProbe(newest, CuckooFilterPeer::ProbeOf(newest, HashOf(k, f->seed()))), 2 * c.b)
               << "step " << step << " " << k;
           ASSERT_EQ(f->size(), size);
           ++refused;
@@ -335,7 +335,7 @@ TEST(ScalableCuckoo, DeleteTakesTheNewestMatchingFingerprint) {
   const CuckooFilter& l0 = probe->sub_filter(0);
   const CuckooFilter& l1 = probe->sub_filter(1);
   auto set_of = [](const CuckooFilter& f, const std::string& k) {
-    const CuckooFilter::Probe q = f.ProbeOf(HashOf(k, f.seed()));
+    const cuckoo::Probe q = CuckooFilterPeer::ProbeOf(f, HashOf(k, f.seed()));
     return std::make_tuple(q.fingerprint, std::min(q.i1, q.i2), std::max(q.i1, q.i2));
   };
   // Pairs equal at level 0 only, and equal at level 1 (hence at level 0 too).
@@ -491,7 +491,7 @@ TEST(ScalableCuckoo, RoundTripIsByteIdenticalAtEveryGrowthState) {
         EXPECT_EQ(g->expansion(), e);
         EXPECT_EQ(g->size(), f->size());
         for (uint32_t j = 0; j < g->sub_filter_count(); ++j) {
-          EXPECT_EQ(g->sub_filter(j).level(), j);
+          EXPECT_EQ(CuckooFilterPeer::level(g->sub_filter(j)), j);
           EXPECT_EQ(g->sub_filter(j).bucket_count(), f->sub_filter(j).bucket_count());
         }
         EXPECT_TRUE(ContainsAll(*g, keys));

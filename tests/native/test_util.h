@@ -29,6 +29,7 @@
 #include "format.h"
 #include "hash.h"
 #include "status.h"
+#include "testing/cuckoo_peer.h"
 
 // ---------------------------------------------------------------------------
 // Status printing, so gtest failure messages name the status.
@@ -69,6 +70,8 @@ inline const char* TestStatusName(Status s) {
       return "kFormatIsBloomFilter";
     case Status::kFormatIsCuckooFilter:
       return "kFormatIsCuckooFilter";
+    case Status::kFormatWrongFamily:
+      return "kFormatWrongFamily";
     case Status::kGrowthLimit:
       return "kGrowthLimit";
     case Status::kUrlEmpty:
@@ -248,13 +251,13 @@ using Signature = std::tuple<uint32_t, uint32_t, uint32_t>;
 using SignatureCounts = std::map<Signature, int>;
 
 inline Signature SignatureAt(const CuckooFilter& f, uint32_t fp, uint32_t bucket) {
-  const uint32_t alt = f.AltIndex(bucket, fp);
+  const uint32_t alt = cuckoo::CuckooFilterPeer::AltIndex(f, bucket, fp);
   return Signature(fp, std::min(bucket, alt), std::max(bucket, alt));
 }
 
 inline Signature KeySignature(const CuckooFilter& f, const std::string& key) {
   uint32_t fp = 0, i1 = 0;
-  f.Derive(U8(key), key.size(), &fp, &i1);
+  cuckoo::CuckooFilterPeer::Derive(f, U8(key), key.size(), &fp, &i1);
   return SignatureAt(f, fp, i1);
 }
 
@@ -330,8 +333,8 @@ std::string FindKey(const CuckooFilter& f, const char* prefix, Pred pred) {
   for (uint64_t i = 0; i < 1000000; ++i) {
     const std::string k = Key(prefix, i);
     uint32_t fp = 0, i1 = 0;
-    f.Derive(U8(k), k.size(), &fp, &i1);
-    if (pred(fp, i1, f.AltIndex(i1, fp))) return k;
+    cuckoo::CuckooFilterPeer::Derive(f, U8(k), k.size(), &fp, &i1);
+    if (pred(fp, i1, cuckoo::CuckooFilterPeer::AltIndex(f, i1, fp))) return k;
   }
   return std::string();
 }
@@ -341,5 +344,7 @@ inline std::string BName(const ::testing::TestParamInfo<uint32_t>& info) {
 }
 
 }  // namespace cuckoo_test
+
+using cuckoo::CuckooFilterPeer;
 
 #endif  // CUCKOO_WASM_TESTS_NATIVE_TEST_UTIL_H_
