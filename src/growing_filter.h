@@ -14,6 +14,7 @@
 //                              Walk(const Sub& first, uint64_t hash, uint32_t expansion),
 //                              .key() for the current one, .Next() to the next sub-filter
 //   static Status AddKey(Sub&, key), static bool ContainKey(const Sub&, key)
+//   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
 //   static bool FullBeforeAdd(const Sub& newest)   grow before this add
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
@@ -80,6 +81,10 @@ class GrowingFilter {
   }
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                     uint8_t* results) const {
+    if (count_ == 1) {
+      subs_[0]->ContainBatch(keys, offsets, n, results);
+      return;
+    }
     ContainEach(keys, offsets, n, results,
                 [this](const uint8_t* key, size_t len) { return Contain(key, len); });
   }
