@@ -21,7 +21,7 @@
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
 //   static constexpr uint8_t kType;                the stack header's type byte
 //   static uint16_t StackVersion(const Sub& first) the version a stack is written as
-//   static bool kPlainWhenFixed;                   no growth: the sub-filter's own bytes
+//   static constexpr bool kPlainWhenFixed;         no growth: the sub-filter's own bytes
 //   static uint64_t SectionBytes(const Sub&); static void WriteSection(const Sub&, uint8_t*)
 //   static Status LoadSection(data, len, const format::StackHeader&, uint32_t j,
 //                             const Sub* prev, const Sub* first, std::unique_ptr<Sub>*)
