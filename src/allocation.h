@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
+#include <memory>
 
 namespace cuckoo {
 namespace internal {
@@ -55,6 +57,18 @@ inline void Deallocate(void* p) {
 struct FreeDeleter {
   void operator()(void* p) const { Deallocate(p); }
 };
+
+// Replaces *out with `bytes` zeroed bytes followed by `padding` more zero
+// bytes (so that a table can read any of its bytes with one unaligned 64-bit
+// load). False, with *out empty, if memory is short or the block would not
+// fit in size_t (wasm32: 4 GiB or more).
+inline bool AllocatePadded(uint64_t bytes, size_t padding,
+                           std::unique_ptr<uint8_t, FreeDeleter>* out) {
+  out->reset();
+  if (bytes > SIZE_MAX - padding) return false;
+  out->reset(static_cast<uint8_t*>(AllocateZeroed(static_cast<size_t>(bytes + padding))));
+  return *out != nullptr;
+}
 
 }  // namespace internal
 }  // namespace cuckoo

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "batch.h"
 #include "hash.h"
 
 namespace cuckoo {
@@ -154,6 +155,13 @@ bool BloomFilter::ContainHash(uint64_t hash) const {
     return TestBits<IndependentPositions>(words_, hash, m, hashes_);
   }
   return TestBits<DoubleHashing>(words_, hash, m, hashes_);
+}
+
+void BloomFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
+                               uint8_t* results) const {
+  ContainEach(keys, offsets, n, results, [this](const uint8_t* key, size_t len) {
+    return ContainHash(HashKey(key, len, params_.seed));
+  });
 }
 
 Status BloomFilter::Union(const BloomFilter& other) {

@@ -92,6 +92,8 @@ class BloomFilter {
   // True if all k bits of the key are set: never false for a key added; true
   // for a non-member with probability about ExpectedFalsePositiveRate().
   bool ContainHash(uint64_t hash) const;
+  // results[k] = 1 if key k (batch.h's layout) may be in the filter, else 0.
+  void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
 
   // ORs `other`'s bits into this filter and adds its size() to size(): the
   // filter of both key sets. kInvalidArgument (nothing changed) unless

@@ -89,8 +89,13 @@ size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size
 
 void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                 uint8_t* results) const {
-  ContainEach(keys, offsets, n, results,
-              [this](const uint8_t* key, size_t len) { return Contain(key, len); });
+  // The table's type is chosen once for the whole batch.
+  table_.Visit([&](const auto& t) {
+    ContainEach(keys, offsets, n, results, [&](const uint8_t* key, size_t len) {
+      return Algorithm<std::decay_t<decltype(t)>>::Contain(
+          t, eviction_, ProbeOf(HashKey(key, len, params_.seed)));
+    });
+  });
 }
 
 uint64_t CuckooFilter::SerializedSize() const {

@@ -14,13 +14,14 @@
 //                              Walk(const Sub& first, uint64_t hash, uint32_t expansion),
 //                              .key() for the current one, .Next() to the next sub-filter
 //   static Status AddKey(Sub&, key), static bool ContainKey(const Sub&, key)
+//   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
 //   static bool FullBeforeAdd(const Sub& newest)   grow before this add
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
 //   static constexpr uint8_t kType;                the stack header's type byte
 //   static uint16_t StackVersion(const Sub& first) the version a stack is written as
-//   static bool kPlainWhenFixed;                   no growth: the sub-filter's own bytes
+//   static constexpr bool kPlainWhenFixed;         no growth: the sub-filter's own bytes
 //   static uint64_t SectionBytes(const Sub&); static void WriteSection(const Sub&, uint8_t*)
 //   static Status LoadSection(data, len, const format::StackHeader&, uint32_t j,
 //                             const Sub* prev, const Sub* first, std::unique_ptr<Sub>*)
@@ -80,6 +81,10 @@ class GrowingFilter {
   }
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                     uint8_t* results) const {
+    if (count_ == 1) {
+      subs_[0]->ContainBatch(keys, offsets, n, results);
+      return;
+    }
     ContainEach(keys, offsets, n, results,
                 [this](const uint8_t* key, size_t len) { return Contain(key, len); });
   }

@@ -56,11 +56,7 @@ class PackedTable {
       bucket_mask_ = (uint64_t{1} << bucket_bits_) - 1;
     }
     byte_length_ = ByteLength(bucket_count * bucket_size, bits_);
-    data_.reset();
-    if (byte_length_ > SIZE_MAX - kPadding) return false;
-    data_.reset(static_cast<uint8_t*>(
-        internal::AllocateZeroed(static_cast<size_t>(byte_length_ + kPadding))));
-    return data_ != nullptr;
+    return internal::AllocatePadded(byte_length_, kPadding, &data_);
   }
 
   uint64_t byte_length() const { return byte_length_; }

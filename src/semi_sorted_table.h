@@ -184,10 +184,7 @@ class SemiSortedTable {
       low_rest_ = low_highs_ - low_ones_;
     }
     byte_length_ = ByteLength(bucket_count, bits_);
-    if (byte_length_ > SIZE_MAX - kPadding) return false;
-    data_.reset(static_cast<uint8_t*>(
-        internal::AllocateZeroed(static_cast<size_t>(byte_length_ + kPadding))));
-    return data_ != nullptr;
+    return internal::AllocatePadded(byte_length_, kPadding, &data_);
   }
 
   uint64_t byte_length() const { return byte_length_; }
