@@ -44,6 +44,26 @@ test('info: parameters and statistics', () => {
   expect(r.stdout).toMatch(/fingerprint bits:\s+13\n/);
 });
 
+test('build --semi-sort: a semi-sorted table, one bit per key less than packed; info and query read it', () => {
+  const keys = Array.from({ length: 2000 }, (_, i) => `host-${i}.example`);
+  writeFileSync(join(dir, 'many.txt'), keys.join('\n'));
+  const semi = run(['build', join(dir, 'many.txt'), '-o', join(dir, 's.cuckoo'), '--semi-sort']);
+  expect(semi.stderr).toBe('');
+  expect(semi.stdout).toMatch(/fingerprint bits:\s+13 \(bucket size 4, semi-sorted, load factor/);
+  const packed = run(['build', join(dir, 'many.txt'), '-o', join(dir, 'p.cuckoo')]);
+  expect(packed.stdout).toMatch(/fingerprint bits:\s+13 \(bucket size 4, load factor/);
+  const info = run(['info', join(dir, 's.cuckoo')]);
+  expect(info.status).toBe(0);
+  expect(info.stdout).toMatch(/bucket size:\s+4\ntable encoding:\s+semi-sorted\n/);
+  // The same buckets m, each 4f - 4 = 48 bits instead of 4f = 52.
+  const m = Number(/buckets:\s+(\d+)\n/.exec(info.stdout)![1]);
+  const saved = readFileSync(join(dir, 'p.cuckoo')).length - readFileSync(join(dir, 's.cuckoo')).length;
+  expect(saved).toBe(Math.ceil((m * 52) / 8) - Math.ceil((m * 48) / 8));
+  expect(run(['info', join(dir, 'p.cuckoo')]).stdout).toMatch(/table encoding:\s+packed\n/);
+  const q = run(['query', join(dir, 's.cuckoo'), keys[0], keys[1999], 'not-listed.example']);
+  expect(q.stdout).toMatch(/^host-0\.example\tyes\nhost-1999\.example\tyes\nnot-listed\.example\t(yes|no)\n$/);
+});
+
 test.each([
   [['info', '/nonexistent/file'], /cannot read filter \/nonexistent\/file: ENOENT/],
   [['query'], /query takes a FILE/],
@@ -336,6 +356,9 @@ describe('filter types and growth: --type, --expansion; query and info read eith
   test.each([
     [['--type', 'bloom', '--bucket-size', '4'], /^cuckoo-wasm: --bucket-size is for cuckoo filters; omit it with --type bloom/],
     [['--type', 'bloom', '--max-kicks', '10'], /^cuckoo-wasm: --max-kicks is for cuckoo filters; omit it with --type bloom/],
+    [['--type', 'bloom', '--semi-sort'], /^cuckoo-wasm: --semi-sort is for cuckoo filters; omit it with --type bloom/],
+    [['--semi-sort', '--bucket-size', '2'], /^cuckoo-wasm: --semi-sort needs --bucket-size 4 \(semi-sorted buckets hold four fingerprints\), got --bucket-size 2 \(see cuckoo-wasm --help\)$/m],
+    [['--semi-sort', '--bucket-size', '8'], /--semi-sort needs --bucket-size 4 .*got --bucket-size 8/],
     [['--type', 'xor'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "xor"/],
     [['--type', 'Bloom'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "Bloom"/],
     [['--type='], /^cuckoo-wasm: --type must be cuckoo or bloom, got ""/],
