@@ -129,8 +129,9 @@ function bloomFilters(className, name, kind, ops) {
 const CF_BUCKET = 4;
 
 export const ADAPTERS = {
-  'cuckoo-wasm': ours('CuckooFilter', { name: 'cuckoo-wasm', kind: 'cuckoo filter (this package, C++ → wasm)' }),
-  // The same with semi-sorted buckets (semiSort: true, Fan et al. 2014 §5.2): one bit per item less.
+  // CuckooFilter with bit-packed buckets (semiSort: false), and with semi-sorted ones (semiSort: true, Fan et
+  // al. 2014 §5.2: one bit per item less; the default for b = 4).
+  'cuckoo-wasm': ours('CuckooFilter', { name: 'cuckoo-wasm', kind: 'cuckoo filter, bit-packed (this package, C++ → wasm)', options: { semiSort: false } }),
   'cuckoo-wasm-semi': ours('CuckooFilter', { name: 'cuckoo-wasm semi-sorted', kind: 'cuckoo filter, semi-sorted buckets (this package)', options: { semiSort: true } }),
   'cuckoo-wasm-bloom': ours('BloomFilter', { name: 'cuckoo-wasm BloomFilter', kind: 'Bloom filter (this package, C++ → wasm)' }),
   // bloomfilter@1.1.0 (Jason Davies): Uint32Array, 64-bit FNV-1a, enhanced double hashing; sized with the
@@ -214,7 +215,7 @@ export const ADAPTERS = {
     },
   }),
   // Only in the Bloom-or-cuckoo comparison (run.mjs --only compare), not by default:
-  'cuckoo-wasm-grown': ours('CuckooFilter', { name: 'cuckoo-wasm, grown 8×', kind: 'cuckoo filter with growth (this package)', past: 8, expansion: 2 }),
+  'cuckoo-wasm-grown': ours('CuckooFilter', { name: 'cuckoo-wasm, grown 8×', kind: 'cuckoo filter with growth (this package)', past: 8, expansion: 2, options: { semiSort: false } }),
   'cuckoo-wasm-bloom-grown': ours('BloomFilter', { name: 'cuckoo-wasm BloomFilter, grown 8×', kind: 'Bloom filter with growth (this package)', past: 8, expansion: 2 }),
 };
 
