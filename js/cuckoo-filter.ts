@@ -72,14 +72,16 @@ export interface CuckooFilterOptions {
    * Semi-sorted buckets (Fan et al. 2014 §5.2): each bucket's four
    * fingerprints are kept sorted by their 4-bit prefixes, and the four
    * prefixes are stored as one 12-bit index into the 3,876 sorted 4-tuples
-   * instead of 16 bits, so the table takes one bit per item less (12.6 bits
-   * per item instead of 13.6 at ε = 0.1%) with the same false-positive rate:
-   * a cuckoo filter then is smaller than a Bloom filter from ε = 1% down.
-   * `bucketSize` 4 only. Lookups decode the buckets they read, at a cost the
-   * README's "Semi-sorted buckets" measures (has, hasAll and hasUrl about
-   * SEMI_COST slower than the bit-packed table); adds and deletes re-sort a
-   * bucket. Default false. `info().encoding` says which table a filter has;
-   * `fromBytes` reads either from the bytes.
+   * instead of 16 bits, so the table takes one bit per item less (12.5 bits
+   * per item instead of 13.6 at ε = 0.1%) with the same fingerprints and
+   * false-positive rate: the cuckoo filter is then smaller than a Bloom filter
+   * from ε = 1% down. `bucketSize` 4 only (true with 2 or 8 is an
+   * ArgumentRangeError). Lookups decode the buckets they read: has, hasAll and
+   * hasUrl run 3–6% slower than with bit-packed buckets; add about 20–25%
+   * slower and fromBytes about 3× longer (it checks every bucket), as the
+   * README's "Semi-sorted buckets" measures. Default: true for `bucketSize` 4
+   * (false for 2 and 8); give false for the bit-packed table. `info().encoding`
+   * says which table a filter has; `fromBytes` reads either from the bytes.
    */
   semiSort?: boolean | undefined;
 }
@@ -112,7 +114,7 @@ export interface CuckooFilterInfo {
   /** Stored fingerprints in all sub-filters. */
   size: number;
   bucketSize: number;
-  /** How the buckets are stored: `'semi-sorted'` for a filter made with `semiSort: true`, else `'packed'`. */
+  /** How the buckets are stored: `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}), or `'packed'`. */
   encoding: TableEncoding;
   maxKicks: number;
   seed: bigint;

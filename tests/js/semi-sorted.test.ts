@@ -25,14 +25,18 @@ describe('the semiSort option', () => {
     );
   });
 
-  test('semiSort: false, or omitted, is the bit-packed table at every bucket size', async () => {
+  test('the default: semi-sorted for bucketSize 4, bit-packed for 2 and 8; semiSort: false is bit-packed at every size', async () => {
     for (const bucketSize of [2, 4, 8] as const) {
-      for (const semiSort of [false, undefined]) {
-        const f = await CuckooFilter.create({ capacity: 100, bucketSize, semiSort });
-        expect([f.encoding, f.info().encoding]).toEqual(['packed', 'packed']);
-        f.dispose();
-      }
+      const f = await CuckooFilter.create({ capacity: 100, bucketSize });
+      const want = bucketSize === 4 ? 'semi-sorted' : 'packed';
+      expect([f.encoding, f.info().encoding]).toEqual([want, want]);
+      const p = await CuckooFilter.create({ capacity: 100, bucketSize, semiSort: false });
+      expect([p.encoding, p.info().encoding]).toEqual(['packed', 'packed']);
+      for (const x of [f, p]) x.dispose();
     }
+    const d = await CuckooFilter.create({ capacity: 100 });
+    expect(d.encoding).toBe('semi-sorted');
+    d.dispose();
   });
 });
 
@@ -46,7 +50,7 @@ describe('info() names the encoding', () => {
     expect(info.subFilters.length).toBeGreaterThan(2);
     expect(info.subFilters.map((s) => s.encoding)).toEqual(info.subFilters.map(() => 'semi-sorted'));
     f.dispose();
-    const p = await CuckooFilter.create({ capacity: 50, expansion: 2 });
+    const p = await CuckooFilter.create({ capacity: 50, expansion: 2, semiSort: false });
     expect(p.info().subFilters.map((s) => s.encoding)).toEqual(['packed']);
     p.dispose();
   });
@@ -83,7 +87,7 @@ describe('size', () => {
     async (eps) => {
       const capacity = 100_000;
       const semi = await CuckooFilter.create({ capacity, falsePositiveRate: eps, semiSort: true });
-      const packed = await CuckooFilter.create({ capacity, falsePositiveRate: eps });
+      const packed = await CuckooFilter.create({ capacity, falsePositiveRate: eps, semiSort: false });
       const bloom = await BloomFilter.create({ capacity, falsePositiveRate: eps });
       const { bucketCount: m, fingerprintBits: f } = semi;
       expect([m, f]).toEqual([packed.bucketCount, packed.fingerprintBits]);
