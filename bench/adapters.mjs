@@ -35,7 +35,7 @@ const dist = () => import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
 // keys (grown 8×: sub-filters for C, 2C, 4C, 8C keys at rates ε/2 … ε/16),
 // compared with the same filter sized for N from the start.
 
-function ours(className, { name, kind, past = 1, expansion = 0 }) {
+function ours(className, { name, kind, past = 1, expansion = 0, options: extra = {} }) {
   let lib;
   const cuckoo = className === 'CuckooFilter';
   const wrap = (f, allocatedBefore) => ({
@@ -55,7 +55,7 @@ function ours(className, { name, kind, past = 1, expansion = 0 }) {
     },
     params() {
       const growth = f.expansion ? ` expansion=${f.expansion} sub-filters=${f.subFilterCount}` : '';
-      return (cuckoo ? `f=${f.fingerprintBits} b=${f.bucketSize} m=${f.bucketCount} α=${f.loadFactor.toFixed(3)}` : `m=${f.bitCount} bits k=${f.hashCount}`) + growth;
+      return (cuckoo ? `f=${f.fingerprintBits} b=${f.bucketSize} m=${f.bucketCount} α=${f.loadFactor.toFixed(3)}${f.encoding === 'semi-sorted' ? ' semi-sorted' : ''}` : `m=${f.bitCount} bits k=${f.hashCount}`) + growth;
     },
     dispose: () => f.dispose(),
   });
@@ -68,7 +68,7 @@ function ours(className, { name, kind, past = 1, expansion = 0 }) {
     },
     async create(n, eps) {
       const before = (await lib.wasmMemoryUsage()).allocatedBytes;
-      const options = { capacity: Math.max(1, Math.ceil(n / past)), falsePositiveRate: eps };
+      const options = { capacity: Math.max(1, Math.ceil(n / past)), falsePositiveRate: eps, ...extra };
       if (expansion) options.expansion = expansion;
       return wrap(await lib[className].create(options), before);
     },
@@ -129,7 +129,10 @@ function bloomFilters(className, name, kind, ops) {
 const CF_BUCKET = 4;
 
 export const ADAPTERS = {
-  'cuckoo-wasm': ours('CuckooFilter', { name: 'cuckoo-wasm', kind: 'cuckoo filter (this package, C++ → wasm)' }),
+  // CuckooFilter with bit-packed buckets (semiSort: false), and with semi-sorted ones (semiSort: true, Fan et
+  // al. 2014 §5.2: one bit per item less; the default for b = 4).
+  'cuckoo-wasm': ours('CuckooFilter', { name: 'cuckoo-wasm', kind: 'cuckoo filter, bit-packed (this package, C++ → wasm)', options: { semiSort: false } }),
+  'cuckoo-wasm-semi': ours('CuckooFilter', { name: 'cuckoo-wasm semi-sorted', kind: 'cuckoo filter, semi-sorted buckets (this package)', options: { semiSort: true } }),
   'cuckoo-wasm-bloom': ours('BloomFilter', { name: 'cuckoo-wasm BloomFilter', kind: 'Bloom filter (this package, C++ → wasm)' }),
   // bloomfilter@1.1.0 (Jason Davies): Uint32Array, 64-bit FNV-1a, enhanced double hashing; sized with the
   // standard m and k (it rounds m up to a multiple of 32), or given `sizing` { bits, hashes }: the comparison
@@ -212,12 +215,12 @@ export const ADAPTERS = {
     },
   }),
   // Only in the Bloom-or-cuckoo comparison (run.mjs --only compare), not by default:
-  'cuckoo-wasm-grown': ours('CuckooFilter', { name: 'cuckoo-wasm, grown 8×', kind: 'cuckoo filter with growth (this package)', past: 8, expansion: 2 }),
+  'cuckoo-wasm-grown': ours('CuckooFilter', { name: 'cuckoo-wasm, grown 8×', kind: 'cuckoo filter with growth (this package)', past: 8, expansion: 2, options: { semiSort: false } }),
   'cuckoo-wasm-bloom-grown': ours('BloomFilter', { name: 'cuckoo-wasm BloomFilter, grown 8×', kind: 'Bloom filter with growth (this package)', past: 8, expansion: 2 }),
 };
 
 /** The implementations a run compares when --impl is not given. */
-export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-bloom', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
+export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
 
 export async function loadAdapter(name) {
   const adapter = ADAPTERS[name];

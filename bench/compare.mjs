@@ -4,7 +4,8 @@
 //   node bench/compare.mjs [--n 100000] [--eps 0.1,0.05,...] [--non-members 10000000]
 //                          [--fill-capacity 50000] [--fill-eps 0.01] [--json FILE]
 //
-// 1. Sweep: per ε, a CuckooFilter with b = 2, 4 and 8 and a BloomFilter for N
+// 1. Sweep: per ε, a CuckooFilter with b = 2, 4 and 8 (bit-packed), one with
+//    b = 4 semi-sorted (semiSort: true), and a BloomFilter for N
 //    keys, given the first N blocklisted domains by addAll: bits per item, the
 //    measured rate with its 95% interval over the real benign domains, then
 //    derived ones for about 200 expected false positives (made a chunk at a
@@ -24,6 +25,11 @@ import { bloomBitsFor, bloomSizing, countTrue, wilson } from './stats.mjs';
 
 export const SWEEP_EPS = [0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.001, 0.0001, 0.00001];
 export const BUCKET_SIZES = [2, 4, 8];
+/** The cuckoo filters of the sweep: bit-packed at each b, and semi-sorted (b = 4 only). */
+export const CUCKOOS = [
+  ...BUCKET_SIZES.map((b) => ({ id: `cuckoo-b${b}`, b, semiSort: false })),
+  { id: 'cuckoo-b4-semi', b: 4, semiSort: true },
+];
 /** Expected false positives the non-member count aims for at each ε. */
 const TARGET_FALSE_POSITIVES = 200;
 const CHUNK = 1 << 16;
@@ -50,10 +56,10 @@ function forDerived(count, real, exclude, visit) {
   if (chunk.length) visit(chunk);
 }
 
-/** A CuckooFilter of each bucket size and a BloomFilter, all for n keys at ε: [{ id, type, b, f }]. */
+/** Each CuckooFilter of CUCKOOS and a BloomFilter, all for n keys at ε: [{ id, type, b, f }]. */
 async function filtersAt({ CuckooFilter, BloomFilter }, n, eps) {
   const out = [];
-  for (const b of BUCKET_SIZES) out.push({ id: `cuckoo-b${b}`, type: 'cuckoo', b, f: await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b }) });
+  for (const { id, b, semiSort } of CUCKOOS) out.push({ id, type: 'cuckoo', b, f: await CuckooFilter.create({ capacity: n, falsePositiveRate: eps, bucketSize: b, semiSort }) });
   return [...out, { id: 'bloom', type: 'bloom', f: await BloomFilter.create({ capacity: n, falsePositiveRate: eps }) }];
 }
 
@@ -110,7 +116,7 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
       rows.push(row);
       f.dispose();
     }
-    process.stderr.write(`compare: ε = ${eps}: ${rows.slice(-4).map((r) => `${r.id} ${fmtNum(r.bitsPerItem, 2)} bits, ${r.falsePositives}/${fmtInt(r.nonMembers)} FP`).join('; ')}\n`);
+    process.stderr.write(`compare: ε = ${eps}: ${rows.slice(-filters.length).map((r) => `${r.id} ${fmtNum(r.bitsPerItem, 2)} bits, ${r.falsePositives}/${fmtInt(r.nonMembers)} FP`).join('; ')}\n`);
   }
   return { n, members: members.length, likeForLike: likeForLike(rows), realNonMembers: nonMembers.length, excludedNonMembers: keys.excludedNonMembers, digest: keys.digest, rows };
 }
@@ -124,9 +130,9 @@ async function sweep(lib, { n, epsList, maxNonMembers, dir }) {
  */
 function likeForLike(rows) {
   const out = {};
-  for (const b of BUCKET_SIZES) {
+  for (const { id } of CUCKOOS) {
     const pts = rows
-      .filter((r) => r.id === `cuckoo-b${b}` && r.measured > 0)
+      .filter((r) => r.id === id && r.measured > 0)
       .map((r) => ({ eps: r.eps, measured: r.measured, bits: r.bitsPerItem, bloomBits: bloomBitsFor(r.measured) }))
       .sort((x, y) => y.measured - x.measured);
     let crossover = null;
@@ -141,7 +147,7 @@ function likeForLike(rows) {
         crossover = 10 ** (Math.log10(a.measured) + t * (Math.log10(c.measured) - Math.log10(a.measured)));
       } else crossover = pts[0].measured;
     }
-    out[`cuckoo-b${b}`] = { points: pts, crossover };
+    out[id] = { points: pts, crossover };
   }
   return out;
 }
@@ -152,9 +158,9 @@ async function sizeGrid(lib, n) {
   for (let i = 0; i <= 240; ++i) {
     const eps = 10 ** (-1 - i / 60);
     const point = { eps };
-    for (const { id, b, f } of await filtersAt(lib, n, eps)) {
+    for (const { id, f } of await filtersAt(lib, n, eps)) {
       point[id] = (f.byteLength * 8) / n;
-      if (b) point[`bound-b${b}`] = f.falsePositiveRate;
+      if (id !== 'bloom') point[`bound-${id.slice('cuckoo-'.length)}`] = f.falsePositiveRate;
       f.dispose();
     }
     grid.push(point);
@@ -162,8 +168,7 @@ async function sizeGrid(lib, n) {
   // Per b: the largest ε of the grid from which on (all smaller ε) the cuckoo filter is smaller,
   // and the fraction of grid points above it where it already is.
   const crossover = {};
-  for (const b of BUCKET_SIZES) {
-    const id = `cuckoo-b${b}`;
+  for (const { id } of CUCKOOS) {
     let from = null;
     for (let i = grid.length - 1; i >= 0 && grid[i][id] < grid[i].bloom; --i) from = grid[i].eps;
     const above = grid.filter((p) => from == null || p.eps > from);
@@ -180,8 +185,8 @@ async function fill(lib, { capacity, eps, dir }) {
   const variants = [
     { id: 'bloom', label: 'BloomFilter, no growth', make: () => BloomFilter.create({ capacity, falsePositiveRate: eps }) },
     { id: 'bloom-x2', label: 'BloomFilter, expansion 2', make: () => BloomFilter.create({ capacity, falsePositiveRate: eps, expansion: 2 }) },
-    { id: 'cuckoo', label: 'CuckooFilter (b = 4), no growth', make: () => CuckooFilter.create({ capacity, falsePositiveRate: eps }) },
-    { id: 'cuckoo-x2', label: 'CuckooFilter (b = 4), expansion 2', make: () => CuckooFilter.create({ capacity, falsePositiveRate: eps, expansion: 2 }) },
+    { id: 'cuckoo', label: 'CuckooFilter (b = 4), no growth', make: () => CuckooFilter.create({ capacity, falsePositiveRate: eps, semiSort: false }) },
+    { id: 'cuckoo-x2', label: 'CuckooFilter (b = 4), expansion 2', make: () => CuckooFilter.create({ capacity, falsePositiveRate: eps, expansion: 2, semiSort: false }) },
   ];
   const curves = [];
   for (const v of variants) {
@@ -231,7 +236,7 @@ export async function measure({ n = 100000, epsList = SWEEP_EPS, maxNonMembers =
   return { sweep: sw, sizes, fill: fl, elapsedS: (Date.now() - t0) / 1e3 };
 }
 
-const NAMES = { 'cuckoo-b2': 'cuckoo b = 2', 'cuckoo-b4': 'cuckoo b = 4', 'cuckoo-b8': 'cuckoo b = 8', bloom: 'Bloom' };
+const NAMES = { 'cuckoo-b2': 'cuckoo b = 2', 'cuckoo-b4': 'cuckoo b = 4', 'cuckoo-b8': 'cuckoo b = 8', 'cuckoo-b4-semi': 'cuckoo b = 4 semi-sorted', bloom: 'Bloom' };
 
 /** Markdown tables of a measure() result. */
 export function markdown(res) {

@@ -24,7 +24,7 @@ import { gzipSync, constants as zc } from 'node:zlib';
 import { ADAPTERS, DEFAULT_IMPLS, bloomFilterSize } from './adapters.mjs';
 import { KEY_KINDS, ROOT, locateData, urlCount } from './data.mjs';
 import { renderChart, renderFillChart, renderTradeoffChart } from './chart.mjs';
-import { SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
+import { CUCKOOS, SWEEP_EPS, fillMarkdown, markdown as sweepMarkdown } from './compare.mjs';
 import { MAIN_COLUMNS, cpuBusy, epsLabel, fmtNum, fmtPct, fmtInt, loadAverage, machine, madeBy, markdownTable, notesFor, opsCell, ratioCell, resultsTable } from './report.mjs';
 import { Worker, rotate } from './rounds.mjs';
 import { nowMs, pairedRatio, stats, summarize } from './stats.mjs';
@@ -423,7 +423,7 @@ async function runMain(mach, busy, data) {
 
 /** First line of the comparison's section of results.md: a run of the main part alone keeps what follows it. */
 const COMPARE_START = '<!-- bloom-or-cuckoo: written by node bench/run.mjs --only compare -->';
-const COMPARE_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-bloom', 'bloomfilter'];
+const COMPARE_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'bloomfilter'];
 const GROWTH_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-grown', 'cuckoo-wasm-bloom', 'cuckoo-wasm-bloom-grown'];
 /** Lookup passes per run in the comparison's workers (the fastest within 250 ms is kept): more than the main part's 3, for the targets' ratios on a shared machine. */
 const COMPARE_PASSES = ['--passes', '7'];
@@ -490,7 +490,7 @@ async function runCompare(mach, busy, data) {
   const sw = sweep.sweep;
   const rowsOf = (id) => sw.rows.filter((r) => r.id === id);
   const bloomRows = rowsOf('bloom');
-  const bestCuckoo = (eps) => ['cuckoo-b2', 'cuckoo-b4', 'cuckoo-b8'].map((id) => sw.rows.find((r) => r.id === id && r.eps === eps)).reduce((a, b) => (b.bitsPerItem < a.bitsPerItem ? b : a));
+  const bestCuckoo = (eps) => CUCKOOS.map(({ id }) => id).map((id) => sw.rows.find((r) => r.id === id && r.eps === eps)).reduce((a, b) => (b.bitsPerItem < a.bitsPerItem ? b : a));
   const below3 = bloomRows.filter((r) => r.eps < 0.03);
   const cuckooSmaller = below3.filter((r) => bestCuckoo(r.eps).bitsPerItem < r.bitsPerItem);
   const claimHolds = cuckooSmaller.length === below3.length;
@@ -511,13 +511,14 @@ async function runCompare(mach, busy, data) {
     `- **The claim "the cuckoo filter is smaller than a Bloom filter when ε < 3%"** ${claimHolds ? '**holds** on this grid' : `**does not hold** here: at the configured ε the smallest cuckoo filter (b = 2, 4 or 8) is smaller only at ε = ${cuckooSmaller.map((r) => epsLabel(r.eps)).join(', ') || 'none'} of the ε < 3% measured`}. ` +
       `On a fine grid of ε (60 per decade, sizes only), the cuckoo filter with b = 4 is smaller for every ε ≤ ${cross['cuckoo-b4'].alwaysBelow ? epsLabel(cross['cuckoo-b4'].alwaysBelow) : '—'} ` +
       `(b = 2: ≤ ${cross['cuckoo-b2'].alwaysBelow ? epsLabel(cross['cuckoo-b2'].alwaysBelow) : '—'}, b = 8: ≤ ${cross['cuckoo-b8'].alwaysBelow ? epsLabel(cross['cuckoo-b8'].alwaysBelow) : '—'}); ` +
-      `above that it is smaller at ${cross['cuckoo-b4'].smallerAbove} of ${cross['cuckoo-b4'].pointsAbove} grid points (just below a power of two of 2b/ε, where its integer f fits ε closely).`,
+      `above that it is smaller at ${cross['cuckoo-b4'].smallerAbove} of ${cross['cuckoo-b4'].pointsAbove} grid points (just below a power of two of 2b/ε, where its integer f fits ε closely). ` +
+      `Semi-sorted (b = 4): smaller for every ε ≤ ${cross['cuckoo-b4-semi'].alwaysBelow ? epsLabel(cross['cuckoo-b4-semi'].alwaysBelow) : '—'}, and at ${cross['cuckoo-b4-semi'].smallerAbove} of ${cross['cuckoo-b4-semi'].pointsAbove} grid points above that.`,
     `- **Like for like** (bits per item against the rate each filter measured, since the cuckoo filter's measured rate is below ε): against a Bloom filter for the same rate (−ln p/(ln 2)² bits per item, which BloomFilter's measured rates match), ` +
-      `the cuckoo filter is smaller below a measured rate of ${['cuckoo-b2', 'cuckoo-b4', 'cuckoo-b8'].map((id) => `${lfl[id].crossover ? epsLabel(lfl[id].crossover) : 'never'} (b = ${id.at(-1)})`).join(', ')}.`,
+      `the cuckoo filter is smaller below a measured rate of ${CUCKOOS.map(({ id, b, semiSort }) => `${lfl[id].crossover ? epsLabel(lfl[id].crossover) : 'never'} (b = ${b}${semiSort ? ' semi-sorted' : ''})`).join(', ')}.`,
     `- Why not 3%: a cuckoo filter with b = 4 at load α ≈ 0.955 stores (log2(1/ε) + 3)/α bits per item, a Bloom filter 1.44·log2(1/ε); they are equal at log2(1/ε) = 8, ε ≈ 0.4%. ` +
-      "Fan et al.'s 3% figure is for the semi-sorted cuckoo filter, which saves one bit per item ((log2(1/ε) + 2)/α: equal at ε ≈ 2.5%); this package does not semi-sort.",
+      "Fan et al.'s 3% figure is for the semi-sorted cuckoo filter, which saves one bit per item ((log2(1/ε) + 2)/α: equal at ε ≈ 2.5%): the `cuckoo b = 4 semi-sorted` column (`semiSort: true`, the default for b = 4).",
     '',
-    '![bits per item and measured false-positive rate across ε, cuckoo b = 2, 4, 8 and Bloom](bloom-vs-cuckoo.svg)',
+    '![bits per item and measured false-positive rate across ε, cuckoo b = 2, 4, 8, b = 4 semi-sorted, and Bloom](bloom-vs-cuckoo.svg)',
     '',
   );
 
@@ -553,6 +554,7 @@ async function runCompare(mach, busy, data) {
   );
   const target1 = [];
   const versus = [];
+  const semiVersus = [];
   for (const cfg of speed) {
     const { table, rows } = compareTable(cfg);
     const bf = rows.find((r) => r.impl === 'bloomfilter');
@@ -577,6 +579,11 @@ async function runCompare(mach, busy, data) {
     const v = ['hasOps', 'hasNonOps', 'hasAllOps', 'hasAllNonOps', 'addOps', 'addAllOps'].map((k) => pairedRatio(cw.runs, bw.runs, k));
     versus.push([cfg.label, ...v.map((r) => ratioCell(r))]);
     cfg.versus = v;
+    const semi = R['cuckoo-wasm-semi'];
+    if (semi) {
+      cfg.semiVersus = ['hasOps', 'hasNonOps', 'hasAllOps', 'hasAllNonOps', 'addOps', 'addAllOps'].map((k) => pairedRatio(semi.runs, cw.runs, k));
+      semiVersus.push([cfg.label, ...cfg.semiVersus.map((r) => ratioCell(r))]);
+    }
   }
   md.push(
     `**Target: BloomFilter.has ≥ ${SPEED_TARGET}× bloomfilter's \`test\`** at the same ε, m and k (lookups per second, one key per call; PASS needs both members and non-members):`,
@@ -588,6 +595,14 @@ async function runCompare(mach, busy, data) {
     markdownTable(['config', 'has, members', 'has, non-members', 'hasAll, members', 'hasAll, non-members', 'add', 'addAll'], versus),
     '',
   );
+  if (semiVersus.length) {
+    md.push(
+      '**Semi-sorted against bit-packed CuckooFilter (b = 4)**, same N and ε (ops/s of semi-sorted / bit-packed; the default is semi-sorted while its lookups stay within 15%):',
+      '',
+      markdownTable(['config', 'has, members', 'has, non-members', 'hasAll, members', 'hasAll, non-members', 'add', 'addAll'], semiVersus),
+      '',
+    );
+  }
   const g = compareTable(growth);
   md.push(
     `#### Grown 8× past capacity: ${growth.label}`,

@@ -94,12 +94,14 @@ struct Row<Family::kCuckoo> {
     info.set("fingerprintBits", static_cast<int>(first.fingerprint_bits()));
     info.set("bucketSize", static_cast<int>(first.bucket_size()));
     info.set("maxKicks", static_cast<int>(first.max_kicks()));
+    info.set("encoding", static_cast<int>(first.encoding()));
   }
   // A sub-filter as js/cuckoo-filter.ts's CuckooSubFilterInfo, field for field.
   static void SubInfo(const CuckooFilter& s, val& sub) {
     sub.set("capacity", static_cast<double>(s.capacity()));
     sub.set("bucketCount", static_cast<double>(s.bucket_count()));
     sub.set("fingerprintBits", static_cast<int>(s.fingerprint_bits()));
+    sub.set("encoding", static_cast<int>(s.encoding()));
     sub.set("size", static_cast<double>(s.size()));
     sub.set("loadFactor", s.load_factor());
     sub.set("victim", s.victim_used());
@@ -146,6 +148,12 @@ constexpr int kNoFamily = -static_cast<int>(Status::kInvalidArgument);
 template <typename RowT>
 using FilterOf = typename RowT::Filter;
 
+// A table encoding as JS passes it (cuckoo::TableEncoding's number); a number
+// that names none becomes one ValidShape refuses.
+cuckoo::TableEncoding Encoding(int encoding) {
+  return static_cast<cuckoo::TableEncoding>(encoding >= 0 && encoding <= 0xff ? encoding : 0xff);
+}
+
 // A new or loaded filter: its handle, or -status.
 template <typename Filter>
 int Opened(Status s, std::unique_ptr<Filter> filter) {
@@ -156,13 +164,14 @@ int Opened(Status s, std::unique_ptr<Filter> filter) {
 // Cold operations (embind), one template each.
 
 int CuckooCreate(double capacity, int fingerprint_bits, int bucket_size, int max_kicks,
-                 uint32_t seed_low, uint32_t seed_high, int expansion) {
+                 uint32_t seed_low, uint32_t seed_high, int expansion, int encoding) {
   cuckoo::CuckooParams p;
   p.capacity = Capacity(capacity);
   p.fingerprint_bits = static_cast<uint32_t>(fingerprint_bits);
   p.bucket_size = static_cast<uint32_t>(bucket_size);
   p.max_kicks = static_cast<uint32_t>(max_kicks);
   p.seed = Seed(seed_low, seed_high);
+  p.encoding = Encoding(encoding);
   std::unique_ptr<ScalableCuckooFilter> filter;
   const Status s = ScalableCuckooFilter::Create(p, static_cast<uint32_t>(expansion), &filter);
   return Opened(s, std::move(filter));
@@ -260,10 +269,11 @@ double FirstSubFilterRate(double false_positive_rate, int expansion) {
 
 double Bytes(uint64_t bytes) { return bytes == 0 ? kNoFamily : static_cast<double>(bytes); }
 
-double CuckooSerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size, int expansion) {
+double CuckooSerializedSizeFor(double capacity, int fingerprint_bits, int bucket_size, int expansion,
+                               int encoding) {
   return Bytes(cuckoo::CuckooSerializedSizeFor(Capacity(capacity), static_cast<uint32_t>(fingerprint_bits),
                                                static_cast<uint32_t>(bucket_size),
-                                               static_cast<uint32_t>(expansion)));
+                                               static_cast<uint32_t>(expansion), Encoding(encoding)));
 }
 
 double BloomSerializedSizeFor(double capacity, double false_positive_rate, int expansion) {
@@ -342,6 +352,8 @@ val Constants() {
   c.set("maxUrlExpressions", static_cast<uint32_t>(cuckoo::url::kMaxExpressions));
   c.set("familyCuckoo", static_cast<int>(Family::kCuckoo));
   c.set("familyBloom", static_cast<int>(Family::kBloom));
+  c.set("encodingPacked", static_cast<int>(cuckoo::TableEncoding::kPacked));
+  c.set("encodingSemiSorted", static_cast<int>(cuckoo::TableEncoding::kSemiSorted));
   c.set("maxMaxKicks", cuckoo::kMaxMaxKicks);
   c.set("maxExpansion", cuckoo::format::kMaxExpansion);
   c.set("maxSubFilters", cuckoo::format::kMaxSubFilters);

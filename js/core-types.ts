@@ -58,6 +58,8 @@ export interface CoreConstants {
   maxUrlExpressions: number;
   familyCuckoo: number;
   familyBloom: number;
+  encodingPacked: number;
+  encodingSemiSorted: number;
   maxMaxKicks: number;
   maxExpansion: number;
   maxSubFilters: number;
@@ -76,7 +78,7 @@ export type CoreModule = {
   HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
-  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number): number;
+  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
   bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
   deserialize(family: number, ptr: number, len: number): number;
   peekFamily(ptr: number, len: number): number;
@@ -86,7 +88,7 @@ export type CoreModule = {
   bloomCompatible(a: number, b: number): boolean;
   bloomUnion(into: number, other: number): number;
   fingerprintBitsFor(fpr: number, b: number): number;
-  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number): number;
+  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
   firstSubFilterRate(fpr: number, expansion: number): number;
   statusMessage(status: number): string;

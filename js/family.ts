@@ -28,7 +28,7 @@ export const CUCKOO: FamilyDescriptor = {
   className: 'CuckooFilter',
   what: 'a cuckoo filter',
   foreignReason: 'is-cuckoo-filter',
-  options: ['capacity', 'falsePositiveRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'expansion'],
+  options: ['capacity', 'falsePositiveRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'expansion', 'semiSort'],
 };
 
 export const BLOOM: FamilyDescriptor = {

@@ -11,6 +11,7 @@ export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMe
 export { BloomFilter } from './bloom-filter.js';
 export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './bloom-filter.js';
 export type { Key } from './checks.js';
+export type { TableEncoding } from './table-encoding.js';
 export { canonicalizeUrl, urlExpressions } from './url.js';
 export {
   ArgumentRangeError,

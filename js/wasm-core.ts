@@ -107,10 +107,10 @@ export class Core {
   // -------------------------------------------------------------------------
   // Opening, reading out, closing. Results are a handle or -status.
 
-  /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory). */
-  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number): number {
+  /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */
+  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number, encoding: number): number {
     const [low, high] = seedWords(seed);
-    return this.m.cuckooCreate(capacity, f, b, maxKicks, low, high, expansion);
+    return this.m.cuckooCreate(capacity, f, b, maxKicks, low, high, expansion, encoding);
   }
 
   /** A new Bloom filter's handle, or -status. */

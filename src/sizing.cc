@@ -23,11 +23,13 @@ double FirstSubFilterRate(double false_positive_rate, uint32_t expansion) {
 }
 
 uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
-                                 uint32_t bucket_size, uint32_t expansion) {
+                                 uint32_t bucket_size, uint32_t expansion,
+                                 TableEncoding encoding) {
   CuckooParams p;
   p.capacity = capacity;
   p.fingerprint_bits = fingerprint_bits;
   p.bucket_size = bucket_size;
+  p.encoding = encoding;
   const uint64_t first = CuckooFilter::SerializedSizeFor(p);
   if (first == 0 || expansion == 0) return first;
   // A growing filter: the first sub-filter as a version-1 file in a version-2 stack.

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "cuckoo_params.h"
+
 namespace cuckoo {
 
 // Smallest f in [4, 32] with 2b / 2^f <= rate (Fan et al. 2014 §5.1: a lookup
@@ -24,9 +26,10 @@ double FirstSubFilterRate(double false_positive_rate, uint32_t expansion);
 
 // Bytes toBytes() gives for a new cuckoo filter of these options (format
 // version 1 without growth, version 2 with one sub-filter with growth), or 0
-// for options Create refuses.
+// for options Create refuses (among them kSemiSorted with b != 4).
 uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
-                                 uint32_t bucket_size, uint32_t expansion);
+                                 uint32_t bucket_size, uint32_t expansion,
+                                 TableEncoding encoding = TableEncoding::kPacked);
 
 // Bytes toBytes() gives for a new Bloom filter of these options (a stack
 // header, one section, the checksum), or 0 for options Create refuses (m or k

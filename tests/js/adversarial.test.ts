@@ -566,7 +566,8 @@ const { CuckooFilter } = require(${JSON.stringify(dist)});
 
 describe('out of memory', () => {
   test('filters until wasm memory runs out, and fromBytes whose table does not fit: OutOfMemoryError, and the module keeps working', () => {
-    // A child process: it takes the module's memory to its 2 GiB limit.
+    // A child process: it takes the module's memory to its 2 GiB limit. The sizes below are those
+    // of bit-packed tables (13 bits per slot).
     const script = `
 const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
 (async () => {
@@ -574,14 +575,14 @@ const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
   const small = await CuckooFilter.create({ capacity: 1000 });
   small.addAll(keys);
   // Bytes of a ~300 MB filter, made while memory is free.
-  const mid = await CuckooFilter.create({ capacity: 175e6, fingerprintBits: 13 });
+  const mid = await CuckooFilter.create({ capacity: 175e6, fingerprintBits: 13, semiSort: false });
   mid.addAll(['mid-key']);
   const midBytes = mid.toBytes();
   mid.dispose();
   const big = [];
   let createError;
   for (let i = 0; i < 8 && !createError; i++) {
-    try { big.push(await CuckooFilter.create({ capacity: 290e6, fingerprintBits: 13 })); } // ~500 MB each
+    try { big.push(await CuckooFilter.create({ capacity: 290e6, fingerprintBits: 13, semiSort: false })); } // ~500 MB each
     catch (e) { createError = e; }
   }
   // Free one 500 MB filter: the 300 MB of bytes fit, but not the 300 MB table beside them.

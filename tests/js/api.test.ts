@@ -30,9 +30,9 @@ describe('create: options', () => {
     }
   });
 
-  test('defaults: eps 0.001, b = 4, maxKicks 500, a fixed seed', async () => {
+  test('defaults: eps 0.001, b = 4 semi-sorted, maxKicks 500, a fixed seed', async () => {
     const f = await CuckooFilter.create({ capacity: 10 });
-    expect([f.fingerprintBits, f.bucketSize, f.maxKicks, f.capacity]).toEqual([13, 4, 500, 10]);
+    expect([f.fingerprintBits, f.bucketSize, f.encoding, f.maxKicks, f.capacity]).toEqual([13, 4, 'semi-sorted', 500, 10]);
     const g = await CuckooFilter.create({ capacity: 10 });
     expect(g.seed).toBe(f.seed);
     f.dispose();
@@ -332,7 +332,7 @@ describe('lifecycle', () => {
   });
 
   test('statistics: size, loadFactor, byteLength, bitsPerItem, falsePositiveRate', async () => {
-    const f = await CuckooFilter.create({ capacity: 1000, falsePositiveRate: 0.01 });
+    const f = await CuckooFilter.create({ capacity: 1000, falsePositiveRate: 0.01, semiSort: false });
     expect(f.size).toBe(0);
     expect(f.loadFactor).toBe(0);
     f.addAll(Array.from({ length: 500 }, (_, i) => `k${i}`));

@@ -80,6 +80,9 @@ test('every constant the TS side keeps a copy of is the one the core reports', (
   const families = readFileSync(join(root, 'js', 'family.ts'), 'utf8');
   expect(/CUCKOO: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyCuckoo));
   expect(/BLOOM: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyBloom));
+  // The table encodings of js/table-encoding.ts (cuckoo::TableEncoding, src/cuckoo_params.h).
+  expect(tsConstant('table-encoding.ts', 'ENCODING_PACKED')).toBe(c.encodingPacked);
+  expect(tsConstant('table-encoding.ts', 'ENCODING_SEMI_SORTED')).toBe(c.encodingSemiSorted);
   // The growth limit the error messages name (js/status.ts, "at most 32 sub-filters").
   expect(readFileSync(join(root, 'js', 'status.ts'), 'utf8')).toContain(`at most ${c.maxSubFilters} `);
 });

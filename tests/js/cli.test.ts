@@ -44,6 +44,30 @@ test('info: parameters and statistics', () => {
   expect(r.stdout).toMatch(/fingerprint bits:\s+13\n/);
 });
 
+test('build --semi-sort (the default at bucket size 4): one bit per key less than --no-semi-sort; info and query read it', () => {
+  const keys = Array.from({ length: 2000 }, (_, i) => `host-${i}.example`);
+  writeFileSync(join(dir, 'many.txt'), keys.join('\n'));
+  const semi = run(['build', join(dir, 'many.txt'), '-o', join(dir, 's.cuckoo'), '--semi-sort']);
+  expect(semi.stderr).toBe('');
+  expect(semi.stdout).toMatch(/fingerprint bits:\s+13 \(bucket size 4, semi-sorted, load factor/);
+  const packed = run(['build', join(dir, 'many.txt'), '-o', join(dir, 'p.cuckoo'), '--no-semi-sort']);
+  expect(packed.stdout).toMatch(/fingerprint bits:\s+13 \(bucket size 4, load factor/);
+  run(['build', join(dir, 'many.txt'), '-o', join(dir, 'd.cuckoo')]);
+  expect(readFileSync(join(dir, 'd.cuckoo')).equals(readFileSync(join(dir, 's.cuckoo')))).toBe(true);
+  run(['build', join(dir, 'many.txt'), '-o', join(dir, 'b8.cuckoo'), '--bucket-size', '8']);
+  expect(run(['info', join(dir, 'b8.cuckoo')]).stdout).toMatch(/table encoding:\s+packed\n/);
+  const info = run(['info', join(dir, 's.cuckoo')]);
+  expect(info.status).toBe(0);
+  expect(info.stdout).toMatch(/bucket size:\s+4\ntable encoding:\s+semi-sorted\n/);
+  // The same buckets m, each 4f - 4 = 48 bits instead of 4f = 52.
+  const m = Number(/buckets:\s+(\d+)\n/.exec(info.stdout)![1]);
+  const saved = readFileSync(join(dir, 'p.cuckoo')).length - readFileSync(join(dir, 's.cuckoo')).length;
+  expect(saved).toBe(Math.ceil((m * 52) / 8) - Math.ceil((m * 48) / 8));
+  expect(run(['info', join(dir, 'p.cuckoo')]).stdout).toMatch(/table encoding:\s+packed\n/);
+  const q = run(['query', join(dir, 's.cuckoo'), keys[0], keys[1999], 'not-listed.example']);
+  expect(q.stdout).toMatch(/^host-0\.example\tyes\nhost-1999\.example\tyes\nnot-listed\.example\t(yes|no)\n$/);
+});
+
 test.each([
   [['info', '/nonexistent/file'], /cannot read filter \/nonexistent\/file: ENOENT/],
   [['query'], /query takes a FILE/],
@@ -274,7 +298,7 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     const file = join(dir, 'g.cuckoo');
     const r = run(['build', join(dir, 'two-hundred.txt'), '-o', file, '--capacity', '20', '--expansion', '3']);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/fingerprint bits:\s+14 \(bucket size 4, load factor [\d.]+, sub-filters 3\)\n/);
+    expect(r.stdout).toMatch(/fingerprint bits:\s+14 \(bucket size 4, semi-sorted, load factor [\d.]+, sub-filters 3\)\n/);
     const bytes = readFileSync(file);
     expect([bytes[4], bytes[6], bytes[7]]).toEqual([2, 1, 3]);
     const info = run(['info', file]).stdout;
@@ -336,6 +360,11 @@ describe('filter types and growth: --type, --expansion; query and info read eith
   test.each([
     [['--type', 'bloom', '--bucket-size', '4'], /^cuckoo-wasm: --bucket-size is for cuckoo filters; omit it with --type bloom/],
     [['--type', 'bloom', '--max-kicks', '10'], /^cuckoo-wasm: --max-kicks is for cuckoo filters; omit it with --type bloom/],
+    [['--type', 'bloom', '--semi-sort'], /^cuckoo-wasm: --semi-sort is for cuckoo filters; omit it with --type bloom/],
+    [['--semi-sort', '--bucket-size', '2'], /^cuckoo-wasm: --semi-sort needs --bucket-size 4 \(semi-sorted buckets hold four fingerprints\), got --bucket-size 2 \(see cuckoo-wasm --help\)$/m],
+    [['--semi-sort', '--bucket-size', '8'], /--semi-sort needs --bucket-size 4 .*got --bucket-size 8/],
+    [['--semi-sort', '--no-semi-sort'], /^cuckoo-wasm: give --semi-sort or --no-semi-sort, not both/],
+    [['--type', 'bloom', '--no-semi-sort'], /^cuckoo-wasm: --no-semi-sort is for cuckoo filters; omit it with --type bloom/],
     [['--type', 'xor'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "xor"/],
     [['--type', 'Bloom'], /^cuckoo-wasm: --type must be cuckoo or bloom, got "Bloom"/],
     [['--type='], /^cuckoo-wasm: --type must be cuckoo or bloom, got ""/],

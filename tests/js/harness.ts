@@ -286,7 +286,7 @@ function layoutBytes(r: Real, subs: Record<string, unknown>[]): number | undefin
   if (r.family.kind === 'bloom' && r.format.version === 3) {
     return 24 + subs.reduce((t, s) => t + 48 + Math.ceil((s.bitCount as number) / 64) * 8, 0) + 8;
   }
-  if (r.family.kind === 'cuckoo' && r.e !== 0 && r.format.version === 2 && !('semiSort' in r.family.fixed)) {
+  if (r.family.kind === 'cuckoo' && r.e !== 0 && r.format.version === 2 && r.family.fixed.semiSort === false) {
     const b = r.base.b;
     return 24 + subs.reduce((t, s) => t + 72 + Math.ceil(((s.bucketCount as number) * b * (s.fingerprintBits as number)) / 8) + 8, 0) + 8;
   }
