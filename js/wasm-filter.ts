@@ -309,7 +309,10 @@ export abstract class WasmFilter {
         const chunk = batch.chunk;
         for (let i = 0; i < length; ++i) {
           const key = list[i];
-          if (this.pending !== batch) this.resume(batch);
+          if (this.pending !== batch) {
+            this.resume(batch);
+            if (batch.full) return; // a call of the user's wrote the chunk, and a key did not fit
+          }
           if (typeof key === 'string' && chunk.pushString(key)) continue;
           if (this.take(batch, key, i)) return;
         }

@@ -564,6 +564,35 @@ const { CuckooFilter } = require(${JSON.stringify(dist)});
   });
 });
 
+describe('cuckoo: a batch that fills the filter while user code reads its keys', () => {
+  test('addAll stops reading keys once a getter that calls the filter has found it full', async () => {
+    // maxKicks 0, one bucket of two 4-bit slots per key pair: full after a few keys.
+    const f = await CuckooFilter.create({ capacity: 1, bucketSize: 2, fingerprintBits: 4, maxKicks: 0, semiSort: false });
+    let reads = 0;
+    const keys: { length: number; [i: number]: string } = { length: 200 };
+    for (let i = 0; i < 200; ++i) {
+      Object.defineProperty(keys, i, {
+        get() {
+          ++reads;
+          void f.size; // settles the pending chunk, which is where the filter fills
+          return `key-${i}`;
+        },
+      });
+    }
+    let added = -1;
+    try {
+      f.addAll(keys as unknown as string[]);
+    } catch (e) {
+      added = (e as { added: number }).added;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(f.size).toBe(added);
+    // The key that did not fit and at most one read after it: not the other keys.
+    expect(reads).toBeLessThanOrEqual(added + 2);
+    f.dispose();
+  });
+});
+
 describe('out of memory', () => {
   test('filters until wasm memory runs out, and fromBytes whose table does not fit: OutOfMemoryError, and the module keeps working', () => {
     // A child process: it takes the module's memory to its 2 GiB limit. The sizes below are those
