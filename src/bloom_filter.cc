@@ -60,7 +60,7 @@ void SetBits(uint64_t* words, uint64_t hash, uint32_t m, uint32_t k) {
   Positions pos(hash, m);
   for (uint32_t i = 0;; pos.Next(i++)) {
     words[pos.x >> 6] |= uint64_t{1} << (pos.x & 63);
-    if (i + 1 == k) return;
+    if (i + 1 >= k) return;  // k >= 1 (Create, Load); >= keeps a k of 0 from looping
   }
 }
 
@@ -74,7 +74,7 @@ bool TestBits(const uint64_t* words, uint64_t hash, uint32_t m, uint32_t k) {
   uint64_t all = 1;
   for (uint32_t i = 0;; pos.Next(i++)) {
     all &= words[pos.x >> 6] >> (pos.x & 63);
-    if (i + 1 == k) return (all & 1) != 0;
+    if (i + 1 >= k) return (all & 1) != 0;
     if ((i & 1) != 0 && (all & 1) == 0) return false;
   }
 }
