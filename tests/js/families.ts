@@ -35,7 +35,7 @@ export interface Family {
   readonly supports: { readonly delete: boolean; readonly count: boolean; readonly addUnique: boolean; readonly union: boolean };
   /** The fingerprint sizes the encoding takes (cuckoo), for the generators. */
   readonly fingerprintBits?: { readonly min: number; readonly max: number };
-  /** Bytes 4 (format version) and 6 (type) of its toBytes(), docs/FORMAT.md. */
+  /** Bytes 4 (format version) and 6 (family) of its toBytes(), docs/FORMAT.md. */
   readonly format: { readonly version: number; readonly type: number };
   /** A filter for `o` (with `o.expansion` only when the family grows; a default growth factor otherwise). */
   create(o: CommonOptions): Promise<AnyFilter>;
@@ -85,7 +85,7 @@ function bloomFamily(name: string, grows: boolean): Family {
     cls: BloomFilter,
     fixed: {},
     supports: { delete: false, count: false, addUnique: false, union: true },
-    format: { version: 3, type: 2 },
+    format: { version: 4, type: 2 },
     create: (o) =>
       BloomFilter.create({
         capacity: o.capacity,
@@ -134,8 +134,8 @@ const PACKED_BITS = { min: 4, max: 32 };
 
 /** Every family and encoding under test. */
 export const FAMILIES: readonly Family[] = [
-  cuckooFamily('cuckoo (bit-packed)', false, {}, PACKED_BITS, { version: 1, type: 1 }),
-  cuckooFamily('growing cuckoo (bit-packed)', true, {}, PACKED_BITS, { version: 2, type: 1 }),
+  cuckooFamily('cuckoo (bit-packed)', false, {}, PACKED_BITS, { version: 4, type: 1 }),
+  cuckooFamily('growing cuckoo (bit-packed)', true, {}, PACKED_BITS, { version: 4, type: 1 }),
   bloomFamily('Bloom', false),
   bloomFamily('growing Bloom', true),
   // Included only when the package has the semi-sorted table (probeSemiSort above). Its byte
