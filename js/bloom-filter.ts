@@ -144,7 +144,7 @@ export interface BloomFilter {
   hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[];
 
   /**
-   * Serializes the filter (docs/FORMAT.md, version 3, or version 2 for a filter loaded from version 2):
+   * Serializes the filter (docs/FORMAT.md §14, version 4; a filter loaded from version 2 or 3 bytes writes its version again):
    * little-endian, versioned, checksummed.
    * @returns a new Uint8Array of {@link byteLength} bytes.
    * @throws FilterDisposedError after dispose().
@@ -159,8 +159,8 @@ export interface BloomFilter {
  * 64-bit mix of it (docs/FORMAT.md §11.6), so each lookup hashes the key once
  * and the positions are independent. Same conventions as {@link CuckooFilter}:
  * keys, batches, errors, dispose, and the byte format family of
- * docs/FORMAT.md (version 3; version 2, which earlier releases wrote, still
- * loads: see {@link BloomFilter.fromBytes}).
+ * docs/FORMAT.md (version 4; versions 2 and 3, which earlier releases wrote,
+ * still load: see {@link BloomFilter.fromBytes}).
  *
  * No delete: clearing a key's bits would clear bits that other keys share, and
  * those keys would then be reported absent. Use {@link CuckooFilter} when keys
@@ -229,10 +229,10 @@ export class BloomFilter extends FamilyFilter {
    * Loads a filter from bytes produced by {@link BloomFilter.toBytes} (docs/FORMAT.md §11; validation §12).
    * Every field, the checksum and the padding are checked first.
    *
-   * Bytes of format version 2 (earlier releases) load too, and keep version 2's positions (enhanced
-   * double hashing mod m, which has a rate floor of about n/m² for small filters at small ε):
-   * such a filter answers for its keys, grows, and writes version 2 again. Rebuild it from the
-   * keys to get version 3.
+   * Bytes of format versions 2 and 3 (earlier releases) load too and write their version again.
+   * Version 2 keeps its positions (enhanced double hashing mod m, which has a rate floor of about
+   * n/m² for small filters at small ε): such a filter answers for its keys and grows. Rebuild it
+   * from the keys to get independent positions (version 4).
    *
    * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
    * @throws FilterFormatError if the bytes are not a Bloom filter this version wrote; its `reason`

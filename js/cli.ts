@@ -440,7 +440,7 @@ async function info(args: string[]): Promise<void> {
       [
         'format version',
         f instanceof BloomFilter && version === 2
-          ? '2 (an earlier release\'s bit positions: build it again from the keys for version 3, docs/FORMAT.md §11.6)'
+          ? '2 (an earlier release\'s bit positions: build it again from the keys for version 4, docs/FORMAT.md §11.6)'
           : version,
       ],
       ['seed', `0x${f.seed.toString(16)}`],

@@ -167,10 +167,11 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Size of `toBytes()` output, in bytes. Without growth: a 72-byte header, the
-   * packed table, an 8-byte checksum (format version 1). With growth: a 24-byte
-   * header, each sub-filter as a version-1 file, a checksum (version 2); it
-   * grows with the filter.
+   * Size of `toBytes()` output, in bytes (docs/FORMAT.md §14, version 4): a
+   * 32-byte header naming the family, its table encoding and growth, each
+   * sub-filter's section, an 8-byte checksum; it grows with the filter. A
+   * filter loaded from bytes of an earlier version writes that version, whose
+   * header differs (FORMAT.md §2, §11).
    */
   get byteLength(): number {
     return this.core.serializedSize(this.fx, this.live());

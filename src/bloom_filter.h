@@ -6,11 +6,11 @@
 // Each key gets one 64-bit hash h = XXH3-64(key bytes, seed) (hash.h), and its
 // k bit positions come from h alone, so a lookup hashes the key once. How
 // (docs/FORMAT.md §11.6) is the filter's BloomPositions:
-//   kIndependent (format version 3, every new filter): position i is
+//   kIndependent (every new filter; format version 3, or version 4's scheme 2): position i is
 //     fastrange32 onto [0, m) of one 32-bit half of z = h for i < 2, of
 //     z = Mix64(h + floor(i / 2) * 0x9e3779b97f4a7c15) after, the high half
 //     for even i and the low half for odd i: independent positions;
-//   kDoubleHashing (version 2, read and kept for filters written so): enhanced
+//   kDoubleHashing (version 2, or version 4's scheme 1; read and kept): enhanced
 //     double hashing mod m (Kirsch & Mitzenmacher, "Less Hashing, Same
 //     Performance", ESA 2006; Dillinger & Manolios 2004), position_i =
 //     a + i*b + (i^3 - i)/6 mod m. All k positions follow from one of m^2
@@ -42,7 +42,7 @@ constexpr uint32_t kMaxBloomHashes = 64;
 
 // How a key's k bit positions follow from its hash (docs/FORMAT.md §11.6).
 // Version 2 of the format stores kDoubleHashing filters, version 3
-// kIndependent ones.
+// kIndependent ones; version 4 either, by its scheme byte.
 enum class BloomPositions : uint8_t {
   kDoubleHashing = 2,  // enhanced double hashing mod m
   kIndependent = 3,    // a 32-bit half of h, or of a 64-bit mix of it, per position

@@ -8,10 +8,7 @@ Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
   uint16_t version = 0;
   const Status s = format::ReadPrefix(data, len, &version);
   if (s != Status::kOk) return s;
-  if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
-      version != format::kFormatVersionBloom) {
-    return Status::kFormatUnsupportedVersion;
-  }
+  if (!format::KnownVersion(version)) return Status::kFormatUnsupportedVersion;
   switch (format::FileType(data, len, version)) {
     case format::kTypeCuckoo: *out = Family::kCuckoo; return Status::kOk;
     case format::kTypeBloom: *out = Family::kBloom; return Status::kOk;

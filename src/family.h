@@ -17,7 +17,8 @@ namespace cuckoo {
 enum class Family : uint8_t { kCuckoo = 1, kBloom = 2 };
 
 // The family of the filter in data[0, len), from its magic, version and type
-// byte (docs/FORMAT.md §7 checks 1-4 and the type of §12): kOk and *out, or
+// byte (docs/FORMAT.md §7 checks 1-4, the type of §12, version 4's family
+// byte of §14): kOk and *out, or
 // the format status that makes the bytes unreadable (kFormatTruncated,
 // kFormatBadMagic, kFormatUnsupportedVersion, kFormatBadParameter for a type
 // byte that names no family). Reads nothing past the type byte, so a

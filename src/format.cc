@@ -110,10 +110,22 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
 }
 
 void WriteStackHeader(const StackHeader& h, uint8_t* out) {
-  namespace field = stack_field;
-  std::memset(out, 0, kStackHeaderBytes);
+  std::memset(out, 0, StackHeaderBytes(h.version));  // reserved fields are 0
   WritePrefix(h.version, out);
-  out[field::kType] = h.type;
+  if (h.version != kFormatVersionExplicit) {
+    namespace field = stack_field;
+    out[field::kType] = h.type;
+    out[field::kSubFilterCount] = static_cast<uint8_t>(h.sub_filter_count);
+    PutU32(out + field::kExpansion, h.expansion);
+    PutU64(out + field::kSeed, h.seed);
+    return;
+  }
+  namespace field = v4_field;
+  out[field::kFamily] = h.type;
+  out[field::kEncoding] = h.encoding;
+  out[field::kScheme] = h.scheme;
+  out[field::kGrowth] = h.growth;
+  out[field::kHashId] = kHashIdXxh3_64;
   out[field::kSubFilterCount] = static_cast<uint8_t>(h.sub_filter_count);
   PutU32(out + field::kExpansion, h.expansion);
   PutU64(out + field::kSeed, h.seed);
@@ -122,10 +134,12 @@ void WriteStackHeader(const StackHeader& h, uint8_t* out) {
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   if (version == kFormatVersion) return kTypeCuckoo;
   if (len <= stack_field::kType) return 0;
-  if (version == kFormatVersionStack) return data[stack_field::kType];
+  const uint8_t type = data[stack_field::kType];
+  if (type != kTypeCuckoo && type != kTypeBloom) return 0;
+  if (version == kFormatVersionStack || version == kFormatVersionExplicit) return type;
   // Version 3 holds Bloom filters only: another type byte names no type (and
   // ReadStack refuses it as a bad parameter).
-  if (version == kFormatVersionBloom && data[stack_field::kType] == kTypeBloom) return kTypeBloom;
+  if (version == kFormatVersionBloom && type == kTypeBloom) return kTypeBloom;
   return 0;
 }
 
@@ -142,30 +156,78 @@ uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
                                                        : words + kBloomSectionHeaderBytes;
 }
 
+namespace {
+
+// The fields of a version-2 or version-3 stack header, with what the version
+// implies (StackHeader); false if one is out of range.
+bool ReadLegacyStackHeader(const uint8_t* data, uint16_t version, StackHeader* h) {
+  namespace field = stack_field;
+  h->type = data[field::kType];
+  h->sub_filter_count = data[field::kSubFilterCount];
+  h->expansion = GetU32(data + field::kExpansion);
+  h->seed = GetU64(data + field::kSeed);
+  h->growth = h->expansion == 0 ? kGrowthNone : kGrowthGeometric;
+  const bool type_ok = version == kFormatVersionBloom
+                           ? h->type == kTypeBloom
+                           : h->type == kTypeCuckoo || h->type == kTypeBloom;
+  if (h->type == kTypeCuckoo) {
+    h->encoding = kEncodingFromSections;
+    h->scheme = kSchemeCuckooPartialKey;
+  } else {
+    h->encoding = 0;
+    h->scheme = version == kFormatVersionStack ? kSchemeBloomDoubleHashing : kSchemeBloomIndependent;
+  }
+  return type_ok && GetU32(data + field::kReserved) == 0;
+}
+
+// The fields of a version-4 header; false if one is out of range for its
+// family or the growth byte disagrees with the expansion.
+bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
+  namespace field = v4_field;
+  h->type = data[field::kFamily];
+  h->encoding = data[field::kEncoding];
+  h->scheme = data[field::kScheme];
+  h->growth = data[field::kGrowth];
+  h->sub_filter_count = data[field::kSubFilterCount];
+  h->expansion = GetU32(data + field::kExpansion);
+  h->seed = GetU64(data + field::kSeed);
+  bool family_ok = false;
+  if (h->type == kTypeCuckoo) {
+    family_ok = (h->encoding == static_cast<uint8_t>(TableEncoding::kPacked) ||
+                 h->encoding == static_cast<uint8_t>(TableEncoding::kSemiSorted)) &&
+                h->scheme == kSchemeCuckooPartialKey;
+  } else if (h->type == kTypeBloom) {
+    family_ok = h->encoding == 0 && (h->scheme == kSchemeBloomDoubleHashing ||
+                                     h->scheme == kSchemeBloomIndependent);
+  }
+  const bool growth_ok = h->growth == kGrowthNone
+                             ? h->expansion == 0
+                             : h->growth == kGrowthGeometric && h->expansion != 0;
+  return family_ok && growth_ok && data[field::kHashId] == kHashIdXxh3_64 &&
+         GetU64(data + field::kReserved) == 0;
+}
+
+}  // namespace
+
 Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
                  uint64_t offsets[kMaxSubFilters + 1]) {
-  namespace field = stack_field;
+  const size_t header_bytes = StackHeaderBytes(version);
   // Check 5: the stack header and a checksum fit.
-  if (len < kStackHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
+  if (len < header_bytes + kChecksumBytes) return Status::kFormatTruncated;
   StackHeader h;
   h.version = version;
-  h.type = data[field::kType];
-  h.sub_filter_count = data[field::kSubFilterCount];
-  h.expansion = GetU32(data + field::kExpansion);
-  h.seed = GetU64(data + field::kSeed);
+  const bool fields_ok = version == kFormatVersionExplicit
+                             ? ReadExplicitHeader(data, &h)
+                             : ReadLegacyStackHeader(data, version, &h);
   // Check 6: the stack header's fields.
   const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
                                           : h.expansion >= 2 && h.expansion <= kMaxExpansion;
-  const bool type_ok = version == kFormatVersionBloom
-                           ? h.type == kTypeBloom
-                           : h.type == kTypeCuckoo || h.type == kTypeBloom;
-  if (!type_ok || h.sub_filter_count == 0 ||
-      h.sub_filter_count > kMaxSubFilters || !growth_ok || GetU32(data + field::kReserved) != 0) {
+  if (!fields_ok || h.sub_filter_count == 0 || h.sub_filter_count > kMaxSubFilters || !growth_ok) {
     return Status::kFormatBadParameter;
   }
   // Checks 7-8: each section's length field, then the whole length.
   const uint64_t body = len - kChecksumBytes;
-  uint64_t at = kStackHeaderBytes;
+  uint64_t at = header_bytes;
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
     offsets[j] = at;
     const uint64_t n = SectionBytes(h.type, data + at, body - at);

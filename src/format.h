@@ -14,8 +14,11 @@
 // Everything between them belongs to the format version: version 1 is one
 // cuckoo filter (its header and table below); versions 2 and 3 are a stack
 // header and one section per sub-filter (further below, FORMAT.md §11), of
-// either type in version 2, Bloom in version 3. All reuse the prefix, the
-// checksum and the little-endian helpers.
+// either type in version 2, Bloom in version 3. Version 4 (FORMAT.md §14),
+// what this build writes for every new filter, is the same stack with a header
+// that names what the file holds: its family, table encoding, position scheme
+// and growth rule. All reuse the prefix, the checksum and the little-endian
+// helpers.
 //
 // All multi-byte integers are little-endian, whatever the host.
 #ifndef CUCKOO_WASM_SRC_FORMAT_H_
@@ -58,16 +61,22 @@ inline uint64_t GetU64(const uint8_t* p) {
 // ---------------------------------------------------------------------------
 // Common to every filter type: the prefix and the checksum.
 
-// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4), which is
-// what this build writes for such a filter (expansion 0).
+// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4); also the
+// layout of a cuckoo sub-filter's section in every stack.
 constexpr uint16_t kFormatVersion = 1;
 // Version 2: any filter type, with its sub-filters (FORMAT.md §11); for a
 // Bloom filter, positions by enhanced double hashing mod m (§11.6).
 constexpr uint16_t kFormatVersionStack = 2;
 // Version 3: version 2's layout for a Bloom filter whose bit positions are
-// independent (FORMAT.md §11.6); what this build writes for a new Bloom
-// filter. Readers refuse versions other than 1, 2 and 3 (FORMAT.md §9).
+// independent (FORMAT.md §11.6).
 constexpr uint16_t kFormatVersionBloom = 3;
+// Version 4: the stack with an explicit header (FORMAT.md §14); what this
+// build writes for every new filter. Readers refuse versions other than 1 to 4
+// (FORMAT.md §9). A filter read from version 1, 2 or 3 writes that version back.
+constexpr uint16_t kFormatVersionExplicit = 4;
+constexpr uint16_t kFormatVersionLatest = kFormatVersionExplicit;
+// True for the versions this build reads.
+inline bool KnownVersion(uint16_t v) { return v >= kFormatVersion && v <= kFormatVersionLatest; }
 constexpr uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 4;  // u16
@@ -161,23 +170,43 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHeader& header);
 
 // ---------------------------------------------------------------------------
-// Versions 2 and 3 (FORMAT.md §11): a 24-byte stack header, then one section
+// Versions 2, 3 and 4 (FORMAT.md §11, §14): a stack header, then one section
 // per sub-filter, oldest first, then the checksum. Version 3 holds only Bloom
-// filters.
+// filters. Versions 2 and 3 (24-byte header):
 //
 //   | prefix | type | count S | expansion | reserved | seed | S sections | checksum |
 //   | 6      | u8   | u8      | u32       | u32      | u64  |            | u64      |
 //
+// Version 4 (32-byte header, every field at a multiple of its size):
+//
+//   | prefix | family | encoding | scheme | growth | hash id | count S | expansion | seed | reserved | ...
+//   | 6      | u8     | u8       | u8     | u8     | u8      | u8      | u32       | u64  | u64, 0   |
+//
 // A cuckoo section is a whole version-1 file (its own header, table and
 // checksum); a Bloom section is a 48-byte header and the bit array.
 
+// Family (the type byte of versions 2 and 3, the family byte of version 4).
 constexpr uint8_t kTypeCuckoo = 1;
 constexpr uint8_t kTypeBloom = 2;
-constexpr size_t kStackHeaderBytes = 24;
+// Version 4's position scheme byte: how a key becomes its positions.
+constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
+constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
+constexpr uint8_t kSchemeBloomIndependent = 2;    // Bloom: independent positions (§11.6)
+// Version 4's growth byte.
+constexpr uint8_t kGrowthNone = 0;       // one sub-filter, expansion 0
+constexpr uint8_t kGrowthGeometric = 1;  // sub-filter j: e^j capacity, ε0/2^j (cuckoo: f0 + j bits)
+
+constexpr size_t kStackHeaderBytes = 24;  // versions 2 and 3
+constexpr size_t kHeaderV4Bytes = 32;     // version 4
 constexpr uint32_t kMaxSubFilters = 32;
 constexpr uint32_t kMaxExpansion = 1024;
 
-namespace stack_field {
+// The stack header's bytes in `version` (2, 3 or 4).
+inline size_t StackHeaderBytes(uint16_t version) {
+  return version == kFormatVersionExplicit ? kHeaderV4Bytes : kStackHeaderBytes;
+}
+
+namespace stack_field {  // versions 2 and 3
 constexpr size_t kType = 6;            // u8: kTypeCuckoo or kTypeBloom
 constexpr size_t kSubFilterCount = 7;  // u8: S, 1..kMaxSubFilters
 constexpr size_t kExpansion = 8;       // u32: 0 (no growth, S = 1) or 2..kMaxExpansion
@@ -185,28 +214,55 @@ constexpr size_t kReserved = 12;       // u32, 0
 constexpr size_t kSeed = 16;           // u64: every sub-filter's key-hash seed
 }  // namespace stack_field
 
+namespace v4_field {
+constexpr size_t kFamily = 6;           // u8: kTypeCuckoo or kTypeBloom
+constexpr size_t kEncoding = 7;         // u8: TableEncoding (cuckoo), 0 (Bloom)
+constexpr size_t kScheme = 8;           // u8: kScheme* of the family
+constexpr size_t kGrowth = 9;           // u8: kGrowthNone or kGrowthGeometric
+constexpr size_t kHashId = 10;          // u8: kHashIdXxh3_64
+constexpr size_t kSubFilterCount = 11;  // u8: S, 1..kMaxSubFilters (1 without growth)
+constexpr size_t kExpansion = 12;       // u32: 0 without growth, else 2..kMaxExpansion
+constexpr size_t kSeed = 16;            // u64: every sub-filter's key-hash seed
+constexpr size_t kReserved = 24;        // u64, 0
+}  // namespace v4_field
+static_assert(v4_field::kFamily == stack_field::kType, "the family byte sits where the type byte does");
+static_assert(v4_field::kReserved + 8 == kHeaderV4Bytes, "version 4 header layout");
+
+// What a stack holds, whatever its version: version 4 says it in its header;
+// for versions 2 and 3 ReadStack fills in what the version implies (scheme:
+// partial-key for cuckoo, double hashing in version 2 and independent
+// positions in version 3 for Bloom; growth from the expansion; encoding
+// kEncodingFromSections for cuckoo, whose sections say it).
 struct StackHeader {
-  uint16_t version = kFormatVersionStack;  // kFormatVersionStack or kFormatVersionBloom
-  uint8_t type = 0;
+  uint16_t version = kFormatVersionLatest;  // 2, 3 or 4
+  uint8_t type = 0;                         // family
+  uint8_t encoding = 0;
+  uint8_t scheme = 0;
+  uint8_t growth = kGrowthNone;
   uint32_t sub_filter_count = 0;
   uint32_t expansion = 0;
   uint64_t seed = 0;
 };
+// StackHeader::encoding of a version-2 cuckoo stack: each section's own.
+constexpr uint8_t kEncodingFromSections = 0xff;
 
+// Writes StackHeaderBytes(header.version) bytes: version 2 and 3's layout
+// (type, count, expansion, seed) or version 4's (every field).
 void WriteStackHeader(const StackHeader& header, uint8_t* out);
 
-// The filter type of a file whose prefix ReadPrefix accepted with `version`:
-// kTypeCuckoo for version 1, the type byte for version 2, kTypeBloom for
-// version 3 if its type byte says so (0 if the file is too short to hold the
-// type byte, or the version or type byte is none of these).
+// The family of a file whose prefix ReadPrefix accepted with `version`:
+// kTypeCuckoo for version 1, the type byte for versions 2 and 4, kTypeBloom
+// for version 3 if its type byte says so (0 if the file is too short to hold
+// the type byte, or the version or type byte is none of these).
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 
-// FORMAT.md §12 checks 5-9 on a version-2 or version-3 file of `len` bytes
-// whose prefix was read with `version`: the stack header's fields (type Bloom
-// only in version 3), the section lengths against `len`, and the checksum.
-// kOk fills *header and section_offsets[0 .. S] (section j is
-// data[offsets[j], offsets[j+1])); the sections' own fields are the type's
-// reader's to check.
+// FORMAT.md §12 checks 5-9 (§14 for version 4) on a file of `len` bytes of
+// version 2, 3 or 4 whose prefix was read with `version`: the stack header's
+// fields (type Bloom only in version 3; in version 4 every field in range for
+// its family and consistent with the others), the section lengths against
+// `len`, and the checksum. kOk fills *header and section_offsets[0 .. S]
+// (section j is data[offsets[j], offsets[j+1])); the sections' own fields are
+// the family's reader's to check.
 Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* header,
                  uint64_t section_offsets[kMaxSubFilters + 1]);
 

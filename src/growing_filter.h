@@ -19,13 +19,19 @@
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
-//   static constexpr uint8_t kType;                the stack header's type byte
-//   static uint16_t StackVersion(const Sub& first) the version a stack is written as
-//   static constexpr bool kPlainWhenFixed;         no growth: the sub-filter's own bytes
+//   static constexpr uint8_t kType;                the stack header's family byte
+//   static uint8_t Encoding(const Sub& first), static uint8_t Scheme(const Sub& first)
+//                              the version-4 header's encoding and scheme bytes
+//   static bool Writable(uint16_t version, const Sub& first, uint32_t expansion)
+//                              whether version 1, 2 or 3 can hold this filter
+//   static constexpr bool kPlainWhenFixed;         version 1 exists: the sub-filter's own bytes
 //   static uint64_t SectionBytes(const Sub&); static void WriteSection(const Sub&, uint8_t*)
 //   static Status LoadSection(data, len, const format::StackHeader&, uint32_t j,
 //                             const Sub* prev, const Sub* first, std::unique_ptr<Sub>*)
 //   static Status LoadPlain(data, len, std::unique_ptr<Sub>*)   version 1
+//
+// A new filter is written as format version 4; a loaded one as the version it
+// was read from (so legacy files re-serialize byte for byte).
 #ifndef CUCKOO_WASM_SRC_GROWING_FILTER_H_
 #define CUCKOO_WASM_SRC_GROWING_FILTER_H_
 
@@ -100,6 +106,20 @@ class GrowingFilter {
 
   uint64_t SerializedSize() const;
   void Serialize(uint8_t* out) const;
+  // The format version Serialize writes: kFormatVersionLatest for a new
+  // filter, the version it was read from for a loaded one.
+  uint16_t format_version() const { return version_; }
+  // Makes Serialize write `version`: 4, or a legacy version that can hold
+  // this filter as it is now (the family's Writable); kInvalidArgument
+  // otherwise, and nothing changes. Growing writes on in the same version.
+  Status SetFormatVersion(uint16_t version) {
+    if (version != format::kFormatVersionLatest &&
+        (!format::KnownVersion(version) || !Family::Writable(version, *subs_[0], expansion_))) {
+      return Status::kInvalidArgument;
+    }
+    version_ = version;
+    return Status::kOk;
+  }
 
   uint32_t expansion() const { return expansion_; }
   uint32_t sub_filter_count() const { return count_; }
@@ -119,6 +139,7 @@ class GrowingFilter {
     std::unique_ptr<Self> f(::new (block) Self());
     f->expansion_ = expansion;
     f->count_ = 1;
+    f->version_ = format::kFormatVersionLatest;
     f->subs_[0] = std::move(first);
     *out = std::move(f);
     return Status::kOk;
@@ -134,6 +155,7 @@ class GrowingFilter {
 
   uint32_t expansion_ = 0;
   uint32_t count_ = 0;
+  uint16_t version_ = format::kFormatVersionLatest;
   std::unique_ptr<Sub> subs_[format::kMaxSubFilters];
 };
 
@@ -169,25 +191,28 @@ Status GrowingFilter<Self, Family>::AddHash(uint64_t hash) {
 
 template <class Self, class Family>
 uint64_t GrowingFilter<Self, Family>::SerializedSize() const {
-  if (Family::kPlainWhenFixed && expansion_ == 0) return Family::SectionBytes(*subs_[0]);
-  return format::kStackHeaderBytes + format::kChecksumBytes +
+  if (version_ == format::kFormatVersion) return Family::SectionBytes(*subs_[0]);
+  return format::StackHeaderBytes(version_) + format::kChecksumBytes +
          Sum([](const Sub& s) { return Family::SectionBytes(s); });
 }
 
 template <class Self, class Family>
 void GrowingFilter<Self, Family>::Serialize(uint8_t* out) const {
-  if (Family::kPlainWhenFixed && expansion_ == 0) {
+  if (version_ == format::kFormatVersion) {
     Family::WriteSection(*subs_[0], out);
     return;
   }
   format::StackHeader h;
-  h.version = Family::StackVersion(*subs_[0]);
+  h.version = version_;
   h.type = Family::kType;
+  h.encoding = Family::Encoding(*subs_[0]);
+  h.scheme = Family::Scheme(*subs_[0]);
+  h.growth = expansion_ == 0 ? format::kGrowthNone : format::kGrowthGeometric;
   h.sub_filter_count = count_;
   h.expansion = expansion_;
   h.seed = seed();
   format::WriteStackHeader(h, out);
-  uint64_t at = format::kStackHeaderBytes;
+  uint64_t at = format::StackHeaderBytes(version_);
   for (uint32_t j = 0; j < count_; ++j) {
     Family::WriteSection(*subs_[j], out + at);
     at += Family::SectionBytes(*subs_[j]);
@@ -201,10 +226,7 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
   uint16_t version = 0;
   Status s = format::ReadPrefix(data, len, &version);
   if (s != Status::kOk) return s;
-  if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
-      version != format::kFormatVersionBloom) {
-    return Status::kFormatUnsupportedVersion;
-  }
+  if (!format::KnownVersion(version)) return Status::kFormatUnsupportedVersion;
   // A known family other than this one (an unknown type byte is ReadStack's
   // kFormatBadParameter).
   const uint8_t type = format::FileType(data, len, version);
@@ -215,16 +237,20 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
     std::unique_ptr<Sub> only;
     s = Family::LoadPlain(data, len, &only);
     if (s != Status::kOk) return s;
-    return Wrap(std::move(only), 0, out);
+    s = Wrap(std::move(only), 0, out);
+    if (s == Status::kOk) (*out)->version_ = version;
+    return s;
   }
   format::StackHeader h;
   uint64_t offsets[format::kMaxSubFilters + 1];
   s = format::ReadStack(data, len, version, &h, offsets);
   if (s != Status::kOk) return s;
   if (h.type != Family::kType) return Status::kFormatWrongFamily;
-  // A filter that does not grow and is written as its sub-filter's own bytes
-  // is never a stack of expansion 0 (which would load, then save as other bytes).
-  if (Family::kPlainWhenFixed && h.expansion == 0) return Status::kFormatBadParameter;
+  // In version 2, a filter that has version 1 for when it does not grow is
+  // never a stack of expansion 0 (which would load, then save as other bytes).
+  if (version == format::kFormatVersionStack && Family::kPlainWhenFixed && h.expansion == 0) {
+    return Status::kFormatBadParameter;
+  }
 
   std::unique_ptr<Sub> subs[format::kMaxSubFilters];
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
@@ -237,6 +263,7 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
   if (s != Status::kOk) return s;
   for (uint32_t j = 1; j < h.sub_filter_count; ++j) filter->subs_[j] = std::move(subs[j]);
   filter->count_ = h.sub_filter_count;
+  filter->version_ = version;
   *out = std::move(filter);
   return Status::kOk;
 }

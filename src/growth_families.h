@@ -40,7 +40,14 @@ struct CuckooFamily {
                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<CuckooFilter>* next);
   static constexpr uint8_t kType = format::kTypeCuckoo;
   static constexpr bool kPlainWhenFixed = true;
-  static uint16_t StackVersion(const CuckooFilter&) { return format::kFormatVersionStack; }
+  static uint8_t Encoding(const CuckooFilter& first) {
+    return static_cast<uint8_t>(first.encoding());
+  }
+  static uint8_t Scheme(const CuckooFilter&) { return format::kSchemeCuckooPartialKey; }
+  // Version 1 without growth, version 2 with it.
+  static bool Writable(uint16_t version, const CuckooFilter&, uint32_t expansion) {
+    return version == (expansion == 0 ? format::kFormatVersion : format::kFormatVersionStack);
+  }
   static uint64_t SectionBytes(const CuckooFilter& f) { return f.SerializedSize(); }
   static void WriteSection(const CuckooFilter& f, uint8_t* out) { f.Serialize(out); }
   static Status LoadPlain(const uint8_t* data, size_t len, std::unique_ptr<CuckooFilter>* out) {
@@ -98,7 +105,10 @@ struct BloomFamily {
                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<BloomFilter>* next);
   static constexpr uint8_t kType = format::kTypeBloom;
   static constexpr bool kPlainWhenFixed = false;
-  static uint16_t StackVersion(const BloomFilter& first);
+  static uint8_t Encoding(const BloomFilter&) { return 0; }
+  static uint8_t Scheme(const BloomFilter& first);
+  // Version 2 for double hashing, version 3 for independent positions.
+  static bool Writable(uint16_t version, const BloomFilter& first, uint32_t expansion);
   static uint64_t SectionBytes(const BloomFilter& f) {
     return format::BloomSectionBytes(f.word_bytes());
   }

@@ -65,6 +65,11 @@ Status CuckooFamily::LoadSection(const uint8_t* data, size_t len, const format::
   const Status s = CuckooFilter::Deserialize(data, len, &f);
   if (s != Status::kOk) return s;
   if (f->seed() != h.seed) return Status::kFormatBadParameter;
+  // Version 4's header names the encoding every section has.
+  if (h.encoding != format::kEncodingFromSections &&
+      static_cast<uint8_t>(f->encoding()) != h.encoding) {
+    return Status::kFormatBadParameter;
+  }
   if (j > 0) {
     // Sub-filter j follows from sub-filter j - 1 (CreateLevel).
     if (f->bucket_size() != prev->bucket_size() || f->max_kicks() != prev->max_kicks() ||
@@ -124,21 +129,25 @@ uint32_t ScalableCuckooFilter::Count(const uint8_t* key, size_t len) const {
 
 namespace {
 
-// The format version that stores a Bloom filter of these positions, and back
-// (FORMAT.md §11.6): version 2 for double hashing, version 3 otherwise.
-uint16_t VersionFor(BloomPositions positions) {
-  return positions == BloomPositions::kDoubleHashing ? format::kFormatVersionStack
-                                                     : format::kFormatVersionBloom;
+// The scheme byte of a Bloom filter of these positions, and back (FORMAT.md
+// §11.6, §14).
+uint8_t SchemeFor(BloomPositions positions) {
+  return positions == BloomPositions::kDoubleHashing ? format::kSchemeBloomDoubleHashing
+                                                     : format::kSchemeBloomIndependent;
 }
-BloomPositions PositionsFor(uint16_t version) {
-  return version == format::kFormatVersionStack ? BloomPositions::kDoubleHashing
-                                                : BloomPositions::kIndependent;
+BloomPositions PositionsFor(uint8_t scheme) {
+  return scheme == format::kSchemeBloomDoubleHashing ? BloomPositions::kDoubleHashing
+                                                     : BloomPositions::kIndependent;
 }
 
 }  // namespace
 
-uint16_t BloomFamily::StackVersion(const BloomFilter& first) {
-  return VersionFor(first.positions());
+uint8_t BloomFamily::Scheme(const BloomFilter& first) { return SchemeFor(first.positions()); }
+
+bool BloomFamily::Writable(uint16_t version, const BloomFilter& first, uint32_t) {
+  return version == (first.positions() == BloomPositions::kDoubleHashing
+                         ? format::kFormatVersionStack
+                         : format::kFormatVersionBloom);
 }
 
 Status BloomFamily::MakeNext(const BloomFilter&, const BloomFilter& newest, uint32_t,
@@ -185,7 +194,7 @@ Status BloomFamily::LoadSection(const uint8_t* data, size_t len, const format::S
   p.capacity = b.capacity;
   p.false_positive_rate = b.false_positive_rate;
   p.seed = h.seed;
-  p.positions = PositionsFor(h.version);
+  p.positions = PositionsFor(h.scheme);
   return BloomFilter::Load(p, b.bit_count, b.hash_count, b.item_count, b.words, out);
 }
 

@@ -21,9 +21,9 @@
 // rate ε0 / 2^j; a new one is added when the newest holds its capacity.
 //
 // Both are the one growth layer of growing_filter.h over their family
-// (CuckooFamily, BloomFamily below). Byte layout: a cuckoo filter without
-// growth is a version-1 file, a growing one version 2, a Bloom filter version 3
-// (version 2 if it was read from version-2 bytes) (docs/FORMAT.md §11).
+// (CuckooFamily, BloomFamily below). Byte layout: every new filter is a
+// version-4 file (docs/FORMAT.md §14); a filter read from version 1, 2 or 3
+// writes that version back (§9).
 #ifndef CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 #define CUCKOO_WASM_SRC_SCALABLE_FILTER_H_
 
@@ -67,8 +67,8 @@ struct ScalableBloomParams {
   double false_positive_rate = 0.01;  // ε of the whole filter, in (0, 1)
   uint64_t seed = kDefaultSeed;
   uint32_t expansion = 0;             // 0 or 2..format::kMaxExpansion
-  // Every sub-filter's positions; kDoubleHashing (written as version 2) only
-  // to make version-2 bytes, as tests and the fuzz corpus do.
+  // Every sub-filter's positions (version 4's scheme byte); kDoubleHashing
+  // only to keep a filter read from version 2 as it was, and for tests.
   BloomPositions positions = BloomPositions::kIndependent;
 };
 
@@ -77,8 +77,9 @@ class ScalableBloomFilter final : public GrowingFilter<ScalableBloomFilter, Bloo
   // Sub-filter 0 sized for params.capacity keys at ε (ε/2 when the filter
   // grows; BloomFilter::Create's m and k). kInvalidArgument if a parameter is
   // out of range (ScalableBloomParams), kOutOfMemory if it cannot be allocated.
-  // Deserialize (GrowingFilter) loads version-3 bytes, or version-2 bytes of
-  // type Bloom (FORMAT.md §12), keeping the positions of its version.
+  // Deserialize (GrowingFilter) loads version-4 or version-3 bytes, or
+  // version-2 bytes of type Bloom (FORMAT.md §12, §14), keeping the positions
+  // they name.
   static Status Create(const ScalableBloomParams& params, std::unique_ptr<ScalableBloomFilter>* out);
 
   // Same seed, growth and sub-filters of the same m and k: then Union ORs

@@ -23,7 +23,7 @@ double FirstSubFilterRate(double false_positive_rate, uint32_t expansion) {
 }
 
 uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
-                                 uint32_t bucket_size, uint32_t expansion,
+                                 uint32_t bucket_size, uint32_t /*expansion: every new filter is a stack*/,
                                  TableEncoding encoding) {
   CuckooParams p;
   p.capacity = capacity;
@@ -31,9 +31,9 @@ uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
   p.bucket_size = bucket_size;
   p.encoding = encoding;
   const uint64_t first = CuckooFilter::SerializedSizeFor(p);
-  if (first == 0 || expansion == 0) return first;
-  // A growing filter: the first sub-filter as a version-1 file in a version-2 stack.
-  return first + format::kStackHeaderBytes + format::kChecksumBytes;
+  if (first == 0) return 0;
+  // A new filter: the first sub-filter as a version-1 section in a version-4 stack.
+  return first + format::kHeaderV4Bytes + format::kChecksumBytes;
 }
 
 uint64_t BloomSerializedSizeFor(uint64_t capacity, double false_positive_rate,
@@ -43,7 +43,7 @@ uint64_t BloomSerializedSizeFor(uint64_t capacity, double false_positive_rate,
   p.false_positive_rate = FirstSubFilterRate(false_positive_rate, expansion);
   const uint64_t bits = BloomFilter::BitCountFor(p);
   if (bits == 0 || BloomFilter::HashCountFor(p.capacity, bits) > kMaxBloomHashes) return 0;
-  return format::kStackHeaderBytes + format::kChecksumBytes +
+  return format::kHeaderV4Bytes + format::kChecksumBytes +
          format::BloomSectionBytes(BloomFilter::WordBytesFor(bits));
 }
 

@@ -24,9 +24,9 @@ uint32_t FingerprintBitsFor(double false_positive_rate, uint32_t bucket_size);
 // (Almeida et al., "Scalable Bloom Filters", 2007, with ratio r = 1/2).
 double FirstSubFilterRate(double false_positive_rate, uint32_t expansion);
 
-// Bytes toBytes() gives for a new cuckoo filter of these options (format
-// version 1 without growth, version 2 with one sub-filter with growth), or 0
-// for options Create refuses (among them kSemiSorted with b != 4).
+// Bytes toBytes() gives for a new cuckoo filter of these options (a format
+// version 4 stack of one sub-filter, with or without growth), or 0 for
+// options Create refuses (among them kSemiSorted with b != 4).
 uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
                                  uint32_t bucket_size, uint32_t expansion,
                                  TableEncoding encoding = TableEncoding::kPacked);

@@ -15,7 +15,7 @@ const char* StatusMessage(Status status) {
       return "the bytes are truncated: fewer than the header and table length require";
     case Status::kFormatBadMagic: return "the bytes do not start with the cuckoo filter magic \"CKOO\"";
     case Status::kFormatUnsupportedVersion:
-      return "unsupported format version: this build reads versions 1, 2 and 3 only";
+      return "unsupported format version: this build reads versions 1 to 4 only";
     case Status::kFormatBadParameter:
       return "a header parameter (hash id, encoding, fingerprint bits, bucket size, bucket count, "
              "max kicks, capacity, table length, filter type, sub-filter count, expansion, "

@@ -138,21 +138,29 @@ void FixLength(std::vector<uint8_t>* buf) {
   buf->resize(total, 0);
 }
 
-// Mode 3, version 2: rebuilds the file section by section from the input's
+// The stack header's sub-filter count offset in `version` (2, 3 or 4).
+size_t CountOffset(uint16_t version) {
+  return version == format::kFormatVersionExplicit ? format::v4_field::kSubFilterCount
+                                                   : format::stack_field::kSubFilterCount;
+}
+
+// Mode 3, versions 2-4: rebuilds the file section by section from the input's
 // bytes, each section's length field set from its own shape (cuckoo: m, b,
 // f; Bloom: m, whose bits past m are cleared), up to the header's sub-filter
 // count (at most 32). Leaves the file alone if a shape is out of range or the
 // result would pass kMaxStackFixupBytes.
 void FixStackLengths(std::vector<uint8_t>* buf) {
-  if (buf->size() < format::kStackHeaderBytes) return;
+  const uint16_t version = VersionOf(*buf);
+  const size_t header = format::StackHeaderBytes(version);
+  if (buf->size() < header) return;
   const uint8_t type = (*buf)[format::stack_field::kType];
-  const uint32_t count = (*buf)[format::stack_field::kSubFilterCount];
+  const uint32_t count = (*buf)[CountOffset(version)];
   if ((type != format::kTypeCuckoo && type != format::kTypeBloom) || count == 0 ||
       count > format::kMaxSubFilters) {
     return;
   }
-  std::vector<uint8_t> out(buf->begin(), buf->begin() + format::kStackHeaderBytes);
-  size_t at = format::kStackHeaderBytes;  // next input byte
+  std::vector<uint8_t> out(buf->begin(), buf->begin() + static_cast<long>(header));
+  size_t at = header;  // next input byte
   // Appends n input bytes from `at` (zeros past the end).
   auto take = [&](uint64_t n) {
     for (uint64_t i = 0; i < n; ++i, ++at) out.push_back(at < buf->size() ? (*buf)[at] : 0);
@@ -189,15 +197,18 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
 }
 
 // Mode 1 and 3: the last 8 bytes become the checksum of the bytes before them;
-// in a version-2 file of type cuckoo, each section's own checksum first (for
-// the sections whose length fields fit in the file).
+// in a version-2 or version-4 file of family cuckoo, each section's own
+// checksum first (for the sections whose length fields fit in the file).
 void FixChecksum(std::vector<uint8_t>* buf) {
   if (buf->size() < format::kChecksumBytes) return;
   const size_t body = buf->size() - format::kChecksumBytes;
-  if (VersionOf(*buf) == format::kFormatVersionStack && body >= format::kStackHeaderBytes &&
+  const uint16_t version = VersionOf(*buf);
+  const bool stack =
+      version == format::kFormatVersionStack || version == format::kFormatVersionExplicit;
+  if (stack && body >= format::StackHeaderBytes(version) &&
       (*buf)[format::stack_field::kType] == format::kTypeCuckoo) {
-    const uint32_t count = (*buf)[format::stack_field::kSubFilterCount];
-    size_t at = format::kStackHeaderBytes;
+    const uint32_t count = (*buf)[CountOffset(version)];
+    size_t at = format::StackHeaderBytes(version);
     for (uint32_t j = 0; j < count && j < format::kMaxSubFilters; ++j) {
       if (body - at < format::kCuckooHeaderBytes + format::kChecksumBytes) break;
       const uint64_t table = format::GetU64(buf->data() + at + field::kTableBytes);
@@ -437,7 +448,9 @@ void CheckGrowingInvariants(const ScalableCuckooFilter& f) {
                                 : f.expansion() >= 2 && f.expansion() <= format::kMaxExpansion);
   const CuckooFilter& first = f.sub_filter(0);
   uint64_t size = 0;
-  uint64_t bytes = f.expansion() == 0 ? 0 : format::kStackHeaderBytes + format::kChecksumBytes;
+  uint64_t bytes = f.format_version() == format::kFormatVersion
+                       ? 0
+                       : format::StackHeaderBytes(f.format_version()) + format::kChecksumBytes;
   for (uint32_t j = 0; j < count; ++j) {
     const CuckooFilter& s = f.sub_filter(j);
     CheckInvariants(s);
@@ -599,7 +612,7 @@ void CheckBloomInvariants(const ScalableBloomFilter& f) {
   FUZZ_CHECK(count >= 1 && count <= format::kMaxSubFilters);
   FUZZ_CHECK(f.expansion() == 0 ? count == 1
                                 : f.expansion() >= 2 && f.expansion() <= format::kMaxExpansion);
-  uint64_t bytes = format::kStackHeaderBytes + format::kChecksumBytes;
+  uint64_t bytes = format::StackHeaderBytes(f.format_version()) + format::kChecksumBytes;
   for (uint32_t j = 0; j < count; ++j) {
     const BloomFilter& s = f.sub_filter(j);
     FUZZ_CHECK(s.bit_count() >= 1 && s.bit_count() <= cuckoo::kMaxBloomBits);
@@ -736,7 +749,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> payload(data + 1, data + size);
   if ((mode & 3) == 3) {
     if (VersionOf(payload) == format::kFormatVersionStack ||
-        VersionOf(payload) == format::kFormatVersionBloom) {
+        VersionOf(payload) == format::kFormatVersionBloom ||
+        VersionOf(payload) == format::kFormatVersionExplicit) {
       FixStackLengths(&payload);
     } else {
       FixLength(&payload);
@@ -762,13 +776,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(growing == plain);
     FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
   }
-  if (version == format::kFormatVersionStack || version == format::kFormatVersionBloom) {
+  // Versions 2 and 4 hold either family, named by the byte at offset 6.
+  const bool either = version == format::kFormatVersionStack ||
+                      version == format::kFormatVersionExplicit;
+  if (either || version == format::kFormatVersionBloom) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     const uint8_t type = len > format::stack_field::kType ? payload[format::stack_field::kType] : 0;
     if (type == format::kTypeBloom) FUZZ_CHECK(growing == Status::kFormatWrongFamily);
-    if (version == format::kFormatVersionStack && type == format::kTypeCuckoo) {
-      FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
-    }
+    if (either && type == format::kTypeCuckoo) FUZZ_CHECK(bloom == Status::kFormatWrongFamily);
     // Version 3 holds no cuckoo filter, and another type byte names no type:
     // both readers refuse it with the same status.
     if (version == format::kFormatVersionBloom) FUZZ_CHECK(growing != Status::kOk);
@@ -777,16 +792,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     // A reader names only the other family, never its own or an unknown one.
     if (growing == Status::kFormatWrongFamily) FUZZ_CHECK(type == format::kTypeBloom);
-    if (bloom == Status::kFormatWrongFamily) {
-      FUZZ_CHECK(version == format::kFormatVersionStack && type == format::kTypeCuckoo);
-    }
+    if (bloom == Status::kFormatWrongFamily) FUZZ_CHECK(either && type == format::kTypeCuckoo);
   }
-  if (version != format::kFormatVersion && len >= format::kPrefixBytes &&
-      version != format::kFormatVersionStack && version != format::kFormatVersionBloom) {
+  if (!format::KnownVersion(version) && len >= format::kPrefixBytes) {
     FUZZ_CHECK(growing != Status::kFormatWrongFamily && bloom != Status::kFormatWrongFamily);
   }
-  if (version != format::kFormatVersion && version != format::kFormatVersionStack &&
-      version != format::kFormatVersionBloom &&
+  if (!format::KnownVersion(version) &&
       len >= format::kPrefixBytes && std::memcmp(payload.data(), format::kMagic, 4) == 0) {
     FUZZ_CHECK(plain == Status::kFormatUnsupportedVersion);
     FUZZ_CHECK(growing == Status::kFormatUnsupportedVersion);

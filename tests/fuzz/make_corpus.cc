@@ -4,7 +4,9 @@
 // with the victim in use, non-zero padding bits). Version 2: growing cuckoo
 // filters (1 to 3 sub-filters, expansions 2, 3 and 1024, a victim in an older
 // sub-filter, one at the 32-bit fingerprint limit) and Bloom filters (without
-// growth, 2 and 3 sub-filters, k up to 64). Every seed is under 4096 bytes
+// growth, 2 and 3 sub-filters, k up to 64; version 3, or version 2's
+// positions). Version 4: each of those (<name>-v4), and cuckoo filters without
+// growth, packed and semi-sorted. Every seed is under 4096 bytes
 // (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
@@ -76,22 +78,52 @@ bool WriteSeed(const std::string& dir, const char* name, const std::vector<uint8
 
 // A growing cuckoo filter: `params` for sub-filter 0, keys "g0", "g1", ... added
 // until it has `subs` sub-filters and then `extra` more, then every third of
-// them deleted.
+// them deleted. Written as format version 4 (<name>-v4) and, if `legacy` is
+// not 0, as that version (<name>).
 struct GrowingSeed {
   const char* name;
   CuckooParams params;
   uint32_t expansion;
   uint32_t subs;
   int extra;
+  uint16_t legacy;
 };
 
-// A Bloom filter: keys "b0", "b1", ... until `subs` sub-filters, then `extra` more.
+// A Bloom filter: keys "b0", "b1", ... until `subs` sub-filters, then `extra`
+// more; written as version 4 and as `legacy` likewise.
 struct BloomSeed {
   const char* name;
   ScalableBloomParams params;
   uint32_t subs;
   int extra;
+  uint16_t legacy;
 };
+
+// Writes `filter` as version 4 and as `legacy` (if not 0), each loaded back
+// first: a seed that does not load teaches the fuzzer nothing past the header.
+template <class Filter>
+bool WriteVersions(const std::string& dir, const char* name, Filter* filter, uint16_t legacy) {
+  for (uint16_t version : {legacy, cuckoo::format::kFormatVersionExplicit}) {
+    if (version == 0) continue;
+    if (filter->SetFormatVersion(version) != Status::kOk) {
+      std::fprintf(stderr, "make_corpus: %s cannot be written as version %u\n", name, version);
+      return false;
+    }
+    std::vector<uint8_t> bytes(filter->SerializedSize());
+    filter->Serialize(bytes.data());
+    std::unique_ptr<Filter> check;
+    if (Filter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
+        bytes.size() + 1 > 4096) {
+      std::fprintf(stderr, "make_corpus: %s does not load back or is too long\n", name);
+      return false;
+    }
+    const std::string file =
+        version == legacy ? std::string(name) : std::string(name) + "-v4";
+    if (!WriteSeed(dir, file.c_str(), bytes)) return false;
+    std::printf("%-30s version %u  %zu bytes\n", file.c_str(), version, bytes.size() + 1);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -181,12 +213,15 @@ int main(int argc, char** argv) {
     return p;
   };
   const GrowingSeed growing[] = {
-      {"grown1-f12-b8-e1024", growing_params(30, 12, 8, 500), 1024, 1, 20},
-      {"grown2-f8-b4-e2", growing_params(20, 8, 4, 500), 2, 2, 10},
-      {"grown3-f5-b2-e3", growing_params(2, 5, 2, 10), 3, 3, 4},
-      {"grown3-f6-b4-e2", growing_params(4, 6, 4, 20), 2, 3, 0},
-      {"grown3-f30-b2-e2-limit", growing_params(1, 30, 2, 50), 2, 3, 8},
-      {"grown3-semisorted-f7-b4-e2", semi_sorted(growing_params(6, 7, 4, 30)), 2, 3, 5},
+      {"grown1-f12-b8-e1024", growing_params(30, 12, 8, 500), 1024, 1, 20, 2},
+      {"grown2-f8-b4-e2", growing_params(20, 8, 4, 500), 2, 2, 10, 2},
+      {"grown3-f5-b2-e3", growing_params(2, 5, 2, 10), 3, 3, 4, 2},
+      {"grown3-f6-b4-e2", growing_params(4, 6, 4, 20), 2, 3, 0, 2},
+      {"grown3-f30-b2-e2-limit", growing_params(1, 30, 2, 50), 2, 3, 8, 2},
+      {"grown3-semisorted-f7-b4-e2", semi_sorted(growing_params(6, 7, 4, 30)), 2, 3, 5, 2},
+      // Version 4 only: cuckoo filters without growth (version 1's are the seeds above).
+      {"fixed-f10-b4", growing_params(40, 10, 4, 500), 0, 1, 20, 0},
+      {"fixed-semisorted-f9-b4", semi_sorted(growing_params(40, 9, 4, 500)), 0, 1, 20, 0},
   };
   for (const GrowingSeed& seed : growing) {
     std::unique_ptr<ScalableCuckooFilter> filter;
@@ -217,21 +252,10 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::vector<uint8_t> bytes(filter->SerializedSize());
-    filter->Serialize(bytes.data());
-    std::unique_ptr<ScalableCuckooFilter> check;
-    if (ScalableCuckooFilter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
-        bytes.size() + 1 > 4096) {
-      std::fprintf(stderr, "make_corpus: %s does not load back or is too long\n", seed.name);
-      return 1;
-    }
-    if (!WriteSeed(dir, seed.name, bytes)) return 1;
-    std::printf("%-24s e=%-4u subs=%u items=%-4llu  %zu bytes\n", seed.name, filter->expansion(),
-                filter->sub_filter_count(), static_cast<unsigned long long>(filter->size()),
-                bytes.size() + 1);
+    if (!WriteVersions(dir, seed.name, filter.get(), seed.legacy)) return 1;
   }
 
-  // Version 3 unless the positions are version 2's.
+  // Legacy version 3 unless the positions are version 2's.
   auto bloom_params = [](uint64_t capacity, double rate, uint32_t expansion,
                          cuckoo::BloomPositions positions = cuckoo::BloomPositions::kIndependent) {
     ScalableBloomParams p;
@@ -243,11 +267,11 @@ int main(int argc, char** argv) {
     return p;
   };
   const BloomSeed blooms[] = {
-      {"bloom1-e0", bloom_params(50, 0.01, 0), 1, 30},
-      {"bloom2-e1024", bloom_params(2, 0.05, 1024), 2, 5},
-      {"bloom3-e2", bloom_params(4, 0.1, 2), 3, 2},
-      {"bloom3-e3-k63", bloom_params(1, 1e-18, 3), 3, 1},
-      {"bloom3-e2-v2", bloom_params(4, 0.1, 2, cuckoo::BloomPositions::kDoubleHashing), 3, 2},
+      {"bloom1-e0", bloom_params(50, 0.01, 0), 1, 30, 3},
+      {"bloom2-e1024", bloom_params(2, 0.05, 1024), 2, 5, 3},
+      {"bloom3-e2", bloom_params(4, 0.1, 2), 3, 2, 3},
+      {"bloom3-e3-k63", bloom_params(1, 1e-18, 3), 3, 1, 3},
+      {"bloom3-e2-v2", bloom_params(4, 0.1, 2, cuckoo::BloomPositions::kDoubleHashing), 3, 2, 2},
   };
   for (const BloomSeed& seed : blooms) {
     std::unique_ptr<ScalableBloomFilter> filter;
@@ -264,21 +288,11 @@ int main(int argc, char** argv) {
       const std::string key = Key("b", i);
       filter->Add(Bytes(key), key.size());
     }
-    std::vector<uint8_t> bytes(filter->SerializedSize());
-    filter->Serialize(bytes.data());
-    std::unique_ptr<ScalableBloomFilter> check;
-    if (filter->sub_filter_count() != seed.subs ||
-        ScalableBloomFilter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
-        bytes.size() + 1 > 4096) {
-      std::fprintf(stderr, "make_corpus: %s did not grow, does not load back or is too long\n",
-                   seed.name);
+    if (filter->sub_filter_count() != seed.subs) {
+      std::fprintf(stderr, "make_corpus: %s did not grow\n", seed.name);
       return 1;
     }
-    if (!WriteSeed(dir, seed.name, bytes)) return 1;
-    std::printf("%-24s e=%-4u subs=%u keys=%-4llu k=%u..%u  %zu bytes\n", seed.name,
-                filter->expansion(), filter->sub_filter_count(),
-                static_cast<unsigned long long>(filter->size()), filter->sub_filter(0).hash_count(),
-                filter->sub_filter(filter->sub_filter_count() - 1).hash_count(), bytes.size() + 1);
+    if (!WriteVersions(dir, seed.name, filter.get(), seed.legacy)) return 1;
   }
   return 0;
 }

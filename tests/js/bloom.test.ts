@@ -28,7 +28,8 @@ function sizing(n: number, eps: number): { m: number; k: number } {
 }
 
 /** Bytes of toBytes(): 24-byte stack header, per sub-filter a 48-byte section header and ⌈m/64⌉ words, 8-byte checksum. */
-const bytesFor = (bits: number[]) => 24 + bits.reduce((s, m) => s + 48 + Math.ceil(m / 64) * 8, 0) + 8;
+// Format version 4 (docs/FORMAT.md §14): a 32-byte header, the sections, the checksum.
+const bytesFor = (bits: number[]) => 32 + bits.reduce((s, m) => s + 48 + Math.ceil(m / 64) * 8, 0) + 8;
 
 /** Runs `fn` and returns what it threw (undefined if nothing). */
 function thrown(fn: () => unknown): unknown {

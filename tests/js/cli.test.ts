@@ -231,7 +231,7 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     return r.stderr;
   };
 
-  test('build --type bloom: m and k from the formula, version-3 bytes of type Bloom; info and query read it', () => {
+  test('build --type bloom: m and k from the formula, version-4 bytes of family Bloom; info and query read it', () => {
     const file = join(dir, 'f.bloom');
     const r = run(['build', join(dir, 'list.txt'), '-o', file, '--type', 'bloom']);
     expect(r.stderr).toBe('');
@@ -242,8 +242,9 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     expect(r.stdout).toMatch(/false-positive rate: [\d.e-]+ expected \(sized for 0\.001\)\n/);
     const bytes = readFileSync(file);
     expect(r.stdout).toContain(`bytes:               ${bytes.length}\n`);
-    expect(bytes.length).toBe(24 + 48 + 8 + 8);
-    expect([bytes[4], bytes[6], bytes[7]]).toEqual([3, 2, 1]); // version 3, type Bloom, one sub-filter
+    expect(bytes.length).toBe(32 + 48 + 8 + 8);
+    // version 4, family Bloom, encoding 0, scheme 2 (independent positions), growth 0, hash id 1, one sub-filter
+    expect([...bytes.subarray(4, 12)]).toEqual([4, 0, 2, 0, 2, 0, 1, 1]);
 
     const info = run(['info', file]);
     expect(info.stderr).toBe('');
@@ -251,18 +252,18 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     expect(info.stdout).toMatch(/expansion:\s+none \(does not grow\)\n/);
     expect(info.stdout).toMatch(/false-positive rate: [\d.e-]+ expected, sized for 0\.00100\n/);
     expect(info.stdout).toMatch(/sub-filters:\s+1\n$/); // and no sub-filter lines
-    expect(info.stdout).toMatch(/\nformat version:\s+3\n/);
+    expect(info.stdout).toMatch(/\nformat version:\s+4\n/);
 
     expect(run(['query', file, 'evil.example', 'good.example']).stdout).toBe('evil.example\tyes\ngood.example\tno\n');
     const stdin = run(['query', file], 'phish.example\n# comment\ntracker.example\n');
     expect(stdin.stdout).toBe('phish.example\tyes\ntracker.example\tyes\n');
   });
 
-  test('info of a version-2 Bloom filter (from an earlier release) says so and how to get version 3; query reads it', () => {
+  test('info of a version-2 Bloom filter (from an earlier release) says so and how to get version 4; query reads it', () => {
     const file = join(__dirname, '..', 'golden', 'bloom-v2.bin');
     const info = run(['info', file]);
     expect(info.stderr).toBe('');
-    expect(info.stdout).toMatch(/\nformat version:\s+2 \(an earlier release's bit positions: build it again from the keys for version 3, docs\/FORMAT\.md §11\.6\)\n/);
+    expect(info.stdout).toMatch(/\nformat version:\s+2 \(an earlier release's bit positions: build it again from the keys for version 4, docs\/FORMAT\.md §11\.6\)\n/);
     expect(info.stdout).toMatch(/^type:\s+bloom\nitems:\s+15\n/);
     expect(run(['query', file, 'b0', 'b14']).stdout).toBe('b0\tyes\nb14\tyes\n');
   });
@@ -289,18 +290,18 @@ describe('filter types and growth: --type, --expansion; query and info read eith
       const bits = Math.ceil((-Number(m[3]) * Math.log(eps)) / Math.LN2 ** 2);
       expect([j, Number(m[4]), Number(m[5]), Number(m[6])]).toEqual([j, bits, Math.round((bits / Number(m[3])) * Math.LN2), Number(eps.toPrecision(3))]);
     });
-    expect(subs.reduce((t, m) => t + Number(m[7]), 0)).toBe(readFileSync(file).length - 32);
+    expect(subs.reduce((t, m) => t + Number(m[7]), 0)).toBe(readFileSync(file).length - 40); // version 4's header and checksum
     const q = run(['query', file], keys.join('\n'));
     expect(q.stdout).toBe(keys.map((k) => `${k}\tyes\n`).join(''));
   });
 
-  test('build --expansion 3 (cuckoo): version-2 bytes, sub-filters of 3× the buckets and one more fingerprint bit; without it, version 1', () => {
+  test('build --expansion 3 (cuckoo): version-4 bytes, sub-filters of 3× the buckets and one more fingerprint bit; without it, version 4 without growth', () => {
     const file = join(dir, 'g.cuckoo');
     const r = run(['build', join(dir, 'two-hundred.txt'), '-o', file, '--capacity', '20', '--expansion', '3']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/fingerprint bits:\s+14 \(bucket size 4, semi-sorted, load factor [\d.]+, sub-filters 3\)\n/);
     const bytes = readFileSync(file);
-    expect([bytes[4], bytes[6], bytes[7]]).toEqual([2, 1, 3]);
+    expect([bytes[4], bytes[6], bytes[9], bytes[11]]).toEqual([4, 1, 1, 3]); // version 4, cuckoo, growth 1, 3 sub-filters
     const info = run(['info', file]).stdout;
     expect(info).toMatch(/^type:\s+cuckoo\nitems:\s+200\ncapacity:\s+20\n/);
     expect(info).toMatch(/expansion:\s+3\n/);
@@ -315,12 +316,12 @@ describe('filter types and growth: --type, --expansion; query and info read eith
     expect(subs.reduce((t, m) => t + Number(m[2]), 0)).toBe(200);
     expect(run(['query', file], keys.join('\n')).stdout).toBe(keys.map((k) => `${k}\tyes\n`).join(''));
 
-    // --type cuckoo is the default; without --expansion the file is version 1, as before.
+    // --type cuckoo is the default; without --expansion the file is version 4 with growth 0.
     run(['build', join(dir, 'two-hundred.txt'), '-o', join(dir, 'a.cuckoo')]);
     run(['build', join(dir, 'two-hundred.txt'), '-o', join(dir, 'b.cuckoo'), '--type', 'cuckoo']);
     const a = readFileSync(join(dir, 'a.cuckoo'));
     expect(a.equals(readFileSync(join(dir, 'b.cuckoo')))).toBe(true);
-    expect(a[4]).toBe(1);
+    expect([a[4], a[9], a[11]]).toEqual([4, 0, 1]);
     expect(run(['info', join(dir, 'a.cuckoo')]).stdout).toMatch(/expansion:\s+none \(does not grow\)\nbytes:.*\n.*\n.*\nsub-filters:\s+1\n$/);
   });
 

@@ -5,8 +5,6 @@
 // FAMILIES; what only one family does (Bloom union, cuckoo delete/count
 // semantics, growth's sub-filter accounting, format details) stays in that
 // family's own small tests. A new family or encoding is one entry here.
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { BloomFilter, CuckooFilter } from 'cuckoo-wasm';
 import type { BloomFilterOptions, CuckooFilterOptions } from 'cuckoo-wasm';
 
@@ -35,7 +33,7 @@ export interface Family {
   readonly supports: { readonly delete: boolean; readonly count: boolean; readonly addUnique: boolean; readonly union: boolean };
   /** The fingerprint sizes the encoding takes (cuckoo), for the generators. */
   readonly fingerprintBits?: { readonly min: number; readonly max: number };
-  /** Bytes 4 (format version) and 6 (type) of its toBytes(), docs/FORMAT.md. */
+  /** Bytes 4 (format version) and 6 (family) of its toBytes(), docs/FORMAT.md. */
   readonly format: { readonly version: number; readonly type: number };
   /** A filter for `o` (with `o.expansion` only when the family grows; a default growth factor otherwise). */
   create(o: CommonOptions): Promise<AnyFilter>;
@@ -85,7 +83,7 @@ function bloomFamily(name: string, grows: boolean): Family {
     cls: BloomFilter,
     fixed: {},
     supports: { delete: false, count: false, addUnique: false, union: true },
-    format: { version: 3, type: 2 },
+    format: { version: 4, type: 2 },
     create: (o) =>
       BloomFilter.create({
         capacity: o.capacity,
@@ -98,73 +96,18 @@ function bloomFamily(name: string, grows: boolean): Family {
   };
 }
 
-/**
- * The semi-sorted bucket table (Fan et al. §5.2, issue 21 point 5), if the
- * built package has it: `CuckooFilter.create({ capacity: 10, semiSort: true })`
- * succeeds and `info()` names the encoding. This is detected once, in a child
- * process (the package's create is async and the list must exist when Jest
- * collects the tests). When the option exists, the entries below run every
- * suite over FAMILIES like the bit-packed table (this is not a stub); until
- * then they are left out and the log says so. The fingerprint sizes it takes
- * are probed too (f from 4 and to 32, b = 4).
- */
-function probeSemiSort(): { min: number; max: number } | undefined {
-  const script = `
-const { CuckooFilter } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'index.cjs'))});
-(async () => {
-  const ok = async (o) => { try { const f = await CuckooFilter.create(o); const i = f.info(); f.dispose(); return i; } catch { return undefined; } };
-  const info = await ok({ capacity: 10, semiSort: true });
-  const text = info && JSON.stringify(info, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-  if (!text || !/semi/i.test(text)) return console.log('null');
-  let min = 4; while (min <= 32 && !(await ok({ capacity: 10, semiSort: true, bucketSize: 4, fingerprintBits: min }))) ++min;
-  let max = 32; while (max >= min && !(await ok({ capacity: 10, semiSort: true, bucketSize: 4, fingerprintBits: max }))) --max;
-  console.log(JSON.stringify(min <= max ? { min, max } : null));
-})();`;
-  try {
-    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
-    return JSON.parse(out.trim().split('\n').at(-1)!) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const semiSort = probeSemiSort();
-
 const PACKED_BITS = { min: 4, max: 32 };
 
 /** Every family and encoding under test. */
 export const FAMILIES: readonly Family[] = [
-  cuckooFamily('cuckoo (bit-packed)', false, { semiSort: false }, PACKED_BITS, { version: 1, type: 1 }),
-  cuckooFamily('growing cuckoo (bit-packed)', true, { semiSort: false }, PACKED_BITS, { version: 2, type: 1 }),
+  cuckooFamily('cuckoo (bit-packed)', false, { semiSort: false }, PACKED_BITS, { version: 4, type: 1 }),
+  cuckooFamily('growing cuckoo (bit-packed)', true, { semiSort: false }, PACKED_BITS, { version: 4, type: 1 }),
   bloomFamily('Bloom', false),
   bloomFamily('growing Bloom', true),
-  // Included only when the package has the semi-sorted table (probeSemiSort above). Its byte
-  // format is whatever the core writes for it: the version and type checks take it from a
-  // filter of the encoding (see formatOf).
-  ...(semiSort
-    ? [
-        cuckooFamily('cuckoo (semi-sorted)', false, { semiSort: true, bucketSize: 4 }, semiSort, { version: -1, type: -1 }),
-        cuckooFamily('growing cuckoo (semi-sorted)', true, { semiSort: true, bucketSize: 4 }, semiSort, { version: -1, type: -1 }),
-      ]
-    : []),
+  // The semi-sorted bucket table (Fan et al. §5.2): bucket size 4 only, f from 4 to 32.
+  cuckooFamily('cuckoo (semi-sorted)', false, { semiSort: true, bucketSize: 4 }, PACKED_BITS, { version: 4, type: 1 }),
+  cuckooFamily('growing cuckoo (semi-sorted)', true, { semiSort: true, bucketSize: 4 }, PACKED_BITS, { version: 4, type: 1 }),
 ];
-
-if (!semiSort) {
-  // eslint-disable-next-line no-console
-  console.log('families: CuckooFilter.create does not take semiSort here; the semi-sorted entries are not in FAMILIES');
-}
-
-/** Bytes 4 and 6 of a family's toBytes(): its descriptor's, or (version -1) those of a new filter of it. */
-export async function formatOf(family: Family): Promise<{ version: number; type: number }> {
-  if (family.format.version >= 0) return family.format;
-  const f = await family.create({ capacity: 10 });
-  try {
-    const b = f.toBytes();
-    return { version: b[4], type: b[6] };
-  } finally {
-    f.dispose();
-  }
-}
 
 /** `FAMILIES` as `[name, family]` rows for test.each / describe.each. */
 export const FAMILY_ROWS: [string, Family][] = FAMILIES.map((f) => [f.name, f]);

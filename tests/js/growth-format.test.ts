@@ -1,6 +1,6 @@
-// The byte format of Bloom filters and growing cuckoo filters (versions 3 and
-// 2: a 24-byte stack header, one section per sub-filter, a checksum; see
-// src/format.h). Anything toBytes() did not produce is refused by fromBytes
+// The byte format of every new filter (version 4: a 32-byte header naming the
+// family, table encoding, position scheme and growth, one section per
+// sub-filter, a checksum; see src/format.h, docs/FORMAT.md §14). Anything toBytes() did not produce is refused by fromBytes
 // with a FilterFormatError, never a crash and never a loaded filter: every
 // truncation and every single-bit flip of a grown filter of each family.
 // Flipped bits are also tried with the checksums sealed again (XXH3, ./xxh3.ts),
@@ -101,7 +101,7 @@ async function grownCuckoo(): Promise<{ bytes: Uint8Array; keys: string[] }> {
   return { bytes, keys };
 }
 
-/** A Bloom filter that does not grow: version 2 with one sub-filter. */
+/** A Bloom filter that does not grow: version 4 with one sub-filter. */
 async function plainBloom(): Promise<{ bytes: Uint8Array; keys: string[] }> {
   const f = await BloomFilter.create({ capacity: 20, falsePositiveRate: 0.1 });
   const keys = keysOf('pb', 15);
@@ -121,14 +121,22 @@ interface Field {
   padFromBit?: number;
 }
 
+/** Version 4's header (docs/FORMAT.md §14): its length and the offsets the edits below use. */
+const HEADER = 32;
+const COUNT = 11;
+const EXPANSION = 12;
 const STACK_FIELDS: [string, number, number][] = [
   ['magic', 0, 4],
   ['version', 4, 6],
-  ['type', 6, 7],
-  ['sub-filter count', 7, 8],
-  ['expansion', 8, 12],
-  ['reserved', 12, 16],
+  ['family', 6, 7],
+  ['encoding', 7, 8],
+  ['scheme', 8, 9],
+  ['growth', 9, 10],
+  ['hash id', 10, 11],
+  ['sub-filter count', COUNT, COUNT + 1],
+  ['expansion', EXPANSION, EXPANSION + 4],
   ['seed', 16, 24],
+  ['reserved', 24, HEADER],
 ];
 const BLOOM_SECTION_FIELDS: [string, number, number][] = [
   ['k', 0, 4],
@@ -159,11 +167,12 @@ const CUCKOO_SECTION_FIELDS: [string, number, number][] = [
   ['table bytes', 64, 72],
 ];
 
-/** Every field of a version-2 file, found by walking its sections as a reader does. */
+/** Every field of a version-4 file, found by walking its sections as a reader does. */
 function fieldsOf(family: Family, bytes: Uint8Array): Field[] {
+  expect(bytes[4]).toBe(4);
   const fields: Field[] = STACK_FIELDS.map(([name, start, end]) => ({ name: `stack ${name}`, start, end }));
-  const count = bytes[7];
-  let at = 24;
+  const count = bytes[COUNT];
+  let at = HEADER;
   for (let j = 0; j < count; j++) {
     if (family === 'bloom') {
       const words = Number(u64(bytes, at + 40));
@@ -197,9 +206,12 @@ function fieldsOf(family: Family, bytes: Uint8Array): Field[] {
 const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   bloom: {
     'stack magic': ['bad-magic'],
-    // 3 → 2: version 2's positions, another (valid) filter; 3 → 1: a cuckoo filter's version
-    'stack version': ['unsupported-version', 'loaded', 'is-cuckoo-filter'],
-    'stack type': ['bad-parameter'],
+    'stack version': ['unsupported-version'], // no single bit makes 4 into 1, 2 or 3
+    'stack family': ['bad-parameter'], // no single bit makes 2 into 1
+    'stack encoding': ['bad-parameter'],
+    'stack scheme': ['bad-parameter'], // 2 (independent) is 1 (double hashing) by no single bit
+    'stack growth': ['bad-parameter'],
+    'stack hash id': ['bad-parameter'],
     'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
     'stack expansion': ['bad-parameter'],
     'stack reserved': ['bad-parameter'],
@@ -217,8 +229,12 @@ const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   },
   cuckoo: {
     'stack magic': ['bad-magic'],
-    'stack version': ['unsupported-version', 'bad-parameter'], // 2 → 3: version 3 holds Bloom filters only
-    'stack type': ['bad-parameter'],
+    'stack version': ['unsupported-version'], // no single bit makes 4 into 1, 2 or 3
+    'stack family': ['bad-parameter'], // no single bit makes 1 into 2
+    'stack encoding': ['bad-parameter'], // another encoding than its sections'
+    'stack scheme': ['bad-parameter'],
+    'stack growth': ['bad-parameter'],
+    'stack hash id': ['bad-parameter'],
     'stack sub-filter count': ['truncated', 'trailing-bytes', 'bad-parameter'],
     'stack expansion': ['bad-parameter'],
     'stack reserved': ['bad-parameter'],
@@ -310,8 +326,10 @@ describe.each(files)('%s', (_name, family, make) => {
 
   test('the layout: stack header, sections end to end, checksums that are XXH3-64 of what precedes them; it loads', async () => {
     expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('CKOO');
-    expect([bytes[4], bytes[5], bytes[6]]).toEqual([family === 'bloom' ? 3 : 2, 0, family === 'bloom' ? 2 : 1]);
-    expect(u32(bytes, 12)).toBe(0);
+    expect([bytes[4], bytes[5], bytes[6]]).toEqual([4, 0, family === 'bloom' ? 2 : 1]);
+    // encoding (packed / none), scheme (cuckoo partial-key, Bloom independent), growth, hash id
+    expect([bytes[7], bytes[8], bytes[9], bytes[10]]).toEqual([0, family === 'bloom' ? 2 : 1, bytes[COUNT] > 1 || u32(bytes, EXPANSION) > 0 ? 1 : 0, 1]);
+    expect(u64(bytes, 24)).toBe(0n);
     const fields = fieldsOf(family, bytes); // walks the sections to exactly the checksum
     expect(sealed(bytes)).toBe(true);
     expect(xxh3(bytes.subarray(0, bytes.length - 8))).toBe(u64(bytes, bytes.length - 8));
@@ -368,7 +386,7 @@ describe.each(files)('%s', (_name, family, make) => {
       for (let bit = field.start * 8; bit < field.end * 8; bit++) {
         const padding = field.padFromBit !== undefined && bit - field.start * 8 >= field.padFromBit;
         const kind = padding ? `${field.name} padding` : field.name;
-        const allowed = (bytes[7] === 1 ? ALLOWED_ONE_SUB_FILTER[kind] : undefined) ?? ALLOWED[family][kind];
+        const allowed = (bytes[COUNT] === 1 ? ALLOWED_ONE_SUB_FILTER[kind] : undefined) ?? ALLOWED[family][kind];
         expect([kind, allowed !== undefined]).toEqual([kind, true]);
         const o = await outcome(family, flipSealed(bytes, bit, field));
         if (!seen.has(kind)) seen.set(kind, new Set());
@@ -414,13 +432,18 @@ describe('sealed bytes that break one rule of the stack', () => {
   }
 
   test.each([
-    ['sub-filter count 0', 'bad-parameter', (b: Uint8Array) => void (b[7] = 0)],
-    ['sub-filter count 33', 'bad-parameter', (b: Uint8Array) => void (b[7] = 33)],
-    ['expansion 0 with 3 sub-filters', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(8, 0, true)],
-    ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(8, 1025, true)],
-    ['type 3', 'bad-parameter', (b: Uint8Array) => void (b[6] = 3)],
-    ['type 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
-    ['version 4', 'unsupported-version', (b: Uint8Array) => void (b[4] = 4)],
+    ['sub-filter count 0', 'bad-parameter', (b: Uint8Array) => void (b[COUNT] = 0)],
+    ['sub-filter count 33', 'bad-parameter', (b: Uint8Array) => void (b[COUNT] = 33)],
+    ['expansion 0 with 3 sub-filters', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 0, true)],
+    ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 1025, true)],
+    ['family 3', 'bad-parameter', (b: Uint8Array) => void (b[6] = 3)],
+    ['family 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
+    ['encoding 1 (semi-sorted names no Bloom table)', 'bad-parameter', (b: Uint8Array) => void (b[7] = 1)],
+    ['scheme 3', 'bad-parameter', (b: Uint8Array) => void (b[8] = 3)],
+    ['growth 0 with expansion 2', 'bad-parameter', (b: Uint8Array) => void (b[9] = 0)],
+    ['growth 2', 'bad-parameter', (b: Uint8Array) => void (b[9] = 2)],
+    ['hash id 2', 'bad-parameter', (b: Uint8Array) => void (b[10] = 2)],
+    ['version 5', 'unsupported-version', (b: Uint8Array) => void (b[4] = 5)],
   ] as const)('Bloom: %s → %s', async (_what, reason, edit) => {
     expect(await edited('bloom', edit)).toBe(reason);
   });
@@ -434,12 +457,12 @@ describe('sealed bytes that break one rule of the stack', () => {
   });
 
   test('Bloom: a section claiming 2^63 bytes of bits is refused without allocating them', async () => {
-    expect(await edited('bloom', (_b, d) => d.setBigUint64(24 + 40, 1n << 63n, true))).toBe('truncated');
-    expect(await edited('bloom', (_b, d) => d.setBigUint64(24 + 40, (1n << 64n) - 1n, true))).toBe('truncated');
+    expect(await edited('bloom', (_b, d) => d.setBigUint64(HEADER + 40, 1n << 63n, true))).toBe('truncated');
+    expect(await edited('bloom', (_b, d) => d.setBigUint64(HEADER + 40, (1n << 64n) - 1n, true))).toBe('truncated');
   });
 
   test('Bloom: k = 0 or 65, m = 0 or 2^32, ε = 0, 1, NaN or −ε in sub-filter 0: bad-parameter', async () => {
-    const at = 24;
+    const at = HEADER;
     for (const edit of [
       (d: DataView) => d.setUint32(at, 0, true),
       (d: DataView) => d.setUint32(at, 65, true),
@@ -457,11 +480,11 @@ describe('sealed bytes that break one rule of the stack', () => {
 
   test('Bloom: a bit set past m (in the last word of a sub-filter) is bad-padding', async () => {
     const { bytes } = await grownBloom();
-    const m = Number(u64(bytes, 24 + 8));
+    const m = Number(u64(bytes, HEADER + 8));
     expect(m % 64).not.toBe(0);
-    const words = Number(u64(bytes, 24 + 40));
+    const words = Number(u64(bytes, HEADER + 40));
     const copy = bytes.slice();
-    copy[24 + 48 + words - 1] |= 0x80; // the top bit of the last word
+    copy[HEADER + 48 + words - 1] |= 0x80; // the top bit of the last word
     seal(copy);
     expect(await outcome('bloom', copy)).toBe('bad-padding');
   });
@@ -474,11 +497,11 @@ describe('sealed bytes that break one rule of the stack', () => {
     const longer = new Uint8Array(bytes.length + section.length);
     longer.set(bytes.subarray(0, bytes.length - 8));
     longer.set(section, bytes.length - 8);
-    longer[7] = 4;
+    longer[COUNT] = 4;
     seal(longer);
     expect(await outcome('bloom', longer)).toBe('bad-parameter');
     // Without the extra sub-filter in the count, the section is trailing bytes.
-    longer[7] = 3;
+    longer[COUNT] = 3;
     seal(longer);
     expect(await outcome('bloom', longer)).toBe('trailing-bytes');
   });
@@ -487,10 +510,10 @@ describe('sealed bytes that break one rule of the stack', () => {
     const { bytes } = await grownCuckoo();
     const starts = fieldsOf('cuckoo', bytes).filter((f) => f.name === 'cuckoo magic').map((f) => f.section!);
     const body = (parts: { start: number; end: number }[], count: number) => {
-      const out = new Uint8Array(24 + parts.reduce((t, p) => t + p.end - p.start, 0) + 8);
-      out.set(bytes.subarray(0, 24));
-      out[7] = count;
-      let at = 24;
+      const out = new Uint8Array(HEADER + parts.reduce((t, p) => t + p.end - p.start, 0) + 8);
+      out.set(bytes.subarray(0, HEADER));
+      out[COUNT] = count;
+      let at = HEADER;
       for (const p of parts) {
         out.set(bytes.subarray(p.start, p.end), at);
         at += p.end - p.start;
@@ -511,11 +534,11 @@ describe('sealed bytes that break one rule of the stack', () => {
 
   test('cuckoo: a Bloom section in a cuckoo stack and the other way round: refused', async () => {
     const b = (await grownBloom()).bytes.slice();
-    b[6] = 1; // a type-cuckoo stack of Bloom sections
+    b[6] = 1; // a family-cuckoo stack of Bloom sections
     seal(b);
     expect(['truncated', 'bad-magic', 'bad-parameter', 'unsupported-version']).toContain(await outcome('cuckoo', b));
     const c = (await grownCuckoo()).bytes.slice();
-    c[6] = 2; // a type-Bloom stack of cuckoo sections
+    c[6] = 2; // a family-Bloom stack of cuckoo sections
     seal(c);
     expect(['truncated', 'trailing-bytes', 'bad-parameter']).toContain(await outcome('bloom', c));
   });
@@ -523,12 +546,18 @@ describe('sealed bytes that break one rule of the stack', () => {
 
 describe('version 1 and version 2 across families', () => {
   test('a version-1 cuckoo file (no growth) into BloomFilter.fromBytes: is-cuckoo-filter; a Bloom file into CuckooFilter: is-bloom-filter', async () => {
-    const c = await CuckooFilter.create({ capacity: 50 });
-    c.add('x');
-    const v1 = c.toBytes();
+    const v1 = new Uint8Array(readFileSync(join(__dirname, '..', 'golden', 'cuckoo-v1.bin')));
     expect(v1[4]).toBe(1);
     expect(await outcome('bloom', v1)).toBe('is-cuckoo-filter');
     expect(await outcome('cuckoo', v1)).toBe('loaded');
+    // A new cuckoo filter is version 4, whose family byte (offset 6) names it.
+    const c = await CuckooFilter.create({ capacity: 50 });
+    c.add('x');
+    const v4 = c.toBytes();
+    expect([v4[4], v4[6]]).toEqual([4, 1]);
+    expect(await outcome('bloom', v4)).toBe('is-cuckoo-filter');
+    expect(await outcome('bloom', v4.subarray(0, 7))).toBe('is-cuckoo-filter');
+    expect(await outcome('cuckoo', v4)).toBe('loaded');
     c.dispose();
     const { bytes } = await plainBloom();
     expect(await outcome('cuckoo', bytes)).toBe('is-bloom-filter');
@@ -547,10 +576,12 @@ describe('Bloom filters of version 2 and version 3 (tests/golden, docs/FORMAT.md
   const golden = (name: string) => new Uint8Array(readFileSync(join(__dirname, '..', 'golden', name)));
   const keys = Array.from({ length: 15 }, (_, i) => `b${i}`);
 
-  test('both load, hold their keys and write back their own bytes; a new filter of the same recipe writes version 3', async () => {
+  test('both load, hold their keys and write back their own bytes; a new filter of the same recipe writes version 4 of the same sections', async () => {
     const made = await BloomFilter.create({ capacity: 4, falsePositiveRate: 0.1, expansion: 2, seed: 42 });
     for (const k of keys) made.add(k);
-    expect(same(made.toBytes(), golden('bloom-v3.bin'))).toBe(true);
+    const v4 = made.toBytes();
+    expect(same(v4, golden('bloom-v4.bin'))).toBe(true);
+    expect(same(asLegacy(v4, 3), golden('bloom-v3.bin'))).toBe(true);
     for (const name of ['bloom-v2.bin', 'bloom-v3.bin']) {
       const bytes = golden(name);
       const f = await BloomFilter.fromBytes(bytes);
@@ -638,6 +669,24 @@ describe('BloomFilter.fromBytes: bytes from anywhere', () => {
   });
 });
 
+/**
+ * A version-4 file's filter in the 24-byte stack header of version 2 or 3 (docs/FORMAT.md §11):
+ * the same sections, the checksum sealed again. What the filter's bytes were before version 4.
+ */
+function asLegacy(v4: Uint8Array, version: 2 | 3): Uint8Array {
+  const out = new Uint8Array(v4.length - HEADER + 24);
+  const d = new DataView(out.buffer);
+  out.set(v4.subarray(0, 4));
+  d.setUint16(4, version, true);
+  out[6] = v4[6]; // family: the type byte
+  out[7] = v4[COUNT];
+  d.setUint32(8, new DataView(v4.buffer, v4.byteOffset).getUint32(EXPANSION, true), true);
+  out.set(v4.subarray(16, 24), 16); // seed
+  out.set(v4.subarray(HEADER, v4.length - 8), 24);
+  seal(out);
+  return out;
+}
+
 describe('fixed recipes give fixed bytes (a format change shows here)', () => {
   const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -647,6 +696,7 @@ describe('fixed recipes give fixed bytes (a format change shows here)', () => {
     const b = bloom.toBytes();
     expect([bloom.subFilterCount, b.length]).toEqual([4, RECIPE.bloom.length]);
     expect(sha(b)).toBe(RECIPE.bloom.sha256);
+    expect(sha(asLegacy(b, 3))).toBe(RECIPE.bloom.v3sha256);
     bloom.dispose();
 
     const cuckoo = await CuckooFilter.create({ capacity: 100, fingerprintBits: 8, expansion: 2, seed: 42, semiSort: false });
@@ -655,12 +705,25 @@ describe('fixed recipes give fixed bytes (a format change shows here)', () => {
     const c = cuckoo.toBytes();
     expect([cuckoo.subFilterCount, c.length]).toEqual([RECIPE.cuckoo.subFilters, RECIPE.cuckoo.length]);
     expect(sha(c)).toBe(RECIPE.cuckoo.sha256);
+    expect(sha(asLegacy(c, 2))).toBe(RECIPE.cuckoo.v2sha256);
     cuckoo.dispose();
   });
 });
 
-/** SHA-256 of the recipes' bytes as this version writes them (Bloom: version 3). */
+/**
+ * SHA-256 of the recipes' bytes as this version writes them (version 4), and of the same
+ * sections under the stack header of the version that held them before (Bloom 3, cuckoo 2).
+ */
 const RECIPE = {
-  bloom: { length: 2912, sha256: '679dad8c05ea180903f388452afd6ca734c446af2d20c3d044b96e1d01221933' },
-  cuckoo: { subFilters: 4, length: 2816, sha256: '817c27a536ccb56b18b168e5b85bd27087d4a693fa55a7735f277b49844db267' },
+  bloom: {
+    length: 2920,
+    sha256: '2e3e31e655e4b3d1519ead32bc36255077e467a7d7862c08279f4805733d0793',
+    v3sha256: '679dad8c05ea180903f388452afd6ca734c446af2d20c3d044b96e1d01221933',
+  },
+  cuckoo: {
+    subFilters: 4,
+    length: 2824,
+    sha256: '1d760dcc441df82ed21e2139ac173aecfc3e6289023776153de822a1ad4aff04',
+    v2sha256: '817c27a536ccb56b18b168e5b85bd27087d4a693fa55a7735f277b49844db267',
+  },
 };

@@ -42,18 +42,21 @@ describe('growing cuckoo filters', () => {
     }
   });
 
-  test('bytes: version 1 without growth (as before), version 2 of type cuckoo with it, grown or not', async () => {
+  test('bytes: version 4 with growth 0 without growth, growth 1 with it, grown or not (docs/FORMAT.md §14)', async () => {
     const plain = await CuckooFilter.create({ capacity: 100 });
     const growing = await CuckooFilter.create({ capacity: 100, expansion: 2 });
     for (const f of [plain, growing]) f.addAll(keysOf('v', 50));
-    const v1 = plain.toBytes();
-    const v2 = growing.toBytes();
-    expect([v1[4], v1[5], plain.expansion]).toEqual([1, 0, 0]);
-    expect([v2[4], v2[5], v2[6], v2[7]]).toEqual([2, 0, 1, 1]); // version 2, type cuckoo, one sub-filter
-    expect(new DataView(v2.buffer).getUint32(8, true)).toBe(2); // expansion
-    // A growing filter's sub-filter 0 is a version-1 file inside the stack, 24 bytes in.
-    expect(v2.length).toBe(24 + growing.info().subFilters[0].byteLength + 8);
-    expect(Buffer.from(v2.subarray(24, 28)).toString('latin1')).toBe('CKOO');
+    const v4plain = plain.toBytes();
+    const v4 = growing.toBytes();
+    // version 4, family cuckoo, encoding 0, scheme 1, growth, hash id 1, one sub-filter
+    expect([...v4plain.subarray(4, 12), plain.expansion]).toEqual([4, 0, 1, 0, 1, 0, 1, 1, 0]);
+    expect([...v4.subarray(4, 12)]).toEqual([4, 0, 1, 0, 1, 1, 1, 1]);
+    expect(new DataView(v4.buffer).getUint32(12, true)).toBe(2); // expansion
+    // Sub-filter 0 is a version-1 file inside the stack, 32 bytes in.
+    for (const [f, b] of [[plain, v4plain], [growing, v4]] as const) {
+      expect(b.length).toBe(32 + f.info().subFilters[0].byteLength + 8);
+      expect(Buffer.from(b.subarray(32, 38))).toEqual(Buffer.from([0x43, 0x4b, 0x4f, 0x4f, 1, 0]));
+    }
   });
 
   test('sub-filter j: e^j times the buckets and capacity, f + j bits; f sized for ε/2 and the bound is twice the first', async () => {
@@ -107,7 +110,7 @@ describe('growing cuckoo filters', () => {
     const stored = subs.reduce((t, s) => t + s.size - (s.victim ? 1 : 0), 0);
     expect(info.loadFactor).toBeCloseTo(stored / slots, 12);
     expect(info.bitsPerItem).toBeCloseTo((info.byteLength * 8) / subs.reduce((t, s) => t + s.capacity, 0), 10);
-    expect(info.byteLength).toBe(24 + subs.reduce((t, s) => t + s.byteLength, 0) + 8);
+    expect(info.byteLength).toBe(32 + subs.reduce((t, s) => t + s.byteLength, 0) + 8); // version 4's header and checksum
     subs.forEach((s) => expect(s.byteLength).toBe(80 + Math.ceil((s.bucketCount * 2 * s.fingerprintBits) / 8)));
     // The victim is compared only when its bucket is one of the lookup's two (FORMAT.md §5.3).
     const none = subs.reduce(

@@ -30,7 +30,6 @@
 import fc from 'fast-check';
 import { BloomFilter, CuckooFilter, FilterFullError, wasmMemoryUsage } from 'cuckoo-wasm';
 import type { AnyFilter, Family } from './families';
-import { formatOf } from './families';
 import { Key, MultisetModel, showKey } from './model';
 
 export const SOAK = process.env.CUCKOO_SOAK === '1';
@@ -279,16 +278,17 @@ function verify(m: MultisetModel, r: Real, after: string): void {
 }
 
 /**
- * byteLength from docs/FORMAT.md's layout where the harness knows it (growing bit-packed cuckoo,
- * version 2; Bloom, version 3); undefined for the others.
+ * byteLength from docs/FORMAT.md's layout where the harness knows it (version 4: a 32-byte header,
+ * the sections, the checksum; Bloom, and bit-packed cuckoo); undefined for the others.
  */
 function layoutBytes(r: Real, subs: Record<string, unknown>[]): number | undefined {
-  if (r.family.kind === 'bloom' && r.format.version === 3) {
-    return 24 + subs.reduce((t, s) => t + 48 + Math.ceil((s.bitCount as number) / 64) * 8, 0) + 8;
+  if (r.format.version !== 4) return undefined;
+  if (r.family.kind === 'bloom') {
+    return 32 + subs.reduce((t, s) => t + 48 + Math.ceil((s.bitCount as number) / 64) * 8, 0) + 8;
   }
-  if (r.family.kind === 'cuckoo' && r.e !== 0 && r.format.version === 2 && r.family.fixed.semiSort === false) {
+  if (r.family.kind === 'cuckoo' && r.family.fixed.semiSort === false) {
     const b = r.base.b;
-    return 24 + subs.reduce((t, s) => t + 72 + Math.ceil(((s.bucketCount as number) * b * (s.fingerprintBits as number)) / 8) + 8, 0) + 8;
+    return 32 + subs.reduce((t, s) => t + 72 + Math.ceil(((s.bucketCount as number) * b * (s.fingerprintBits as number)) / 8) + 8, 0) + 8;
   }
   return undefined;
 }
@@ -687,7 +687,7 @@ export async function runSequence(family: Family, options: Real['options'], cmds
     subSizes: [0],
     base: { capacity: first.capacity, buckets: first.bucketCount ?? 0, bits: first.fingerprintBits ?? 0, b: (f as CuckooFilter).bucketSize ?? 0 },
     e: (options.expansion as number | undefined) ?? 0,
-    format: await formatOf(family),
+    format: family.format,
     united: false,
     sawFull: false,
     sawLimit: false,

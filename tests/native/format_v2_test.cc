@@ -45,11 +45,30 @@ namespace cuckoo_test {
 namespace {
 
 // ---------------------------------------------------------------------------
+// Filters written in versions 2 and 3, which this file tests: a new filter is
+// written as version 4 (format_v4_test.cc) unless told otherwise.
+
+GrowingCuckooPtr MakeV2(const CuckooParams& p, uint32_t expansion) {
+  GrowingCuckooPtr f = MakeGrowing(p, expansion);
+  if (f != nullptr) EXPECT_EQ(f->SetFormatVersion(format::kFormatVersionStack), Status::kOk);
+  return f;
+}
+// Version 2 for kDoubleHashing, version 3 for kIndependent.
+GrowingBloomPtr MakeLegacyBloom(const ScalableBloomParams& p) {
+  GrowingBloomPtr f = MakeGrowingBloom(p);
+  const uint16_t version = p.positions == BloomPositions::kDoubleHashing
+                               ? format::kFormatVersionStack
+                               : format::kFormatVersionBloom;
+  if (f != nullptr) EXPECT_EQ(f->SetFormatVersion(version), Status::kOk);
+  return f;
+}
+
+// ---------------------------------------------------------------------------
 // Small grown filters of each type, and loading under a sentinel.
 
 // 3 sub-filters: f = 5, 6, 7; 3, 6, 12 buckets of 2 (about 300 bytes).
 Bytes SmallGrownCuckoo(uint32_t subs = 3) {
-  GrowingCuckooPtr f = MakeGrowing(Params(1, 5, 2, 10, 77), 2);
+  GrowingCuckooPtr f = MakeV2(Params(1, 5, 2, 10, 77), 2);
   std::vector<std::string> keys;
   for (int i = 0; f->sub_filter_count() < subs || i < 3; ++i) {
     EXPECT_EQ(Add(*f, Key("sc-", i)), Status::kOk);
@@ -65,7 +84,7 @@ Bytes SmallGrownBloom(uint32_t subs = 3,
                       BloomPositions positions = BloomPositions::kIndependent) {
   ScalableBloomParams p = GrowingBloom(2, 0.1, 2, 77);
   p.positions = positions;
-  GrowingBloomPtr f = MakeGrowingBloom(p);
+  GrowingBloomPtr f = MakeLegacyBloom(p);
   for (int i = 0; f->sub_filter_count() < subs; ++i) EXPECT_EQ(Add(*f, Key("sb-", i)), Status::kOk);
   EXPECT_EQ(Add(*f, "one more"), Status::kOk);
   return Serialize(*f);
@@ -74,14 +93,14 @@ Bytes SmallGrownBloom(uint32_t subs = 3,
 // Loads `bytes` into a slot holding a sentinel filter; checks that a refusal
 // leaves the slot alone.
 Status LoadCuckooKeepingSentinel(const Bytes& bytes) {
-  GrowingCuckooPtr out = MakeGrowing(Params(5, 8, 2), 2);
+  GrowingCuckooPtr out = MakeV2(Params(5, 8, 2), 2);
   const ScalableCuckooFilter* sentinel = out.get();
   const Status s = LoadAs(bytes, &out);
   if (s != Status::kOk) EXPECT_EQ(out.get(), sentinel) << "*out changed on refusal";
   return s;
 }
 Status LoadBloomKeepingSentinel(const Bytes& bytes) {
-  GrowingBloomPtr out = MakeGrowingBloom(GrowingBloom(5, 0.1, 2));
+  GrowingBloomPtr out = MakeLegacyBloom(GrowingBloom(5, 0.1, 2));
   const ScalableBloomFilter* sentinel = out.get();
   const Status s = LoadAs(bytes, &out);
   if (s != Status::kOk) EXPECT_EQ(out.get(), sentinel) << "*out changed on refusal";
@@ -98,7 +117,7 @@ Bytes Flipped(const Bytes& b, size_t bit) {
 // Layout
 
 TEST(FormatV2Layout, AGrowingCuckooFilterIsAStackHeaderAndWholeVersion1Files) {
-  GrowingCuckooPtr f = MakeGrowing(Params(12, 9, 4, 300, 0x1122334455667788ULL), 3);
+  GrowingCuckooPtr f = MakeV2(Params(12, 9, 4, 300, 0x1122334455667788ULL), 3);
   ASSERT_NE(f, nullptr);
   std::vector<std::string> keys;
   for (int i = 0; f->sub_filter_count() < 3; ++i) ASSERT_EQ(Add(*f, Key("lay-", i)), Status::kOk);
@@ -128,7 +147,7 @@ TEST(FormatV2Layout, AGrowingCuckooFilterIsAStackHeaderAndWholeVersion1Files) {
 }
 
 TEST(FormatV2Layout, ABloomFilterIsAStackHeaderAndBloomSections) {
-  GrowingBloomPtr f = MakeGrowingBloom(GrowingBloom(20, 0.03, 4, 0x0102030405060708ULL));
+  GrowingBloomPtr f = MakeLegacyBloom(GrowingBloom(20, 0.03, 4, 0x0102030405060708ULL));
   ASSERT_NE(f, nullptr);
   for (int i = 0; f->sub_filter_count() < 3; ++i) ASSERT_EQ(Add(*f, Key("bl-", i)), Status::kOk);
   const Bytes b = Serialize(*f);
@@ -222,9 +241,9 @@ TEST(FormatV2Reader, AnotherFamilysBytesAreOneStatusWithItsOwnMessage) {
   }
 }
 
-TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
+TEST(FormatV2Reader, VersionsOtherThanOneToFourAreRefused) {
   for (const Bytes& base : {SmallGrownCuckoo(), SmallGrownBloom()}) {
-    for (uint16_t version : {0, 4, 0x103, 0xffff}) {
+    for (uint16_t version : {0, 5, 0x103, 0x104, 0xffff}) {
       Bytes b = base;
       PutLE(&b, 4, 2, version);
       Reseal(&b);
@@ -232,9 +251,9 @@ TEST(FormatV2Reader, VersionsOtherThanOneTwoAndThreeAreRefused) {
       EXPECT_EQ(LoadBloomKeepingSentinel(b), Status::kFormatUnsupportedVersion) << version;
     }
     // Magic and version come before a full header is required.
-    EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 4, 0}),
+    EXPECT_EQ(LoadCuckooKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 5, 0}),
               Status::kFormatUnsupportedVersion);
-    EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 4, 0}),
+    EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'O', 5, 0}),
               Status::kFormatUnsupportedVersion);
     EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O', 'X', 2, 0}), Status::kFormatBadMagic);
     EXPECT_EQ(LoadBloomKeepingSentinel(Bytes{'C', 'K', 'O'}), Status::kFormatTruncated);
@@ -764,7 +783,7 @@ const char kBloomV2Hex[] =
     "0f69257c4c458059";
 
 GrowingCuckooPtr BuildCuckooV2() {
-  GrowingCuckooPtr f = MakeGrowing(Params(1, 5, 2, 2, 42), 2);
+  GrowingCuckooPtr f = MakeV2(Params(1, 5, 2, 2, 42), 2);
   if (f == nullptr) return nullptr;
   for (int i = 0; i <= 22; ++i) {
     EXPECT_EQ(Add(*f, Key("k", i)), Status::kOk) << i;
@@ -789,7 +808,7 @@ const char kBloomV3Hex[] =
 GrowingBloomPtr BuildBloom(BloomPositions positions) {
   ScalableBloomParams p = GrowingBloom(4, 0.1, 2, 42);
   p.positions = positions;
-  GrowingBloomPtr f = MakeGrowingBloom(p);
+  GrowingBloomPtr f = MakeLegacyBloom(p);
   if (f == nullptr) return nullptr;
   for (int i = 0; i <= 14; ++i) {
     EXPECT_EQ(Add(*f, Key("b", i)), Status::kOk) << i;

@@ -182,6 +182,9 @@ TEST(ScalableCuckoo, WithoutExpansionItIsThePlainFilter) {
       ASSERT_EQ(Count(*g, k), Count(*plain, k));
       ASSERT_EQ(Delete(*g, k), Delete(*plain, k));
     }
+    // A filter that does not grow is version 1 when told to be (as when read
+    // from version 1; a new one is version 4, format_v4_test.cc).
+    ASSERT_EQ(g->SetFormatVersion(format::kFormatVersion), Status::kOk);
     const Bytes bytes = Serialize(*g);
     EXPECT_EQ(bytes, Serialize(*plain)) << "a filter that does not grow writes version 1";
     EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 1u);
@@ -192,12 +195,14 @@ TEST(ScalableCuckoo, WithoutExpansionItIsThePlainFilter) {
     EXPECT_EQ(back->expansion(), 0u);
     EXPECT_EQ(Serialize(*back), bytes);
   }
-  // A filter that may grow is version 2 from the start, one sub-filter or more.
-  GrowingCuckooPtr g = MakeGrowing(Params(60, 10, 4), 2);
-  ASSERT_NE(g, nullptr);
-  const Bytes bytes = Serialize(*g);
-  EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 2u);
-  EXPECT_EQ(bytes[stack_off::kSubFilterCount], 1u);
+  // A new filter is version 4 from the start, growing or not, one sub-filter or more.
+  for (uint32_t e : {0u, 2u}) {
+    GrowingCuckooPtr g = MakeGrowing(Params(60, 10, 4), e);
+    ASSERT_NE(g, nullptr);
+    const Bytes bytes = Serialize(*g);
+    EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 4u);
+    EXPECT_EQ(bytes[format::v4_field::kSubFilterCount], 1u);
+  }
 }
 
 // ===========================================================================
@@ -877,7 +882,7 @@ TEST(ScalableBloom, RoundTripIsByteIdenticalAtEveryGrowthState) {
       GrowTo(*f, "brt-", subs, &keys);
       const Bytes bytes = Serialize(*f);
       ASSERT_EQ(bytes.size(), f->SerializedSize());
-      EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 3u);
+      EXPECT_EQ(GetLE(bytes, off::kVersion, 2), 4u);
       GrowingBloomPtr g;
       ASSERT_EQ(LoadAs(bytes, &g), Status::kOk) << "e " << e << " subs " << subs;
       EXPECT_EQ(Serialize(*g), bytes);
@@ -905,6 +910,7 @@ TEST(ScalableBloom, VersionTwoFiltersKeepTheirPositionsAndVersion) {
     p.positions = BloomPositions::kDoubleHashing;
     GrowingBloomPtr f = MakeGrowingBloom(p);
     ASSERT_NE(f, nullptr);
+    ASSERT_EQ(f->SetFormatVersion(format::kFormatVersionStack), Status::kOk);
     std::vector<std::string> keys;
     GrowTo(*f, "v2-", e == 0 ? 1 : 2, &keys);
     const Bytes bytes = Serialize(*f);
