@@ -48,9 +48,9 @@ describe('growing cuckoo filters', () => {
     for (const f of [plain, growing]) f.addAll(keysOf('v', 50));
     const v4plain = plain.toBytes();
     const v4 = growing.toBytes();
-    // version 4, family cuckoo, encoding 0, scheme 1, growth, hash id 1, one sub-filter
-    expect([...v4plain.subarray(4, 12), plain.expansion]).toEqual([4, 0, 1, 0, 1, 0, 1, 1, 0]);
-    expect([...v4.subarray(4, 12)]).toEqual([4, 0, 1, 0, 1, 1, 1, 1]);
+    // version 4, family cuckoo, encoding 1 (semi-sorted, the default for b = 4), scheme 1, growth, hash id 1, one sub-filter
+    expect([...v4plain.subarray(4, 12), plain.expansion]).toEqual([4, 0, 1, 1, 1, 0, 1, 1, 0]);
+    expect([...v4.subarray(4, 12)]).toEqual([4, 0, 1, 1, 1, 1, 1, 1]);
     expect(new DataView(v4.buffer).getUint32(12, true)).toBe(2); // expansion
     // Sub-filter 0 is a version-1 file inside the stack, 32 bytes in.
     for (const [f, b] of [[plain, v4plain], [growing, v4]] as const) {
