@@ -268,18 +268,7 @@ TEST(GoldenSemiSorted, CuckooSemiSortedMatchesByteForByte) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->sub_filter_count(), 3u);
   const Bytes fresh = Serialize(*f);
-  const std::string path = std::string(CUCKOO_GOLDEN_DIR) + "/cuckoo-semisorted.bin";
-  const char* update = std::getenv("CUCKOO_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    ASSERT_TRUE(out) << "cannot write " << path;
-    out.write(reinterpret_cast<const char*>(fresh.data()), static_cast<std::streamsize>(fresh.size()));
-    ASSERT_TRUE(out.good());
-    std::printf("wrote %s (%zu bytes)\n", path.c_str(), fresh.size());
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << " (see tests/golden/README.md)";
-  const Bytes golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Bytes golden = GoldenFile("cuckoo-semisorted.bin", fresh);
   EXPECT_EQ(golden, fresh) << "the serialized bytes changed: a format change";
   GrowingCuckooPtr loaded;
   ASSERT_EQ(LoadAs(golden, &loaded), Status::kOk);

@@ -893,18 +893,7 @@ TEST(FormatV3Spec, BloomVectorOfSection13_3) {
 // Like Golden.CuckooV1MatchesByteForByte (format_test.cc): the recipe's bytes
 // against the file, byte for byte; CUCKOO_UPDATE_GOLDEN=1 rewrites it.
 void CheckGolden(const std::string& name, const Bytes& fresh) {
-  const std::string path = std::string(CUCKOO_GOLDEN_DIR) + "/" + name;
-  const char* update = std::getenv("CUCKOO_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    ASSERT_TRUE(out) << "cannot write " << path;
-    out.write(reinterpret_cast<const char*>(fresh.data()), static_cast<std::streamsize>(fresh.size()));
-    ASSERT_TRUE(out.good());
-    std::printf("wrote %s (%zu bytes)\n", path.c_str(), fresh.size());
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << " (see tests/golden/README.md)";
-  const Bytes golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Bytes golden = GoldenFile(name, fresh);
   ASSERT_EQ(golden.size(), fresh.size()) << name;
   size_t first_diff = 0;
   while (first_diff < golden.size() && golden[first_diff] == fresh[first_diff]) ++first_diff;

@@ -348,16 +348,7 @@ TEST(FormatV4Versions, LegacyGoldenFilesKeepTheirVersionAndBecomeVersion4OnReque
 // Like Golden.CuckooV1MatchesByteForByte (format_test.cc): the recipe's bytes
 // against the file, byte for byte; CUCKOO_UPDATE_GOLDEN=1 rewrites it.
 void CheckV4Golden(const std::string& name, const Bytes& fresh, const std::string& legacy) {
-  const std::string path = std::string(CUCKOO_GOLDEN_DIR) + "/" + name;
-  const char* update = std::getenv("CUCKOO_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    ASSERT_TRUE(out) << "cannot write " << path;
-    out.write(reinterpret_cast<const char*>(fresh.data()), static_cast<std::streamsize>(fresh.size()));
-    ASSERT_TRUE(out.good());
-    std::printf("wrote %s (%zu bytes)\n", path.c_str(), fresh.size());
-  }
-  const Bytes golden = ReadGolden(name);
+  const Bytes golden = GoldenFile(name, fresh);
   EXPECT_EQ(golden, fresh) << name << ": the serialized bytes changed: a format change needs a version bump";
   // The recipe is the legacy file's: the same sections.
   EXPECT_EQ(V4Sections(golden), LegacySections(ReadGolden(legacy))) << name;

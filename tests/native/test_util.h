@@ -15,7 +15,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -342,6 +346,25 @@ std::string FindKey(const CuckooFilter& f, const char* prefix, Pred pred) {
 inline std::string BName(const ::testing::TestParamInfo<uint32_t>& info) {
   return "b" + std::to_string(info.param);
 }
+
+#ifdef CUCKOO_GOLDEN_DIR
+// The bytes of tests/golden/`name`, after writing `fresh` there when the
+// environment has CUCKOO_UPDATE_GOLDEN=1 (how a recipe makes its golden file:
+// tests/golden/README.md). A missing file fails the test and reads as empty.
+inline Bytes GoldenFile(const std::string& name, const Bytes& fresh) {
+  const std::string path = std::string(CUCKOO_GOLDEN_DIR) + "/" + name;
+  const char* update = std::getenv("CUCKOO_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(fresh.data()), static_cast<std::streamsize>(fresh.size()));
+    EXPECT_TRUE(out.good()) << "cannot write " << path;
+    std::printf("wrote %s (%zu bytes)\n", path.c_str(), fresh.size());
+  }
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "missing " << path << " (see tests/golden/README.md)";
+  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+#endif  // CUCKOO_GOLDEN_DIR
 
 }  // namespace cuckoo_test
 
