@@ -121,6 +121,7 @@ export const STATUSES = {
   GrowthLimit: { value: 21, kind: 'growth' },
   // Any family's bytes given to another's fromBytes: the reason names the family found (StatusContext.found).
   FormatWrongFamily: { value: 22, kind: 'family' },
+  FormatBadChunk: { value: 23, kind: 'format', reason: 'bad-chunk' },
   UrlEmpty: { value: 30, kind: 'url', reason: 'empty' },
   UrlNoHost: { value: 31, kind: 'url', reason: 'no-host' },
   UrlBadHost: { value: 32, kind: 'url', reason: 'bad-host' },

@@ -9,13 +9,13 @@ Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
   const Status s = format::ReadPrefix(data, len, &version);
   if (s != Status::kOk) return s;
   if (!format::KnownVersion(version)) return Status::kFormatUnsupportedVersion;
-  switch (format::FileType(data, len, version)) {
-    case format::kTypeCuckoo: *out = Family::kCuckoo; return Status::kOk;
-    case format::kTypeBloom: *out = Family::kBloom; return Status::kOk;
-    default:
-      return len <= format::stack_field::kType ? Status::kFormatTruncated
-                                               : Status::kFormatBadParameter;
+  const uint8_t type = format::FileType(data, len, version);
+  if (format::KnownType(type)) {
+    *out = static_cast<Family>(type);
+    return Status::kOk;
   }
+  return len <= format::stack_field::kType ? Status::kFormatTruncated
+                                           : Status::kFormatBadParameter;
 }
 
 }  // namespace cuckoo

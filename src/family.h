@@ -14,7 +14,12 @@ namespace cuckoo {
 
 // The filter families. Values are part of the JS/WASM boundary: never
 // renumber, only append.
-enum class Family : uint8_t { kCuckoo = 1, kBloom = 2 };
+enum class Family : uint8_t {
+  kCuckoo = 1,
+  kBloom = 2,
+  kRedisCuckoo = 3,  // RedisBloom's cuckoo filter (CF.*), byte-compatible
+  kRedisBloom = 4,   // RedisBloom's scalable Bloom filter (BF.*), byte-compatible
+};
 
 // The family of the filter in data[0, len), from its magic, version and type
 // byte (docs/FORMAT.md §7 checks 1-4, the type of §12, version 4's family

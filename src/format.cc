@@ -135,8 +135,11 @@ uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   if (version == kFormatVersion) return kTypeCuckoo;
   if (len <= stack_field::kType) return 0;
   const uint8_t type = data[stack_field::kType];
+  if (!KnownType(type)) return 0;
+  if (version == kFormatVersionExplicit) return type;
+  // Versions 2 and 3 predate the Redis families.
   if (type != kTypeCuckoo && type != kTypeBloom) return 0;
-  if (version == kFormatVersionStack || version == kFormatVersionExplicit) return type;
+  if (version == kFormatVersionStack) return type;
   // Version 3 holds Bloom filters only: another type byte names no type (and
   // ReadStack refuses it as a bad parameter).
   if (version == kFormatVersionBloom && type == kTypeBloom) return kTypeBloom;

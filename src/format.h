@@ -188,6 +188,10 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
 // Family (the type byte of versions 2 and 3, the family byte of version 4).
 constexpr uint8_t kTypeCuckoo = 1;
 constexpr uint8_t kTypeBloom = 2;
+constexpr uint8_t kTypeRedisCuckoo = 3;  // version 4 only
+constexpr uint8_t kTypeRedisBloom = 4;   // version 4 only
+// A family byte that names a family (family.h's Family, same numbers).
+inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTypeRedisBloom; }
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
@@ -251,9 +255,10 @@ constexpr uint8_t kEncodingFromSections = 0xff;
 void WriteStackHeader(const StackHeader& header, uint8_t* out);
 
 // The family of a file whose prefix ReadPrefix accepted with `version`:
-// kTypeCuckoo for version 1, the type byte for versions 2 and 4, kTypeBloom
-// for version 3 if its type byte says so (0 if the file is too short to hold
-// the type byte, or the version or type byte is none of these).
+// kTypeCuckoo for version 1, the type byte for version 2 (cuckoo or Bloom)
+// and version 4 (any family), kTypeBloom for version 3 if its type byte says
+// so (0 if the file is too short to hold the type byte, or the version or
+// type byte is none of these).
 uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 
 // FORMAT.md §12 checks 5-9 (§14 for version 4) on a file of `len` bytes of

@@ -2,16 +2,18 @@
 // Preguiça, Hutchison, "Scalable Bloom Filters", IPL 2007): a chain of
 // sub-filters, each `expansion` times larger than the one before; inserts go
 // to the newest, a new one is added when it is full, lookups check them all.
-// A key is hashed once (XXH3-64 with the seed every sub-filter shares) for all
-// sub-filters. At most format::kMaxSubFilters sub-filters and kMaxFilterBytes
+// A key is hashed once (the family's Hash, with the seed every sub-filter
+// shares) for all sub-filters. At most format::kMaxSubFilters sub-filters and kMaxFilterBytes
 // serialized bytes: an Add that would need more returns kGrowthLimit and adds
 // nothing. Internal to the core: scalable_filter.h names the filters.
 //
 // GrowingFilter<Self, Family> is the base of the public class Self; Family
 // describes the sub-filters:
 //   using Sub;                 the sub-filter class (delete-able, Deserialize-able)
+//   using Hashed;              a key's hash, computed once for every sub-filter:
+//                              static Hashed Hash(const uint8_t* key, size_t len, uint64_t seed)
 //   using Walk;                a key's per-sub-filter form at sub-filters 0, 1, ...:
-//                              Walk(const Sub& first, uint64_t hash, uint32_t expansion),
+//                              Walk(const Sub& first, const Hashed& hash, uint32_t expansion),
 //                              .key() for the current one, .Next() to the next sub-filter
 //   static Status AddKey(Sub&, key), static bool ContainKey(const Sub&, key)
 //   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
@@ -43,7 +45,6 @@
 #include "allocation.h"
 #include "batch.h"
 #include "format.h"
-#include "hash.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -74,10 +75,10 @@ class GrowingFilter {
   // says. kNotEnoughSpace (no growth, or growth would not help),
   // kGrowthLimit / kOutOfMemory (growth refused): the key is not added,
   // nothing is lost.
-  Status Add(const uint8_t* key, size_t len) { return AddHash(HashKey(key, len, seed())); }
+  Status Add(const uint8_t* key, size_t len) { return AddHash(Family::Hash(key, len, seed())); }
   // True if some sub-filter holds the key.
   bool Contain(const uint8_t* key, size_t len) const {
-    return ContainHash(HashKey(key, len, seed()));
+    return ContainHash(Family::Hash(key, len, seed()));
   }
   // Add and Contain over keys packed as batch.h describes; AddBatch stops at
   // the first key refused, returns how many went in, *status why it stopped.
@@ -94,9 +95,10 @@ class GrowingFilter {
     ContainEach(keys, offsets, n, results,
                 [this](const uint8_t* key, size_t len) { return Contain(key, len); });
   }
-  // Add and Contain of a key given by its hash (HashKey with seed()).
-  Status AddHash(uint64_t hash);
-  bool ContainHash(uint64_t hash) const {
+  // Add and Contain of a key given by its hash (Family::Hash with seed()).
+  using Hashed = typename Family::Hashed;
+  Status AddHash(const Hashed& hash);
+  bool ContainHash(const Hashed& hash) const {
     typename Family::Walk walk(*subs_[0], hash, expansion_);
     for (uint32_t j = 0;; walk.Next()) {
       if (Family::ContainKey(*subs_[j], walk.key())) return true;
@@ -172,7 +174,7 @@ Status GrowingFilter<Self, Family>::Grow() {
 }
 
 template <class Self, class Family>
-Status GrowingFilter<Self, Family>::AddHash(uint64_t hash) {
+Status GrowingFilter<Self, Family>::AddHash(const Hashed& hash) {
   if (expansion_ != 0 && Family::FullBeforeAdd(*subs_[count_ - 1])) {
     const Status s = Grow();
     if (s != Status::kOk) return s;
@@ -230,7 +232,7 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
   // A known family other than this one (an unknown type byte is ReadStack's
   // kFormatBadParameter).
   const uint8_t type = format::FileType(data, len, version);
-  if ((type == format::kTypeCuckoo || type == format::kTypeBloom) && type != Family::kType) {
+  if (format::KnownType(type) && type != Family::kType) {
     return Status::kFormatWrongFamily;
   }
   if (version == format::kFormatVersion) {

@@ -14,6 +14,7 @@
 #include "cuckoo_filter.h"
 #include "cuckoo_keys.h"
 #include "format.h"
+#include "hash.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -22,6 +23,10 @@ namespace cuckoo {
 // level j, and a key's form at sub-filter j is its probe at level j.
 struct CuckooFamily {
   using Sub = CuckooFilter;
+  using Hashed = uint64_t;
+  static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed) {
+    return HashKey(key, len, seed);
+  }
   class Walk {
    public:
     Walk(const CuckooFilter& first, uint64_t hash, uint32_t expansion)
@@ -84,6 +89,10 @@ struct CuckooFamily {
 // ε0 / 2^j, and a key's form is its hash at every sub-filter.
 struct BloomFamily {
   using Sub = BloomFilter;
+  using Hashed = uint64_t;
+  static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed) {
+    return HashKey(key, len, seed);
+  }
   class Walk {
    public:
     Walk(const BloomFilter&, uint64_t hash, uint32_t) : hash_(hash) {}

@@ -36,6 +36,10 @@ const char* StatusMessage(Status status) {
       return "the bytes hold a cuckoo filter, not a Bloom filter: load them with CuckooFilter.fromBytes";
     case Status::kFormatWrongFamily:
       return "the bytes hold a filter of another family: load them with that family's fromBytes";
+    case Status::kFormatBadChunk:
+      return "the SCANDUMP chunks do not make a filter: one is missing, extra or out of order, or "
+             "its iterator does not match the bytes before it; pass every [iterator, chunk] pair "
+             "SCANDUMP returned, in order";
     case Status::kGrowthLimit:
       return "the filter is full and cannot grow further (32 sub-filters, 32-bit fingerprints, "
              "2^32 buckets or bits, or 1 GiB in all); the key was not added: create a filter "

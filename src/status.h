@@ -34,6 +34,10 @@ enum class Status : uint8_t {
   kGrowthLimit = 21,
   // Deserialize: the bytes hold a filter of another family (family.h names it).
   kFormatWrongFamily = 22,
+  // Loading RedisBloom SCANDUMP chunks (docs/FORMAT.md, Redis families): a
+  // chunk is missing, extra, out of order, or its iterator does not match the
+  // table bytes before it.
+  kFormatBadChunk = 23,
   // Canonicalize / EntryExpression (src/url_canon.h, docs/URLS.md): the bytes are not a URL.
   kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
   kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."

@@ -8,9 +8,10 @@
 // A URL's false-positive rate is that of up to 30 probes: at most
 // 1 - (1 - ε)^30 ≈ 30ε for a filter of per-key rate ε.
 //
-// Works on any filter with AddHash(uint64_t) -> Status, ContainHash(uint64_t)
-// -> bool and seed() (ScalableCuckooFilter, ScalableBloomFilter). Nothing is
-// allocated: the caller passes a workspace of WorkspaceSize(len) bytes.
+// Works on any filter with Add(const uint8_t*, size_t) -> Status and
+// Contain(const uint8_t*, size_t) -> bool (every family's filter), which hash
+// an expression as they hash any key. Nothing is allocated: the caller passes
+// a workspace of WorkspaceSize(len) bytes.
 // Header-only.
 #ifndef CUCKOO_WASM_SRC_URL_FILTER_H_
 #define CUCKOO_WASM_SRC_URL_FILTER_H_
@@ -18,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hash.h"
 #include "status.h"
 #include "url_canon.h"
 #include "url_expressions.h"
@@ -64,7 +64,7 @@ Status AddEntry(Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len
                 CanonicalUrl* canon, UrlSpan* expression) {
   const Status s = Entry(in, buf, buf_len, canon, expression);
   if (s != Status::kOk) return s;
-  return filter.AddHash(HashKey(buf + expression->offset, expression->length, filter.seed()));
+  return filter.Add(buf + expression->offset, expression->length);
 }
 
 // Looks the URL up by its expressions. kOk with *found set to the first
@@ -77,9 +77,8 @@ bool Match(const Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_le
   if (*status != Status::kOk) return false;
   UrlSpan spans[kMaxExpressions];
   const size_t n = UrlExpressions(*canon, buf, spans);
-  const uint64_t seed = filter.seed();
   for (size_t i = 0; i < n; ++i) {
-    if (filter.ContainHash(HashKey(buf + spans[i].offset, spans[i].length, seed))) {
+    if (filter.Contain(buf + spans[i].offset, spans[i].length)) {
       *found = spans[i];
       return true;
     }
