@@ -77,13 +77,13 @@ Status Load(const std::vector<Chunk>& chunks, BloomPtr* out) {
   // Exactly-sized heap copies, so AddressSanitizer flags a read past a chunk.
   Bytes h = chunks[0].data;
   std::unique_ptr<uint8_t[]> copy(new uint8_t[h.size() + 1]);
-  std::memcpy(copy.get(), h.data(), h.size());
+  if (!h.empty()) std::memcpy(copy.get(), h.data(), h.size());
   BloomPtr f;
   Status s = RedisBloomFilter::LoadDumpHeader(chunks[0].iterator, copy.get(), h.size(), &f);
   if (s != Status::kOk) return s;
   for (size_t j = 1; j < chunks.size(); ++j) {
     std::unique_ptr<uint8_t[]> c(new uint8_t[chunks[j].data.size() + 1]);
-    std::memcpy(c.get(), chunks[j].data.data(), chunks[j].data.size());
+    if (!chunks[j].data.empty()) std::memcpy(c.get(), chunks[j].data.data(), chunks[j].data.size());
     s = f->LoadDumpChunk(chunks[j].iterator, c.get(), chunks[j].data.size());
     if (s != Status::kOk) return s;
   }
