@@ -7,8 +7,8 @@
 // growth, 2 and 3 sub-filters, k up to 64; version 3, or version 2's
 // positions). Version 4: each of those (<name>-v4), and cuckoo filters without
 // growth, packed and semi-sorted, and Redis cuckoo filters (family 3,
-// redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not). Every seed is under 4096 bytes
-// (scripts/fuzz.sh's -max_len). The modes:
+// redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not). Every seed is
+// under 4096 bytes (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
 //   fixup-<name>   0x03 + filter bytes   (table length and checksum recomputed)

@@ -580,7 +580,8 @@ std::string FixtureDir() {
   dirs.push_back(root + "/../shared/redis");
   dirs.push_back(root + "/../../shared/redis");
   for (const std::string& d : dirs) {
-    if (std::ifstream(d + "/cf-default.json") && std::ifstream(d + "/../data/blocklist_domains.txt")) {
+    if (std::ifstream(d + "/cf-default.json") &&
+        std::ifstream(d + "/../data/blocklist_domains.txt")) {
       return d;
     }
   }
