@@ -351,9 +351,12 @@ uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining);
 // then per sub-filter a 32-byte section header and its table, one byte per
 // slot, as CF.SCANDUMP returns it.
 
-constexpr uint8_t kHashIdMurmur64A = 2;     // hash id: MurmurHash64A (murmur_hash.h), the Redis families
+// Hash id of the Redis families: MurmurHash64A (murmur_hash.h).
+constexpr uint8_t kHashIdMurmur64A = 2;
 constexpr uint8_t kEncodingRedisBytes = 0;  // encoding: one byte per slot (byte_table.h)
-constexpr uint8_t kSchemeRedisCuckoo = 1;   // fp = h % 255 + 1, i1 = h mod n, alt = (i ^ fp * 0x5bd1e995) mod n
+// Scheme of the Redis cuckoo filter: fp = h % 255 + 1, i1 = h mod n,
+// alt = (i ^ fp * 0x5bd1e995) mod n (redis_cuckoo.h).
+constexpr uint8_t kSchemeRedisCuckoo = 1;
 constexpr uint32_t kMaxRedisCuckooExpansion = 32768;
 constexpr uint32_t kMaxRedisBucketSize = 255;
 constexpr uint32_t kMaxRedisIterations = 65535;
