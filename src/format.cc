@@ -241,7 +241,9 @@ namespace {
 // A growing stack's expansion: 2..kMaxExpansion, or for the Redis cuckoo
 // filter CF.RESERVE's 1..32768, for the Redis Bloom filter BF.RESERVE's.
 bool ExpansionInRange(const StackHeader& h) {
-  if (h.type == kTypeRedisCuckoo) return h.expansion >= 1 && h.expansion <= kMaxRedisCuckooExpansion;
+  if (h.type == kTypeRedisCuckoo) {
+    return h.expansion >= 1 && h.expansion <= kMaxRedisCuckooExpansion;
+  }
   if (h.type == kTypeRedisBloom) return h.expansion >= 1 && h.expansion <= kRedisMaxExpansion;
   return h.expansion >= 2 && h.expansion <= kMaxExpansion;
 }

@@ -174,8 +174,9 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
     if (type == format::kTypeRedisCuckoo) {
       // Redis cuckoo: the table is n * b bytes, as the section header says.
       take(format::kRedisCuckooSectionHeaderBytes);
-      const uint64_t n = format::GetU64(out.data() + start + format::redis_cuckoo_field::kBucketCount);
-      const uint64_t b = format::GetU16(out.data() + start + format::redis_cuckoo_field::kBucketSize);
+      namespace redis_field = format::redis_cuckoo_field;
+      const uint64_t n = format::GetU64(out.data() + start + redis_field::kBucketCount);
+      const uint64_t b = format::GetU16(out.data() + start + redis_field::kBucketSize);
       if (n == 0 || b == 0 || n > kMaxStackFixupBytes || out.size() + n * b > kMaxStackFixupBytes) {
         return;
       }
@@ -794,7 +795,8 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   const uint32_t shift = cuckoo::RedisCuckooFamily::GrowthShift(filter->expansion());
   for (int k = 0; k < kKeys; ++k) {
     const uint64_t shifted = uint64_t{shift} * filter->sub_filter_count();
-    if (shifted >= 32 || (filter->bucket_count() << shifted) * filter->bucket_size() > kMaxGrowthBytes) {
+    if (shifted >= 32 ||
+        (filter->bucket_count() << shifted) * filter->bucket_size() > kMaxGrowthBytes) {
       break;
     }
     const uint8_t* key = keys.key[k].data;
@@ -827,7 +829,8 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   }
   const std::vector<uint8_t> after = SerializeToVector(*filter);
   std::unique_ptr<RedisCuckooFilter> after_loaded;
-  FUZZ_CHECK(RedisCuckooFilter::Deserialize(after.data(), after.size(), &after_loaded) == Status::kOk);
+  FUZZ_CHECK(RedisCuckooFilter::Deserialize(after.data(), after.size(), &after_loaded) ==
+             Status::kOk);
   FUZZ_CHECK(SerializeToVector(*after_loaded) == after);
   return s;
 }
