@@ -196,7 +196,8 @@ inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTyp
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
 constexpr uint8_t kSchemeBloomIndependent = 2;    // Bloom: independent positions (§11.6)
-constexpr uint8_t kSchemeRedisBloom = 1;  // Redis BF: (a + i*b) mod bits over MurmurHash64A (redis_bloom.h)
+// Redis BF: bit (a + i*b) mod bits of MurmurHash64A's a and b (redis_bloom.h).
+constexpr uint8_t kSchemeRedisBloom = 1;
 // Version 4's growth byte.
 constexpr uint8_t kGrowthNone = 0;       // one sub-filter, expansion 0
 constexpr uint8_t kGrowthGeometric = 1;  // sub-filter j: e^j capacity, ε0/2^j (cuckoo: f0 + j bits)
@@ -318,7 +319,7 @@ constexpr size_t kSize = 8;     // u64: items added to the link
 constexpr size_t kError = 16;   // f64: the link's error rate
 constexpr size_t kBpe = 24;     // f64: bits per entry
 constexpr size_t kHashes = 32;  // u32
-constexpr size_t kGrowth = 36;  // u32: the filter's growth as SCANDUMP stores it, same in every section
+constexpr size_t kGrowth = 36;  // u32: the SCANDUMP header's growth, the same in every section
 constexpr size_t kBits = 40;    // u64: a multiple of 64; the array is bits / 8 bytes
 }  // namespace redis_bloom_field
 
@@ -333,7 +334,9 @@ struct RedisBloomSection {
   const uint8_t* data = nullptr;  // bits / 8 bytes, inside the file
 };
 
-inline uint64_t RedisBloomSectionBytes(uint64_t bytes) { return kRedisBloomSectionHeaderBytes + bytes; }
+inline uint64_t RedisBloomSectionBytes(uint64_t bytes) {
+  return kRedisBloomSectionHeaderBytes + bytes;
+}
 void WriteRedisBloomSection(const RedisBloomSection& section, uint8_t* out);
 // The fields of the section data[0, len): kFormatBadParameter if bits is 0
 // or not a multiple of 64 or the section is not 48 + bits / 8 bytes; the

@@ -30,7 +30,8 @@ uint32_t RedisHashesFor(double bpe) { return static_cast<uint32_t>(std::ceil(kRe
 // The one Bloom loop over the position policy: set, or test, the k bits.
 void SetRedisBits(uint8_t* data, const RedisBloomHash& h, uint64_t m, uint32_t k) {
   RedisBloomPositions pos(h, m);
-  for (uint32_t i = 0; i < k; pos.Next(i++)) data[pos.x >> 3] |= static_cast<uint8_t>(1u << (pos.x & 7));
+  for (uint32_t i = 0; i < k; pos.Next(i++))
+    data[pos.x >> 3] |= static_cast<uint8_t>(1u << (pos.x & 7));
 }
 
 bool TestRedisBits(const uint8_t* data, const RedisBloomHash& h, uint64_t m, uint32_t k) {
@@ -51,7 +52,7 @@ bool ValidRedisGrowth(uint32_t growth, bool non_scaling) {
 
 // Link j (j >= 1) follows from link j - 1: entries * growth at error / 2.
 bool RedisLinkFollows(const RedisBloomLinkShape& prev, const RedisBloomLinkShape& link,
-                 uint32_t growth) {
+                      uint32_t growth) {
   return growth != 0 && prev.entries <= UINT64_MAX / growth &&
          link.entries == prev.entries * growth && link.error == prev.error / 2;
 }
@@ -162,7 +163,8 @@ Status RedisBloomFamily::LoadSection(const uint8_t* data, size_t len, const form
   // link 0's.
   if (h.seed != 0 || !shape.Consistent() || r.size > r.entries ||
       !ValidRedisGrowth(r.growth, non_scaling) || (!non_scaling && r.growth != h.expansion) ||
-      (j > 0 && (r.growth != prev->growth() || !RedisLinkFollows(prev->shape(), shape, r.growth)))) {
+      (j > 0 &&
+       (r.growth != prev->growth() || !RedisLinkFollows(prev->shape(), shape, r.growth)))) {
     return Status::kFormatBadParameter;
   }
   std::unique_ptr<RedisBloomLink> link;
@@ -186,8 +188,10 @@ Status RedisBloomFilter::Create(const RedisBloomParams& p, std::unique_ptr<Redis
     return Status::kInvalidArgument;
   }
   RedisBloomLinkShape shape;
-  if (!RedisBloomLinkShape::For(p.capacity, non_scaling ? p.error_rate : p.error_rate / 2, &shape) ||
-      format::kHeaderV4Bytes + format::kChecksumBytes + format::RedisBloomSectionBytes(shape.bytes) >
+  if (!RedisBloomLinkShape::For(p.capacity, non_scaling ? p.error_rate : p.error_rate / 2,
+                                &shape) ||
+      format::kHeaderV4Bytes + format::kChecksumBytes +
+              format::RedisBloomSectionBytes(shape.bytes) >
           kMaxFilterBytes) {
     return Status::kInvalidArgument;
   }
@@ -236,7 +240,8 @@ RedisChunk RedisBloomFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
   if (j == 0) {
     format::PutU64(header_out, size());
     format::PutU32(header_out + 8, count_);
-    format::PutU32(header_out + 12, non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions);
+    format::PutU32(header_out + 12,
+                   non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions);
     format::PutU32(header_out + 16, growth());
     uint8_t* p = header_out + kRedisBloomHeaderBytes;
     for (uint32_t k = 0; k < count_; ++k, p += kRedisBloomLinkHeaderBytes) {

@@ -72,7 +72,8 @@ inline RedisBloomHash RedisBloomHashKey(const uint8_t* key, size_t len) {
 // The position policy (the shape of bloom_filter.cc's: x is position 0,
 // Next(i) makes position i + 1 current): x_i = (a + i*b mod 2^64) mod bits.
 struct RedisBloomPositions {
-  RedisBloomPositions(const RedisBloomHash& h, uint64_t m) : x(h.a % m), sum(h.a), step(h.b), m(m) {}
+  RedisBloomPositions(const RedisBloomHash& h, uint64_t m)
+      : x(h.a % m), sum(h.a), step(h.b), m(m) {}
   void Next(uint32_t) {
     sum += step;  // wraps mod 2^64, as the server's u64 arithmetic does
     x = sum % m;
@@ -168,17 +169,22 @@ struct RedisBloomFamily {
     return link.ContainHash(h);
   }
   // A new link when the newest holds its entries.
-  static bool FullBeforeAdd(const RedisBloomLink& newest) { return newest.size() >= newest.entries(); }
+  static bool FullBeforeAdd(const RedisBloomLink& newest) {
+    return newest.size() >= newest.entries();
+  }
   static bool GrowthHelps(const RedisBloomLink&, const RedisBloomHash&) { return true; }
   // entries * expansion at error / 2 of the newest link; kGrowthLimit past
   // 2^63 bits or kMaxFilterBytes in all.
   static Status MakeNext(const RedisBloomLink& first, const RedisBloomLink& newest, uint32_t level,
-                         uint32_t expansion, uint64_t bytes_now, std::unique_ptr<RedisBloomLink>* next);
+                         uint32_t expansion, uint64_t bytes_now,
+                         std::unique_ptr<RedisBloomLink>* next);
   static constexpr uint8_t kType = format::kTypeRedisBloom;
   static constexpr bool kPlainWhenFixed = false;
   static uint8_t Encoding(const RedisBloomLink&) { return 0; }
   static uint8_t Scheme(const RedisBloomLink&) { return format::kSchemeRedisBloom; }
-  static bool Writable(uint16_t, const RedisBloomLink&, uint32_t) { return false; }  // version 4 only
+  static bool Writable(uint16_t, const RedisBloomLink&, uint32_t) {
+    return false;
+  }  // version 4 only
   static uint64_t SectionBytes(const RedisBloomLink& link) {
     return format::RedisBloomSectionBytes(link.bytes());
   }

@@ -50,8 +50,10 @@ BloomPtr Make(double error, uint64_t capacity, uint32_t expansion = 2, bool non_
 bool AddNew(RedisBloomFilter& f, const std::string& k, Status* s = nullptr) {
   bool added = false;
   const Status st = f.AddNew(U8(k), k.size(), &added);
-  if (s != nullptr) *s = st;
-  else EXPECT_EQ(st, Status::kOk) << k;
+  if (s != nullptr)
+    *s = st;
+  else
+    EXPECT_EQ(st, Status::kOk) << k;
   return added;
 }
 bool Has(const RedisBloomFilter& f, const std::string& k) { return f.Contain(U8(k), k.size()); }
@@ -153,12 +155,18 @@ Bytes Base64(const std::string& s) {
   int bits = 0;
   for (char c : s) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else continue;  // '=' and whitespace
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else
+      continue;  // '=' and whitespace
     acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
@@ -286,7 +294,7 @@ TEST(RedisBloomSizing, InfoCapacityAndSize) {
   EXPECT_EQ(f->capacity(), 10000u);
   EXPECT_EQ(f->redis_size(), 13888u);  // bf-basic's BF.INFO Size
   BloomPtr n = Make(0.01, 1000, 2, true);
-  EXPECT_EQ(n->redis_size(), 1296u);   // bf-nonscaling's
+  EXPECT_EQ(n->redis_size(), 1296u);  // bf-nonscaling's
 }
 
 TEST(RedisBloomCreate, RefusesWhatBfReserveRefuses) {
@@ -312,12 +320,12 @@ TEST(RedisBloomCreate, RefusesWhatBfReserveRefuses) {
   EXPECT_EQ(create(1e-10, uint64_t{1} << 30, 2, false), Status::kInvalidArgument);
   EXPECT_EQ(f, nullptr);
 
-  EXPECT_EQ(create(0.9, 1, 1, false), Status::kOk);        // expansion 1 is Redis's
+  EXPECT_EQ(create(0.9, 1, 1, false), Status::kOk);  // expansion 1 is Redis's
   EXPECT_EQ(create(0.01, 1, 32768, false), Status::kOk);
   EXPECT_EQ(create(0.9, uint64_t{1} << 30, 0, false), Status::kOk);  // 29 MB of bits
   // 2^30 entries at 0.005: 1.4 GB of bits, past this library's 1 GiB.
   EXPECT_EQ(create(0.01, uint64_t{1} << 30, 2, false), Status::kInvalidArgument);
-  EXPECT_EQ(create(0.01, 100, 0, false), Status::kOk);     // EXPANSION 0: non-scaling
+  EXPECT_EQ(create(0.01, 100, 0, false), Status::kOk);  // EXPANSION 0: non-scaling
   EXPECT_TRUE(f->non_scaling());
   EXPECT_EQ(f->growth(), 0u);
   EXPECT_EQ(f->link(0).error(), 0.01);
@@ -334,8 +342,14 @@ TEST(RedisBloomPositions, HandCheckedItems) {
     uint64_t pos[7];  // mod 9600 (bf-nonscaling's bits), 7 hashes
   };
   const Case cases[] = {
-      {"hello", 0x5ba5b8a59803e699ULL, 0xa7d451d588a0c2a4ULL, {5913, 5949, 2401, 2437, 8489, 8525, 8561}},
-      {"example.com", 0x8ae2e3e517978488ULL, 0xcd01f3baf490b555ULL, {392, 1245, 2098, 8967, 220, 1073, 1926}},
+      {"hello",
+       0x5ba5b8a59803e699ULL,
+       0xa7d451d588a0c2a4ULL,
+       {5913, 5949, 2401, 2437, 8489, 8525, 8561}},
+      {"example.com",
+       0x8ae2e3e517978488ULL,
+       0xcd01f3baf490b555ULL,
+       {392, 1245, 2098, 8967, 220, 1073, 1926}},
       {"", 0x1ab11ea5a7b2c56eULL, 0xbbddcb5ab56dd547ULL, {4590, 5685, 764, 5443, 522, 1617, 6296}},
   };
   for (const Case& c : cases) {
@@ -574,7 +588,8 @@ TEST_F(RedisBloomHostile, LinkFields) {
   EXPECT_EQ(WithHeader([](Bytes* h) { PutF64(h, kLink0 + 24, NAN); }), Status::kFormatBadParameter);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutF64(h, kLink0 + 32, GetF64(*h, kLink0 + 32) * 1.001); }),
             Status::kFormatBadParameter);
-  EXPECT_EQ(WithHeader([](Bytes* h) { PutF64(h, kLink0 + 32, INFINITY); }), Status::kFormatBadParameter);
+  EXPECT_EQ(WithHeader([](Bytes* h) { PutF64(h, kLink0 + 32, INFINITY); }),
+            Status::kFormatBadParameter);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, kLink0 + 40, 9); }), Status::kFormatBadParameter);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, kLink0 + 40, 0); }), Status::kFormatBadParameter);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU64(h, kLink0 + 44, 99); }), Status::kFormatBadParameter);
@@ -713,15 +728,15 @@ TEST(RedisBloomFormat, RefusesEditedSections) {
     return RedisBloomFilter::Deserialize(e.data(), e.size(), &g);
   };
   namespace field = cuckoo::format::redis_bloom_field;
-  EXPECT_EQ(refused(10, 1, 1), Status::kFormatBadParameter);              // hash id XXH3
-  EXPECT_EQ(refused(8, 2, 1), Status::kFormatBadParameter);               // scheme
+  EXPECT_EQ(refused(10, 1, 1), Status::kFormatBadParameter);  // hash id XXH3
+  EXPECT_EQ(refused(8, 2, 1), Status::kFormatBadParameter);   // scheme
   EXPECT_EQ(refused(s0 + field::kEntries, 101, 8), Status::kFormatBadParameter);
   EXPECT_EQ(refused(s0 + field::kSize, 101, 8), Status::kFormatBadParameter);
   EXPECT_EQ(refused(s0 + field::kHashes, 9, 4), Status::kFormatBadParameter);
   EXPECT_EQ(refused(s0 + field::kGrowth, 3, 4), Status::kFormatBadParameter);
   EXPECT_EQ(refused(s0 + field::kBits, 64, 8), Status::kFormatTruncated);  // section length
-  EXPECT_EQ(refused(24, 1, 8), Status::kFormatBadParameter);              // reserved
-  EXPECT_EQ(refused(16, 1, 8), Status::kFormatBadParameter);              // seed
+  EXPECT_EQ(refused(24, 1, 8), Status::kFormatBadParameter);               // reserved
+  EXPECT_EQ(refused(16, 1, 8), Status::kFormatBadParameter);               // seed
   Bytes e = b;
   e[s0 + 48] ^= 1;  // a bit of the array: the checksum catches it
   BloomPtr g;
@@ -820,7 +835,8 @@ TEST_P(RedisBloomFixture, LoadedAnswersAsTheServerDid) {
   const std::string want_n = StringField(fx.json, "nonMemberAnswers");
   ASSERT_LE(want_n.size(), nonmembers.size());
   size_t wrong = 0, positives = 0;
-  for (size_t i = 0; i < want_m.size(); ++i) wrong += (Has(*f, members[i]) ? '1' : '0') != want_m[i];
+  for (size_t i = 0; i < want_m.size(); ++i)
+    wrong += (Has(*f, members[i]) ? '1' : '0') != want_m[i];
   for (size_t i = 0; i < want_n.size(); ++i) {
     const bool has = Has(*f, nonmembers[i]);
     positives += has;
@@ -835,7 +851,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, RedisBloomFixture,
                          ::testing::Values("bf-basic", "bf-grow", "bf-nonscaling"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string n = info.param;
-                           for (char& c : n) if (c == '-') c = '_';
+                           for (char& c : n)
+                             if (c == '-') c = '_';
                            return n;
                          });
 
