@@ -26,7 +26,7 @@ export interface RedisFixture {
 
 /** Where the recorded filters are: the shared folder, or the copies a fresh clone has under tests/fixtures/redis. */
 export function fixtureDir(): string {
-  for (const dir of [join(__dirname, '..', '..', '..', 'shared', 'redis'), '/work/shared/redis', join(__dirname, '..', 'fixtures', 'redis')]) {
+  for (const dir of [join(__dirname, '..', '..', '..', 'shared', 'redis'), join(__dirname, '..', 'fixtures', 'redis')]) {
     try {
       readFileSync(join(dir, 'cf-default.json'));
       return dir;
