@@ -15,10 +15,12 @@
 // template over the row. Two kinds of entry point:
 //  - embind functions (EMSCRIPTEN_BINDINGS below) for the calls made once per
 //    filter or per error: create, deserialize, serialize, destroy, info,
-//    sizing, statusMessage, constants. The cold ones take the family as their
+//    sizing, statusMessage, constants, and the Redis families' SCANDUMP /
+//    LOADCHUNK chunks. The cold ones take the family as their
 //    first argument (OnFamily refuses a value that names none);
-//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, stamped
-//    from the same templates by HOT_EXPORTS; url_* for URLs in either) for the
+//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, rc_* and
+//    rb_* for the Redis families, stamped from the same templates by
+//    HOT_EXPORTS; url_* for URLs in any family) for the
 //    per-key and per-batch calls, which take and return numbers only: JS calls
 //    them as the wasm instance's own exports, so a lookup is one direct wasm
 //    call, with no embind invoker and no family dispatch in between.
@@ -55,6 +57,9 @@
 
 #include "batch.h"
 #include "family.h"
+#include "redis_bloom.h"
+#include "redis_cuckoo.h"
+#include "redis_dump.h"
 #include "scalable_filter.h"
 #include "sizing.h"
 #include "url_filter.h"
@@ -64,6 +69,8 @@ namespace {
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
 using cuckoo::Family;
+using cuckoo::RedisBloomFilter;
+using cuckoo::RedisCuckooFilter;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
@@ -84,11 +91,33 @@ uint64_t Capacity(double capacity) { return capacity >= 1 ? static_cast<uint64_t
 template <Family F>
 struct Row;
 
+// What info() reports for a growing filter of this library's own families:
+// the parameters of the filter (those of sub-filter 0), the row's own fields
+// (RowT::Own), and each sub-filter's statistics (RowT::SubInfo).
+template <typename RowT, typename Filter>
+void ScalableInfo(const Filter& f, val& info) {
+  const auto& first = f.sub_filter(0);
+  info.set("capacity", static_cast<double>(first.capacity()));
+  info.set("seedLow", static_cast<uint32_t>(first.seed()));
+  info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
+  info.set("expansion", static_cast<int>(f.expansion()));
+  info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+  RowT::Own(f, info);
+  val subs = val::array();
+  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+    val sub = val::object();
+    RowT::SubInfo(f.sub_filter(j), sub);
+    subs.set(j, sub);
+  }
+  info.set("subFilters", subs);
+}
+
 template <>
 struct Row<Family::kCuckoo> {
   using Filter = ScalableCuckooFilter;
-  // Parameters of the filter (those of sub-filter 0) and each sub-filter's statistics.
-  static void Info(const Filter& f, val& info) {
+  static constexpr bool kScanDump = false;
+  static void Info(const Filter& f, val& info) { ScalableInfo<Row>(f, info); }
+  static void Own(const Filter& f, val& info) {
     const CuckooFilter& first = f.sub_filter(0);
     info.set("bucketCount", static_cast<double>(first.bucket_count()));
     info.set("fingerprintBits", static_cast<int>(first.fingerprint_bits()));
@@ -112,7 +141,9 @@ struct Row<Family::kCuckoo> {
 template <>
 struct Row<Family::kBloom> {
   using Filter = ScalableBloomFilter;
-  static void Info(const Filter& f, val& info) {
+  static constexpr bool kScanDump = false;
+  static void Info(const Filter& f, val& info) { ScalableInfo<Row>(f, info); }
+  static void Own(const Filter& f, val& info) {
     info.set("falsePositiveRate", f.false_positive_rate());
     info.set("bitCount", static_cast<double>(f.bit_count()));
     info.set("hashCount", static_cast<int>(f.sub_filter(0).hash_count()));
@@ -132,6 +163,42 @@ struct Row<Family::kBloom> {
   }
 };
 
+// The Redis families (src/redis_cuckoo.h, src/redis_bloom.h): info() gives
+// what the server's CF.INFO / BF.INFO give, by the labels camelCased (js/
+// redis-cuckoo-filter.ts, js/redis-bloom-filter.ts), and their SCANDUMP /
+// LOADCHUNK functions are the dump functions below (kScanDump).
+template <>
+struct Row<Family::kRedisCuckoo> {
+  using Filter = RedisCuckooFilter;
+  static constexpr bool kScanDump = true;
+  static void Info(const Filter& f, val& info) {
+    info.set("size", static_cast<double>(f.redis_size()));
+    info.set("numberOfBuckets", static_cast<double>(f.bucket_count()));
+    info.set("numberOfFilters", static_cast<int>(f.sub_filter_count()));
+    info.set("numberOfItemsInserted", static_cast<double>(f.size()));
+    info.set("numberOfItemsDeleted", static_cast<double>(f.deleted()));
+    info.set("bucketSize", static_cast<int>(f.bucket_size()));
+    info.set("expansionRate", static_cast<int>(f.expansion()));
+    info.set("maxIterations", static_cast<int>(f.max_iterations()));
+    info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+  }
+};
+
+template <>
+struct Row<Family::kRedisBloom> {
+  using Filter = RedisBloomFilter;
+  static constexpr bool kScanDump = true;
+  static void Info(const Filter& f, val& info) {
+    info.set("capacity", static_cast<double>(f.capacity()));
+    info.set("size", static_cast<double>(f.redis_size()));
+    info.set("numberOfFilters", static_cast<int>(f.sub_filter_count()));
+    info.set("numberOfItemsInserted", static_cast<double>(f.size()));
+    info.set("expansionRate", f.non_scaling() ? val::null() : val(static_cast<int>(f.growth())));
+    info.set("errorRate", f.error_rate());
+    info.set("serializedSize", static_cast<double>(f.SerializedSize()));
+  }
+};
+
 // fn(Row<F>{}) for the family numbered `family`; `refused` for a number that
 // names no family (switching on the int, so no value is taken for another).
 template <typename R, typename Fn>
@@ -139,6 +206,8 @@ R OnFamily(int family, R refused, Fn&& fn) {
   switch (family) {
     case static_cast<int>(Family::kCuckoo): return fn(Row<Family::kCuckoo>{});
     case static_cast<int>(Family::kBloom): return fn(Row<Family::kBloom>{});
+    case static_cast<int>(Family::kRedisCuckoo): return fn(Row<Family::kRedisCuckoo>{});
+    case static_cast<int>(Family::kRedisBloom): return fn(Row<Family::kRedisBloom>{});
     default: return refused;
   }
 }
@@ -221,27 +290,13 @@ int Serialize(int family, uintptr_t handle, uintptr_t out) {
   });
 }
 
-// Parameters and statistics of one filter and of each of its sub-filters, as
-// a JS object, for the JS getters and info(); undefined for no family.
+// Parameters and statistics of one filter, as a JS object (each row's Info),
+// for the JS getters and info(); undefined for no family.
 val Info(int family, uintptr_t handle) {
   return OnFamily(family, val::undefined(), [&](auto row) {
     using RowT = decltype(row);
-    const auto& f = *reinterpret_cast<const FilterOf<RowT>*>(handle);
-    const auto& first = f.sub_filter(0);
     val info = val::object();
-    info.set("capacity", static_cast<double>(first.capacity()));
-    info.set("seedLow", static_cast<uint32_t>(first.seed()));
-    info.set("seedHigh", static_cast<uint32_t>(first.seed() >> 32));
-    info.set("expansion", static_cast<int>(f.expansion()));
-    info.set("serializedSize", static_cast<double>(f.SerializedSize()));
-    RowT::Info(f, info);
-    val subs = val::array();
-    for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
-      val sub = val::object();
-      RowT::SubInfo(f.sub_filter(j), sub);
-      subs.set(j, sub);
-    }
-    info.set("subFilters", subs);
+    RowT::Info(*reinterpret_cast<const FilterOf<RowT>*>(handle), info);
     return info;
   });
 }
@@ -254,6 +309,101 @@ bool BloomCompatible(uintptr_t a, uintptr_t b) {
 int BloomUnion(uintptr_t into, uintptr_t other) {
   return Answer(reinterpret_cast<ScalableBloomFilter*>(into)->Union(
       *reinterpret_cast<const ScalableBloomFilter*>(other)));
+}
+
+// ---------------------------------------------------------------------------
+// The Redis families: CF.RESERVE / BF.RESERVE, and SCANDUMP / LOADCHUNK.
+
+int RedisCuckooCreate(double capacity, int bucket_size, int max_iterations, int expansion) {
+  cuckoo::RedisCuckooParams p;
+  p.capacity = Capacity(capacity);
+  p.bucket_size = static_cast<uint32_t>(bucket_size);
+  p.max_iterations = static_cast<uint32_t>(max_iterations);
+  p.expansion = static_cast<uint32_t>(expansion);
+  std::unique_ptr<RedisCuckooFilter> filter;
+  const Status s = RedisCuckooFilter::Create(p, &filter);
+  return Opened(s, std::move(filter));
+}
+
+int RedisBloomCreate(double error_rate, double capacity, int expansion, bool non_scaling) {
+  cuckoo::RedisBloomParams p;
+  p.error_rate = error_rate;
+  p.capacity = Capacity(capacity);
+  p.expansion = static_cast<uint32_t>(expansion);
+  p.non_scaling = non_scaling;
+  std::unique_ptr<RedisBloomFilter> filter;
+  const Status s = RedisBloomFilter::Create(p, &filter);
+  return Opened(s, std::move(filter));
+}
+
+// fn(Row<F>{}) for a family that has SCANDUMP (Row::kScanDump), else `refused`.
+template <typename R, typename Fn>
+R OnDumpFamily(int family, R refused, Fn&& fn) {
+  return OnFamily(family, refused, [&](auto row) -> R {
+    if constexpr (decltype(row)::kScanDump) {
+      return fn(row);
+    } else {
+      return refused;
+    }
+  });
+}
+
+// How many chunks SCANDUMP returns (0 for an empty cuckoo filter), or -status.
+int DumpChunkCount(int family, uintptr_t handle) {
+  return OnDumpFamily(family, kNoFamily, [&](auto row) {
+    return static_cast<int>(reinterpret_cast<const FilterOf<decltype(row)>*>(handle)->DumpChunkCount());
+  });
+}
+
+// Bytes of the header chunk (chunk 0), which DumpChunk writes into memory JS owns.
+double DumpHeaderBytes(int family, uintptr_t handle) {
+  return OnDumpFamily(family, static_cast<double>(kNoFamily), [&](auto row) {
+    return static_cast<double>(reinterpret_cast<const FilterOf<decltype(row)>*>(handle)->DumpHeaderBytes());
+  });
+}
+
+// Chunk j of SCANDUMP as [iterator, address, length]: for j = 0 the header,
+// written to header_out (DumpHeaderBytes bytes); for j >= 1 a view of the
+// table in wasm memory, valid until the filter changes (JS copies it at
+// once). undefined for no such family.
+val DumpChunk(int family, uintptr_t handle, int j, uintptr_t header_out) {
+  return OnDumpFamily(family, val::undefined(), [&](auto row) {
+    const auto* f = reinterpret_cast<const FilterOf<decltype(row)>*>(handle);
+    const cuckoo::RedisChunk c = f->DumpChunk(static_cast<uint32_t>(j), reinterpret_cast<uint8_t*>(header_out));
+    val out = val::array();
+    out.set(0, static_cast<double>(c.iterator));
+    out.set(1, static_cast<double>(reinterpret_cast<uintptr_t>(c.data)));
+    out.set(2, static_cast<double>(c.len));
+    return out;
+  });
+}
+
+// LOADCHUNK of the header (iterator 1): a new filter's handle, or -status. The
+// filter is not usable until FinishDump returned 0; JS destroys it on any error.
+int LoadDumpHeader(int family, double iterator, uintptr_t data, double length) {
+  return OnDumpFamily(family, kNoFamily, [&](auto row) {
+    using Filter = FilterOf<decltype(row)>;
+    std::unique_ptr<Filter> filter;
+    const Status s = Filter::LoadDumpHeader(static_cast<uint64_t>(iterator), reinterpret_cast<const uint8_t*>(data),
+                                            static_cast<size_t>(length), &filter);
+    return Opened(s, std::move(filter));
+  });
+}
+
+// LOADCHUNK of a table chunk: 0, or -status.
+int LoadDumpChunk(int family, uintptr_t handle, double iterator, uintptr_t data, double length) {
+  return OnDumpFamily(family, kNoFamily, [&](auto row) {
+    auto* f = reinterpret_cast<FilterOf<decltype(row)>*>(handle);
+    return Answer(f->LoadDumpChunk(static_cast<uint64_t>(iterator), reinterpret_cast<const uint8_t*>(data),
+                                   static_cast<size_t>(length)));
+  });
+}
+
+// After the last chunk: 0 (the filter is complete and usable), or -status.
+int FinishDump(int family, uintptr_t handle) {
+  return OnDumpFamily(family, kNoFamily, [&](auto row) {
+    return Answer(reinterpret_cast<FilterOf<decltype(row)>*>(handle)->FinishDump());
+  });
 }
 
 // Sizing (src/sizing.h): f, or bytes toBytes() gives for a new filter; -kInvalidArgument
@@ -352,6 +502,9 @@ val Constants() {
   c.set("maxUrlExpressions", static_cast<uint32_t>(cuckoo::url::kMaxExpressions));
   c.set("familyCuckoo", static_cast<int>(Family::kCuckoo));
   c.set("familyBloom", static_cast<int>(Family::kBloom));
+  c.set("familyRedisCuckoo", static_cast<int>(Family::kRedisCuckoo));
+  c.set("familyRedisBloom", static_cast<int>(Family::kRedisBloom));
+  c.set("redisMaxChunkBytes", static_cast<double>(cuckoo::kRedisMaxChunkBytes));
   c.set("encodingPacked", static_cast<int>(cuckoo::TableEncoding::kPacked));
   c.set("encodingSemiSorted", static_cast<int>(cuckoo::TableEncoding::kSemiSorted));
   c.set("maxMaxKicks", cuckoo::kMaxMaxKicks);
@@ -440,6 +593,8 @@ extern "C" {
 
 HOT_EXPORTS(cf, ScalableCuckooFilter)
 HOT_EXPORTS(bf, ScalableBloomFilter)
+HOT_EXPORTS(rc, RedisCuckooFilter)
+HOT_EXPORTS(rb, RedisBloomFilter)
 
 // What only cuckoo filters do. delete: 1 removed, 0 no match.
 EMSCRIPTEN_KEEPALIVE int cf_delete(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
@@ -450,6 +605,27 @@ EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint
   return f->Count(key, len);
 }
 EMSCRIPTEN_KEEPALIVE double cf_load_factor(const ScalableCuckooFilter* f) { return f->load_factor(); }
+
+// What only the Redis families do. rc_delete (CF.DEL): 1 removed, 0 no match;
+// rc_count (CF.COUNT); rc_add_unique (CF.ADDNX) and rb_add_new (BF.ADD's
+// answer): 1 added, 0 already there (nothing changed), or -status.
+EMSCRIPTEN_KEEPALIVE int rc_delete(RedisCuckooFilter* f, const uint8_t* key, size_t len) {
+  const Status s = f->Delete(key, len);
+  return s == Status::kNotFound ? 0 : Answer(s, 1);
+}
+EMSCRIPTEN_KEEPALIVE uint32_t rc_count(const RedisCuckooFilter* f, const uint8_t* key, size_t len) {
+  return f->Count(key, len);
+}
+EMSCRIPTEN_KEEPALIVE int rc_add_unique(RedisCuckooFilter* f, const uint8_t* key, size_t len) {
+  bool added = false;
+  const Status s = f->AddUnique(key, len, &added);
+  return Answer(s, added ? 1 : 0);
+}
+EMSCRIPTEN_KEEPALIVE int rb_add_new(RedisBloomFilter* f, const uint8_t* key, size_t len) {
+  bool added = false;
+  const Status s = f->AddNew(key, len, &added);
+  return Answer(s, added ? 1 : 0);
+}
 
 // A list entry's canonical expression added to filter `f` of `family`: 0, or
 // -status (kUrl* from canonicalization, or the filter's Add status).
@@ -541,6 +717,14 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
   function("cuckooCreate", &CuckooCreate);
   function("bloomCreate", &BloomCreate);
+  function("redisCuckooCreate", &RedisCuckooCreate);
+  function("redisBloomCreate", &RedisBloomCreate);
+  function("dumpChunkCount", &DumpChunkCount);
+  function("dumpHeaderBytes", &DumpHeaderBytes);
+  function("dumpChunk", &DumpChunk);
+  function("loadDumpHeader", &LoadDumpHeader);
+  function("loadDumpChunk", &LoadDumpChunk);
+  function("finishDump", &FinishDump);
   function("deserialize", &Deserialize);
   function("peekFamily", &PeekFamily);
   function("destroy", &Destroy);

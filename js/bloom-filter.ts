@@ -213,7 +213,7 @@ export class BloomFilter extends FamilyFilter {
     const seed = toSeed(options.seed);
     const expansion = toExpansion(options.expansion);
     const core = await loadCore();
-    const bytes = core.sizing.bloomSerializedSizeFor(capacity, fpr, expansion);
+    const bytes = core.cold.bloomSerializedSizeFor(capacity, fpr, expansion);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `a Bloom filter for ${capacity} keys at a false-positive rate of ${fpr} needs ` +
@@ -254,7 +254,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return this.core.bloom.bloomCompatible(this.live(), this.peer(other));
+    return this.core.cold.bloomCompatible(this.live(), this.peer(other));
   }
 
   /**
@@ -268,7 +268,7 @@ export class BloomFilter extends FamilyFilter {
   union(other: BloomFilter): this {
     const into = this.live();
     const from = this.peer(other);
-    if (this.core.bloom.bloomUnion(into, from) !== 0) {
+    if (this.core.cold.bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
           'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
@@ -293,7 +293,7 @@ export class BloomFilter extends FamilyFilter {
 
   /** Keys added (duplicates counted; both sides' after a union). */
   get size(): number {
-    return this.core.size(this.fx, this.live());
+    return this.fx.size(this.live());
   }
 
   /** Bits m of all sub-filters. */

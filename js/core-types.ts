@@ -22,16 +22,18 @@ export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = [
   'add', 'contain', 'add_batch', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count',
 ];
 /** The prefixes of the families' hot exports. */
-export type ExportPrefix = 'cf' | 'bf';
-export const PREFIXES: readonly ExportPrefix[] = ['cf', 'bf'];
+export type ExportPrefix = 'cf' | 'bf' | 'rc' | 'rb';
+export const PREFIXES: readonly ExportPrefix[] = ['cf', 'bf', 'rc', 'rb'];
 
 export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
 type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
 
-/** The exports that are not a family's row: what only cuckoo filters do, and the URL functions. */
-export interface OtherExports {
-  cf_delete(handle: number, key: number, len: number): number;
-  cf_count(handle: number, key: number, len: number): number;
+/** The one-key exports that are not in every family's row: `(handle, key, len) => answer or -status`. */
+export type KeyOp = 'cf_delete' | 'cf_count' | 'rc_delete' | 'rc_count' | 'rc_add_unique' | 'rb_add_new';
+export const KEY_OPS: readonly KeyOp[] = ['cf_delete', 'cf_count', 'rc_delete', 'rc_count', 'rc_add_unique', 'rb_add_new'];
+
+/** The exports that are not a family's row: what only some families do, and the URL functions. */
+export interface OtherExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {
   cf_load_factor(handle: number): number;
   url_add: UrlFilterCall;
   url_match: UrlFilterCall;
@@ -42,7 +44,7 @@ export interface OtherExports {
   url_entry: UrlCall;
 }
 export const OTHER_EXPORTS: readonly (keyof OtherExports)[] = [
-  'cf_delete', 'cf_count', 'cf_load_factor',
+  ...KEY_OPS, 'cf_load_factor',
   'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
 ];
 
@@ -58,6 +60,10 @@ export interface CoreConstants {
   maxUrlExpressions: number;
   familyCuckoo: number;
   familyBloom: number;
+  familyRedisCuckoo: number;
+  familyRedisBloom: number;
+  /** Most bytes of one SCANDUMP table chunk (src/redis_dump.h). */
+  redisMaxChunkBytes: number;
   encodingPacked: number;
   encodingSemiSorted: number;
   maxMaxKicks: number;
@@ -80,6 +86,14 @@ export type CoreModule = {
   _free(ptr: number): void;
   cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
   bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
+  redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
+  redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
+  dumpChunkCount(family: number, handle: number): number;
+  dumpHeaderBytes(family: number, handle: number): number;
+  dumpChunk(family: number, handle: number, j: number, headerOut: number): [iterator: number, ptr: number, len: number];
+  loadDumpHeader(family: number, iterator: number, ptr: number, len: number): number;
+  loadDumpChunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
+  finishDump(family: number, handle: number): number;
   deserialize(family: number, ptr: number, len: number): number;
   peekFamily(ptr: number, len: number): number;
   destroy(family: number, handle: number): number;

@@ -241,8 +241,8 @@ export class CuckooFilter extends FamilyFilter {
     const core = await loadCore();
     if (fingerprintBits === undefined) {
       // The core sizes by ε (src/sizing.h): a filter that grows spends half of ε on its first sub-filter.
-      const rate = core.sizing.firstSubFilterRate(fpr, expansion);
-      fingerprintBits = core.sizing.fingerprintBitsFor(rate, bucketSize);
+      const rate = core.cold.firstSubFilterRate(fpr, expansion);
+      fingerprintBits = core.cold.fingerprintBitsFor(rate, bucketSize);
       if (fingerprintBits < 0) {
         throw new ArgumentRangeError(
           `falsePositiveRate ${rate} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
@@ -250,7 +250,7 @@ export class CuckooFilter extends FamilyFilter {
         );
       }
     }
-    const bytes = core.sizing.cuckooSerializedSizeFor(capacity, fingerprintBits, bucketSize, expansion, encoding);
+    const bytes = core.cold.cuckooSerializedSizeFor(capacity, fingerprintBits, bucketSize, expansion, encoding);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes > 0 ? bytes : 'more than 2^32 buckets of'} bytes; ` +
@@ -319,7 +319,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   delete(key: Key): boolean {
-    return this.core.remove(this.live(), key) === 1;
+    return this.core.keyOp('cf_delete', this.live(), key) === 1;
   }
 
   /**
@@ -335,12 +335,12 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   count(key: Key): number {
-    return this.core.count(this.live(), key);
+    return this.core.keyOp('cf_count', this.live(), key);
   }
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
   get size(): number {
-    return this.core.size(this.fx, this.live());
+    return this.fx.size(this.live());
   }
 
   /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */

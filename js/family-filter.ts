@@ -174,12 +174,12 @@ export abstract class FamilyFilter extends UrlFilter {
    * header differs (FORMAT.md §2, §11).
    */
   get byteLength(): number {
-    return this.core.serializedSize(this.fx, this.live());
+    return this.fx.serialized_size(this.live());
   }
 
   /** Number of sub-filters: 1, more once a growing filter has grown. */
   get subFilterCount(): number {
-    return this.core.subFilterCount(this.fx, this.live());
+    return this.fx.sub_filter_count(this.live());
   }
 
   /** @internal */

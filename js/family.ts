@@ -17,7 +17,7 @@ export interface FamilyDescriptor {
   /** How a message names a filter of it. */
   readonly what: string;
   /** FilterFormatError's reason when its bytes are given to another family's `fromBytes`. */
-  readonly foreignReason: 'is-cuckoo-filter' | 'is-bloom-filter';
+  readonly foreignReason: 'is-cuckoo-filter' | 'is-bloom-filter' | 'is-redis-cuckoo-filter' | 'is-redis-bloom-filter';
   /** The options of its `create`. */
   readonly options: readonly string[];
 }
@@ -40,7 +40,27 @@ export const BLOOM: FamilyDescriptor = {
   options: ['capacity', 'falsePositiveRate', 'seed', 'expansion'],
 };
 
-export const FAMILIES: readonly FamilyDescriptor[] = [CUCKOO, BLOOM];
+/** RedisBloom's cuckoo filter (CF.*): answers and SCANDUMP bytes as the server's (js/redis-cuckoo-filter.ts). */
+export const REDIS_CUCKOO: FamilyDescriptor = {
+  id: 3,
+  prefix: 'rc',
+  className: 'RedisCuckooFilter',
+  what: 'a Redis cuckoo filter (CF.*)',
+  foreignReason: 'is-redis-cuckoo-filter',
+  options: ['capacity', 'bucketSize', 'maxIterations', 'expansion'],
+};
+
+/** RedisBloom's scalable Bloom filter (BF.*): answers and SCANDUMP bytes as the server's (js/redis-bloom-filter.ts). */
+export const REDIS_BLOOM: FamilyDescriptor = {
+  id: 4,
+  prefix: 'rb',
+  className: 'RedisBloomFilter',
+  what: 'a Redis Bloom filter (BF.*)',
+  foreignReason: 'is-redis-bloom-filter',
+  options: ['errorRate', 'capacity', 'expansion', 'nonScaling'],
+};
+
+export const FAMILIES: readonly FamilyDescriptor[] = [CUCKOO, BLOOM, REDIS_CUCKOO, REDIS_BLOOM];
 
 /** The family the core numbers `id`, if any. */
 export function familyOf(id: number): FamilyDescriptor | undefined {

@@ -136,8 +136,12 @@ type Row = Rows[keyof Rows];
 /** A `cuckoo::Status` name, without the `k`. */
 export type StatusName = keyof Rows;
 
-/** Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed. */
-export type FilterFormatReason = Extract<Row, { kind: 'format' }>['reason'];
+/**
+ * Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed, or
+ * (`is-redis-*`, the FormatWrongFamily status with js/family.ts's `foreignReason`) which Redis
+ * family's bytes were given to another family's `fromBytes`.
+ */
+export type FilterFormatReason = Extract<Row, { kind: 'format' }>['reason'] | 'is-redis-cuckoo-filter' | 'is-redis-bloom-filter';
 
 /** The status values by name, for comparing what a call returned: `Status.Ok` is 0. */
 export const Status = Object.freeze(

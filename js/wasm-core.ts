@@ -22,10 +22,11 @@ import { Key, byteLengthOf, isKey, keyTypeError } from './checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from './chunk.js';
 import { seedWords } from './options.js';
 import { Status, statusError } from './status.js';
-import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle } from './core-types.js';
-import { OTHER_EXPORTS, OtherExports, PREFIXES, RawBoundary, UrlCall } from './core-types.js';
+import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp } from './core-types.js';
+import { OtherExports, PREFIXES, RawBoundary, UrlCall } from './core-types.js';
+import { ColdCalls, takeExports } from './core-exports.js';
 
-export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, RawBoundary } from './core-types.js';
+export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, RawBoundary } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
@@ -53,38 +54,18 @@ export class Core {
   private urlPtr = 0;
   private urlCap = 0;
   /**
-   * Embind functions called as they are: sizing (src/sizing.h: f for a rate
-   * and b, the rate of a first sub-filter, the bytes of a new filter; results
-   * -InvalidArgument when refused), and the Bloom filters' compatibility and
-   * union (0 or -InvalidArgument, nothing changed). No memory is involved.
+   * Embind functions called as they are, no memory involved (js/core-exports.ts):
+   * sizing (src/sizing.h; -InvalidArgument when refused), the Bloom filters'
+   * compatibility and union, the Redis families' creation (a handle or
+   * -status), chunk count and the end of a load (0 or -status).
    */
-  readonly sizing: Pick<CoreModule, 'fingerprintBitsFor' | 'firstSubFilterRate' | 'cuckooSerializedSizeFor' | 'bloomSerializedSizeFor'>;
-  readonly bloom: Pick<CoreModule, 'bloomCompatible' | 'bloomUnion'>;
+  readonly cold: ColdCalls;
 
   /** @internal */
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
-    // The wasm export names are kept (CMakeLists.txt links -lexports.js, which
-    // turns off their minification); if a toolchain minifies them anyway, the
-    // module's wrappers still work, only slower. The module object is a
-    // dictionary-mode object whose property loads are slow, so the functions
-    // are taken out of it once.
-    let direct = true;
-    const take = (name: string) => {
-      const raw = exports?.[name];
-      if (typeof raw === 'function') return raw;
-      direct = false;
-      return (...args: number[]) => module[`_${name}`](...args);
-    };
-    const row = (prefix: ExportPrefix) =>
-      Object.fromEntries(FAMILY_EXPORTS.map((op) => [op, take(`${prefix}_${op}`)])) as unknown as FamilyExports;
-    this.rows = { cf: row('cf'), bf: row('bf') };
-    this.hot = Object.fromEntries(OTHER_EXPORTS.map((name) => [name, take(name)])) as unknown as OtherExports;
-    this.direct = direct;
+    ({ rows: this.rows, hot: this.hot, cold: this.cold, direct: this.direct } = takeExports(module, exports));
     this.constants = module.constants();
-    const { fingerprintBitsFor, firstSubFilterRate, cuckooSerializedSizeFor, bloomSerializedSizeFor } = module;
-    this.sizing = { fingerprintBitsFor, firstSubFilterRate, cuckooSerializedSizeFor, bloomSerializedSizeFor };
-    this.bloom = { bloomCompatible: module.bloomCompatible, bloomUnion: module.bloomUnion };
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
     this.scratchView = this.refreshScratch();
@@ -125,17 +106,51 @@ export class Core {
    * @throws OutOfMemoryError if wasm memory cannot hold the copy.
    */
   deserialize(family: number, bytes: Uint8Array): { result: number; found: number } {
+    let found = 0;
+    const result = this.withBytes(bytes, (ptr, length) => {
+      const r = this.m.deserialize(family, ptr, length);
+      const status = -r;
+      const wrong = status === Status.FormatWrongFamily || status === Status.FormatIsBloomFilter || status === Status.FormatIsCuckooFilter;
+      if (wrong) found = Math.max(0, this.m.peekFamily(ptr, length));
+      return r;
+    });
+    return { result, found };
+  }
+
+  /** `call(ptr, length)` on a copy of `bytes` in wasm memory, freed after it. @throws OutOfMemoryError */
+  private withBytes(bytes: Uint8Array, call: (ptr: number, length: number) => number): number {
     const length = byteLengthOf(bytes);
     const ptr = this.alloc(length);
     try {
       this.m.HEAPU8.set(bytes, ptr);
-      const result = this.m.deserialize(family, ptr, length);
-      const status = -result;
-      const wrong = status === Status.FormatWrongFamily || status === Status.FormatIsBloomFilter || status === Status.FormatIsCuckooFilter;
-      return { result, found: wrong ? Math.max(0, this.m.peekFamily(ptr, length)) : 0 };
+      return call(ptr, length);
     } finally {
       this.m._free(ptr);
     }
+  }
+
+  // -------------------------------------------------------------------------
+  // The Redis families' SCANDUMP / LOADCHUNK (bindings/cuckoo_bindings.cc DumpChunk, LoadDump*).
+
+  /** Chunk j of the filter's SCANDUMP (0 the header) as [iterator, a copy of its bytes]. @throws OutOfMemoryError */
+  dumpChunk(family: number, handle: Handle, j: number): [number, Uint8Array] {
+    const header = j === 0 ? this.alloc(this.m.dumpHeaderBytes(family, handle)) : 0;
+    try {
+      const [iterator, ptr, len] = this.m.dumpChunk(family, handle, j, header);
+      return [iterator, this.m.HEAPU8.slice(ptr, ptr + len)];
+    } finally {
+      if (header !== 0) this.m._free(header);
+    }
+  }
+
+  /** LOADCHUNK of the header chunk: a new filter's handle (usable once finishDump gave 0; destroy it on any error), or -status. */
+  loadDumpHeader(family: number, iterator: number, chunk: Uint8Array): number {
+    return this.withBytes(chunk, (ptr, len) => this.m.loadDumpHeader(family, iterator, ptr, len));
+  }
+
+  /** LOADCHUNK of a table chunk into a filter loadDumpHeader made: 0, or -status. */
+  loadDumpChunk(family: number, handle: Handle, iterator: number, chunk: Uint8Array): number {
+    return this.withBytes(chunk, (ptr, len) => this.m.loadDumpChunk(family, handle, iterator, ptr, len));
   }
 
   /** Parameters and statistics of the filter and of each of its sub-filters. */
@@ -186,31 +201,14 @@ export class Core {
     return fx.contain(handle, this.scratchPtr, len) !== 0;
   }
 
-  /** Keys added (Bloom) or fingerprints stored (cuckoo, victim included). */
-  size(fx: FamilyExports, handle: Handle): number {
-    return fx.size(handle);
-  }
-
-  /** Bytes {@link serialize} gives now (it changes as the filter grows). */
-  serializedSize(fx: FamilyExports, handle: Handle): number {
-    return fx.serialized_size(handle);
-  }
-
-  /** Sub-filters of the filter: 1, more once it grew. */
-  subFilterCount(fx: FamilyExports, handle: Handle): number {
-    return fx.sub_filter_count(handle);
-  }
-
-  /** Cuckoo: removes one matching fingerprint: 1, or 0 if none matched. */
-  remove(handle: Handle, key: Key): number {
+  /**
+   * A one-key call only some families have (core-types.ts KeyOp): cf_delete /
+   * rc_delete (1 removed, 0 none matched), cf_count / rc_count (fingerprints
+   * matching), rc_add_unique / rb_add_new (1 added, 0 already there, or -status).
+   */
+  keyOp(op: KeyOp, handle: Handle, key: Key): number {
     const len = this.writeKey(key);
-    return this.hot.cf_delete(handle, this.scratchPtr, len);
-  }
-
-  /** Cuckoo: stored fingerprints matching the key. */
-  count(handle: Handle, key: Key): number {
-    const len = this.writeKey(key);
-    return this.hot.cf_count(handle, this.scratchPtr, len);
+    return this.hot[op](handle, this.scratchPtr, len);
   }
 
   /** Cuckoo: fraction of the table's slots in use, victim excluded. */
