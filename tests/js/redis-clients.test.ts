@@ -102,6 +102,13 @@ describe.each([2, 3] as const)('node-redis v5, RESP%d', (RESP) => {
     expect(scans.map((c) => Number(c[2]))).toEqual(its);
   });
 
+  test('sendCommand with { typeMapping } returns the chunk as bytes (the CLI\'s path)', async () => {
+    const reply = (await client.sendCommand(['CF.SCANDUMP', 'cf-default', '1'], { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } })) as [number, Buffer];
+    const [iterator, chunk] = fixtureChunks(readFixture('cf-default'))[1];
+    expect(reply[0]).toBe(iterator);
+    expect(Buffer.isBuffer(reply[1]) && reply[1].equals(chunk)).toBe(true);
+  });
+
   test('without the Buffer type mapping, a chunk comes back as text and its bytes are lost', async () => {
     const { chunk } = await client.cf.scanDump('cf-default', 1);
     expect(typeof chunk).toBe('string');
