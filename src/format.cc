@@ -125,7 +125,7 @@ void WriteStackHeader(const StackHeader& h, uint8_t* out) {
   out[field::kEncoding] = h.encoding;
   out[field::kScheme] = h.scheme;
   out[field::kGrowth] = h.growth;
-  out[field::kHashId] = kHashIdXxh3_64;
+  out[field::kHashId] = HashIdFor(h.type);
   out[field::kSubFilterCount] = static_cast<uint8_t>(h.sub_filter_count);
   PutU32(out + field::kExpansion, h.expansion);
   PutU64(out + field::kSeed, h.seed);
@@ -147,6 +147,11 @@ uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
 }
 
 uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
+  if (type == kTypeRedisBloom) {
+    if (remaining < kRedisBloomSectionHeaderBytes) return 0;
+    const uint64_t bytes = GetU64(data + redis_bloom_field::kBits) / 8;
+    return RedisBloomSectionBytes(bytes);  // bits / 8 < 2^61: no overflow
+  }
   if (type == kTypeCuckoo) {
     if (remaining < kCuckooHeaderBytes) return 0;
     const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
@@ -202,11 +207,13 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
   } else if (h->type == kTypeBloom) {
     family_ok = h->encoding == 0 && (h->scheme == kSchemeBloomDoubleHashing ||
                                      h->scheme == kSchemeBloomIndependent);
+  } else if (h->type == kTypeRedisBloom) {
+    family_ok = h->encoding == 0 && h->scheme == kSchemeRedisBloom;
   }
   const bool growth_ok = h->growth == kGrowthNone
                              ? h->expansion == 0
                              : h->growth == kGrowthGeometric && h->expansion != 0;
-  return family_ok && growth_ok && data[field::kHashId] == kHashIdXxh3_64 &&
+  return family_ok && growth_ok && data[field::kHashId] == HashIdFor(h->type) &&
          GetU64(data + field::kReserved) == 0;
 }
 
@@ -223,8 +230,10 @@ Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader*
                              ? ReadExplicitHeader(data, &h)
                              : ReadLegacyStackHeader(data, version, &h);
   // Check 6: the stack header's fields.
-  const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
-                                          : h.expansion >= 2 && h.expansion <= kMaxExpansion;
+  bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
+                                    : h.expansion >= 2 && h.expansion <= kMaxExpansion;
+  // A Redis BF grows by BF.RESERVE's EXPANSION, 1 to 32768.
+  if (h.type == kTypeRedisBloom && h.expansion != 0) growth_ok = h.expansion <= kRedisMaxExpansion;
   if (!fields_ok || h.sub_filter_count == 0 || h.sub_filter_count > kMaxSubFilters || !growth_ok) {
     return Status::kFormatBadParameter;
   }
@@ -286,6 +295,43 @@ Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out) {
     if ((last >> tail) != 0) return Status::kFormatBadPadding;
   }
   *out = b;
+  return Status::kOk;
+}
+
+void WriteRedisBloomSection(const RedisBloomSection& r, uint8_t* out) {
+  namespace field = redis_bloom_field;
+  PutU64(out + field::kEntries, r.entries);
+  PutU64(out + field::kSize, r.size);
+  uint64_t word;
+  static_assert(sizeof word == sizeof r.error, "binary64");
+  std::memcpy(&word, &r.error, sizeof word);
+  PutU64(out + field::kError, word);
+  std::memcpy(&word, &r.bpe, sizeof word);
+  PutU64(out + field::kBpe, word);
+  PutU32(out + field::kHashes, r.hashes);
+  PutU32(out + field::kGrowth, r.growth);
+  PutU64(out + field::kBits, r.bits);
+  std::memcpy(out + kRedisBloomSectionHeaderBytes, r.data, static_cast<size_t>(r.bits / 8));
+}
+
+Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection* out) {
+  namespace field = redis_bloom_field;
+  if (len < kRedisBloomSectionHeaderBytes) return Status::kFormatTruncated;
+  RedisBloomSection r;
+  r.entries = GetU64(data + field::kEntries);
+  r.size = GetU64(data + field::kSize);
+  uint64_t word = GetU64(data + field::kError);
+  std::memcpy(&r.error, &word, sizeof word);
+  word = GetU64(data + field::kBpe);
+  std::memcpy(&r.bpe, &word, sizeof word);
+  r.hashes = GetU32(data + field::kHashes);
+  r.growth = GetU32(data + field::kGrowth);
+  r.bits = GetU64(data + field::kBits);
+  r.data = data + kRedisBloomSectionHeaderBytes;
+  if (r.bits == 0 || r.bits % 64 != 0 || RedisBloomSectionBytes(r.bits / 8) != len) {
+    return Status::kFormatBadParameter;
+  }
+  *out = r;
   return Status::kOk;
 }
 

@@ -104,6 +104,7 @@ bool ChecksumMatches(const uint8_t* file, size_t body_bytes);
 
 constexpr size_t kCuckooHeaderBytes = 72;
 constexpr uint8_t kHashIdXxh3_64 = 1;  // hash id: keys hashed by XXH3-64 with the seed (hash.h)
+constexpr uint8_t kHashIdMurmur64A = 2;  // hash id: MurmurHash64A, as RedisBloom hashes (murmur_hash.h)
 constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream (TableEncoding)
 
 // Byte offsets of the cuckoo header's fields: the common prefix, then the
@@ -192,10 +193,15 @@ constexpr uint8_t kTypeRedisCuckoo = 3;  // version 4 only
 constexpr uint8_t kTypeRedisBloom = 4;   // version 4 only
 // A family byte that names a family (family.h's Family, same numbers).
 inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTypeRedisBloom; }
+// Version 4's hash id byte for a family: MurmurHash64A for the Redis BF, XXH3-64 otherwise.
+inline uint8_t HashIdFor(uint8_t type) {
+  return type == kTypeRedisBloom ? kHashIdMurmur64A : kHashIdXxh3_64;
+}
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
 constexpr uint8_t kSchemeBloomIndependent = 2;    // Bloom: independent positions (§11.6)
+constexpr uint8_t kSchemeRedisBloom = 1;  // Redis BF: (a + i*b) mod bits over MurmurHash64A (redis_bloom.h)
 // Version 4's growth byte.
 constexpr uint8_t kGrowthNone = 0;       // one sub-filter, expansion 0
 constexpr uint8_t kGrowthGeometric = 1;  // sub-filter j: e^j capacity, ε0/2^j (cuckoo: f0 + j bits)
@@ -302,6 +308,42 @@ void WriteBloomSection(const BloomSection& section, const uint64_t* words, uint8
 // it): kFormatBadParameter if a field is out of range or W does not match m
 // or len, kFormatBadPadding if a bit past m is set.
 Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out);
+
+// ---------------------------------------------------------------------------
+// Redis Bloom filter sections (family 4, version 4; FORMAT.md "Redis Bloom
+// filter (family 4)"): one per link, a 48-byte header and the bit array.
+
+constexpr size_t kRedisBloomSectionHeaderBytes = 48;
+// Most growth of a Redis filter (BF.RESERVE's EXPANSION, Redis 8's range).
+constexpr uint32_t kRedisMaxExpansion = 32768;
+
+namespace redis_bloom_field {
+constexpr size_t kEntries = 0;  // u64: items the link is sized for
+constexpr size_t kSize = 8;     // u64: items added to the link
+constexpr size_t kError = 16;   // f64: the link's error rate
+constexpr size_t kBpe = 24;     // f64: bits per entry
+constexpr size_t kHashes = 32;  // u32
+constexpr size_t kGrowth = 36;  // u32: the filter's growth as SCANDUMP stores it, same in every section
+constexpr size_t kBits = 40;    // u64: a multiple of 64; the array is bits / 8 bytes
+}  // namespace redis_bloom_field
+
+struct RedisBloomSection {
+  uint64_t entries = 0;
+  uint64_t size = 0;
+  double error = 0;
+  double bpe = 0;
+  uint32_t hashes = 0;
+  uint32_t growth = 0;
+  uint64_t bits = 0;
+  const uint8_t* data = nullptr;  // bits / 8 bytes, inside the file
+};
+
+inline uint64_t RedisBloomSectionBytes(uint64_t bytes) { return kRedisBloomSectionHeaderBytes + bytes; }
+void WriteRedisBloomSection(const RedisBloomSection& section, uint8_t* out);
+// The fields of the section data[0, len): kFormatBadParameter if bits is 0
+// or not a multiple of 64 or the section is not 48 + bits / 8 bytes; the
+// numbers' consistency is the family's to judge (redis_bloom.h).
+Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection* out);
 
 // Bytes a section would need according to its length field, for ReadStack
 // (saturating at UINT64_MAX); 0 if fewer than a section header's bytes remain.

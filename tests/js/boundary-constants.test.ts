@@ -43,7 +43,8 @@ raw.free(ptr);
 f.dispose();
 let disposed;
 try { raw.handleOf(f); } catch (e) { disposed = e.name; }
-console.log(JSON.stringify({ constants: raw.constants, answers, heapIsLive, disposed, exports: Object.keys(raw.exports).sort() }));
+const direct = Object.values(raw.exports).every((fn) => /^\\d+$/.test(fn.name));
+console.log(JSON.stringify({ constants: raw.constants, answers, heapIsLive, disposed, direct, exports: Object.keys(raw.exports).sort() }));
 `);
 
 /** A numeric constant of a js/ file, as its source writes it (`export const NAME = 1_000;`, or a bigint). */
@@ -59,7 +60,15 @@ test('the test-only entry reaches the same module as the package: handles, scrat
   expect(core.answers).toEqual([1, 0, 1, 0]);
   expect(core.heapIsLive).toBe(true);
   expect(core.disposed).toBe('FilterDisposedError');
-  expect(core.exports).toEqual(expect.arrayContaining(['cf_contain', 'cf_contain_batch', 'bf_contain', 'bf_contain_batch', 'url_match']));
+  expect(core.exports).toEqual(
+    expect.arrayContaining([
+      'cf_contain', 'cf_contain_batch', 'bf_contain', 'bf_contain_batch', 'url_match',
+      'rc_contain', 'rc_contain_batch', 'rb_contain', 'rb_contain_batch',
+      'rc_delete', 'rc_count', 'rc_add_unique', 'rb_add_new',
+    ]),
+  );
+  expect(core.direct).toBe(true); // every hot function is the wasm instance's own export
+
 });
 
 test('the core reports the URL region it expects (src/url_canon.h, src/url_expressions.h)', () => {
@@ -80,6 +89,12 @@ test('every constant the TS side keeps a copy of is the one the core reports', (
   const families = readFileSync(join(root, 'js', 'family.ts'), 'utf8');
   expect(/CUCKOO: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyCuckoo));
   expect(/BLOOM: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyBloom));
+  expect(/REDIS_CUCKOO: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyRedisCuckoo));
+  expect(/REDIS_BLOOM: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyRedisBloom));
+  // Prefixes of the hot rows: one per family, each the descriptor's.
+  for (const [name, prefix] of [['CUCKOO', 'cf'], ['BLOOM', 'bf'], ['REDIS_CUCKOO', 'rc'], ['REDIS_BLOOM', 'rb']]) {
+    expect(new RegExp(`const ${name}: FamilyDescriptor = \\{[^}]*prefix: '(\\w+)'`).exec(families)?.[1]).toBe(prefix);
+  }
   // The table encodings of js/table-encoding.ts (cuckoo::TableEncoding, src/cuckoo_params.h).
   expect(tsConstant('table-encoding.ts', 'ENCODING_PACKED')).toBe(c.encodingPacked);
   expect(tsConstant('table-encoding.ts', 'ENCODING_SEMI_SORTED')).toBe(c.encodingSemiSorted);

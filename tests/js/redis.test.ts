@@ -1,0 +1,193 @@
+// The Redis families against every RedisBloom fixture (tests/fixtures/redis/README.md),
+// the five checks of issue 22 each:
+//   1. every recorded member and non-member answer (false positives included), by has and hasAll;
+//   2. every INFO field, by its camelCased label;
+//   3. toScanDump() of the filter loaded from the chunks === the chunks, iterators and bytes;
+//   4. toScanDump() and info() of a filter built by replaying the fixture's commands === the
+//      chunks and INFO, each step applying the same count as the server and failing with its error
+//      (one key at a time, and again with addAll where the step is an add);
+//   5. toBytes / fromBytes: same bytes again, same chunks, same answers.
+// Hostile dumps and loaders: tests/js/redis-dump.test.ts.
+import { FilterFullError, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
+import type { RedisBloomFilterOptions, RedisCuckooFilterOptions, ScanDumpChunk } from 'cuckoo-wasm';
+import {
+  COPIES,
+  Fixture,
+  HAVE_SHARED,
+  SHARED_REDIS,
+  chunksOf,
+  fixtureNames,
+  infoOf,
+  loadFixture,
+  loadItems,
+  reserveOptions,
+  stepsOf,
+} from './redis-fixtures';
+
+type RedisFilter = RedisCuckooFilter | RedisBloomFilter;
+
+const items = loadItems();
+const names = fixtureNames();
+
+function answers(f: RedisFilter, keys: string[]): string {
+  return keys.map((k) => (f.has(k) ? '1' : '0')).join('');
+}
+
+function batchAnswers(f: RedisFilter, keys: string[]): string {
+  return f
+    .hasAll(keys)
+    .map((b) => (b ? '1' : '0'))
+    .join('');
+}
+
+/** Chunks as comparable values (iterator, hex). */
+function shown(chunks: ScanDumpChunk[]): [number, string][] {
+  return chunks.map(([it, b]) => [it, Buffer.from(b).toString('hex')]);
+}
+
+function create(fx: Fixture): Promise<RedisFilter> {
+  const o = reserveOptions(fx);
+  return fx.type === 'CF'
+    ? RedisCuckooFilter.create(o as unknown as RedisCuckooFilterOptions)
+    : RedisBloomFilter.create(o as unknown as RedisBloomFilterOptions);
+}
+
+function fromScanDump(fx: Fixture, chunks: Iterable<ScanDumpChunk> | AsyncIterable<ScanDumpChunk>): Promise<RedisFilter> {
+  return fx.type === 'CF' ? RedisCuckooFilter.fromScanDump(chunks) : RedisBloomFilter.fromScanDump(chunks);
+}
+
+/** One command of a build step on one key; the error message if it threw. */
+function apply(f: RedisFilter, command: string, key: string): void {
+  if (command === 'CF.ADD' || command === 'BF.ADD') f.add(key);
+  else if (command === 'CF.ADDNX') (f as RedisCuckooFilter).addUnique(key);
+  else if (command === 'CF.DEL') expect((f as RedisCuckooFilter).delete(key)).toBe(true);
+  else throw new Error(`unknown command ${command}`);
+}
+
+/** Replays the fixture's build on `f`; `batch`: an add step goes through addAll. Returns each step's [applied, error]. */
+function replay(fx: Fixture, f: RedisFilter, batch: boolean): [number, string | null][] {
+  return stepsOf(fx, items).map((step) => {
+    if (batch && (step.command === 'CF.ADD' || step.command === 'BF.ADD')) {
+      try {
+        return [f.addAll(step.keys), null];
+      } catch (e) {
+        if (!(e instanceof FilterFullError)) throw e;
+        return [e.added, serverText(e)];
+      }
+    }
+    let applied = 0;
+    for (const key of step.keys) {
+      try {
+        apply(f, step.command, key);
+      } catch (e) {
+        if (!(e instanceof FilterFullError)) throw e;
+        return [applied, serverText(e)];
+      }
+      ++applied;
+    }
+    return [applied, null];
+  });
+}
+
+/** The server's error text a FilterFullError's message starts with. */
+function serverText(e: FilterFullError): string {
+  return /^(Filter is full|Maximum expansions reached|non scaling filter is full)/.exec(e.message)?.[1] ?? e.message;
+}
+
+test('every fixture is here: nine, six CF and three BF', () => {
+  expect(names).toHaveLength(9);
+  expect(names.filter((n) => n.startsWith('cf-'))).toHaveLength(6);
+});
+
+(HAVE_SHARED ? test : test.skip)('the copies in tests/fixtures/redis are the ../shared fixtures and item prefixes', () => {
+  expect(fixtureNames(COPIES)).toEqual(fixtureNames(SHARED_REDIS));
+  for (const n of fixtureNames(SHARED_REDIS)) expect(loadFixture(n, COPIES)).toEqual(loadFixture(n, SHARED_REDIS));
+  const copies = loadItems(false);
+  expect(copies.members).toEqual(items.members.slice(0, copies.members.length));
+  expect(copies.nonMembers).toEqual(items.nonMembers.slice(0, copies.nonMembers.length));
+  expect([copies.members.length, copies.nonMembers.length]).toEqual([20000, 10000]);
+});
+
+describe.each(names.map((n) => [n.replace(/\.json$/, ''), n]))('%s', (_name, file) => {
+  const fx = loadFixture(file);
+  const chunks = chunksOf(fx);
+  const members = items.members.slice(0, fx.probes.members);
+  const nonMembers = items.nonMembers.slice(0, fx.probes.nonMembers);
+  let loaded: RedisFilter;
+
+  beforeAll(async () => {
+    loaded = await fromScanDump(fx, chunks);
+  });
+  afterAll(() => loaded.dispose());
+
+  test('1. every member and non-member answer is the server\'s, false positives included', () => {
+    expect(fx.probes.memberAnswers).toHaveLength(members.length);
+    expect(fx.probes.nonMemberAnswers).toHaveLength(nonMembers.length);
+    expect(answers(loaded, members)).toBe(fx.probes.memberAnswers);
+    expect(answers(loaded, nonMembers)).toBe(fx.probes.nonMemberAnswers);
+    expect(batchAnswers(loaded, members)).toBe(fx.probes.memberAnswers);
+    expect(batchAnswers(loaded, nonMembers)).toBe(fx.probes.nonMemberAnswers);
+    // The keys as bytes: the same answers.
+    const enc = new TextEncoder();
+    expect(nonMembers.map((k) => (loaded.has(enc.encode(k)) ? '1' : '0')).join('')).toBe(fx.probes.nonMemberAnswers);
+  });
+
+  test('2. every INFO field is the server\'s', () => {
+    expect(loaded.info()).toEqual(infoOf(fx));
+  });
+
+  test('3. toScanDump() of the imported filter is the chunks, byte for byte', () => {
+    expect(shown(loaded.toScanDump())).toEqual(shown(chunks));
+    expect(shown([...loaded.scanDumpChunks()])).toEqual(shown(chunks));
+  });
+
+  test('4. replaying the build commands gives the chunks and INFO, refusals included', async () => {
+    const expected = stepsOf(fx, items).map((s) => [s.outcome.applied, s.outcome.error]);
+    for (const batch of [false, true]) {
+      const f = await create(fx);
+      try {
+        expect(replay(fx, f, batch)).toEqual(expected);
+        expect(shown(f.toScanDump())).toEqual(shown(chunks));
+        expect(f.info()).toEqual(infoOf(fx));
+        expect(answers(f, nonMembers)).toBe(fx.probes.nonMemberAnswers);
+      } finally {
+        f.dispose();
+      }
+    }
+  });
+
+  test('5. toBytes / fromBytes round trip: same bytes, chunks and answers', async () => {
+    const bytes = loaded.toBytes();
+    expect(bytes.length).toBe(loaded.byteLength);
+    const g = fx.type === 'CF' ? await RedisCuckooFilter.fromBytes(bytes) : await RedisBloomFilter.fromBytes(bytes);
+    try {
+      expect(Buffer.from(g.toBytes()).equals(Buffer.from(bytes))).toBe(true);
+      expect(shown(g.toScanDump())).toEqual(shown(chunks));
+      expect(g.info()).toEqual(infoOf(fx));
+      expect(batchAnswers(g, nonMembers)).toBe(fx.probes.nonMemberAnswers);
+      expect(batchAnswers(g, members)).toBe(fx.probes.memberAnswers);
+    } finally {
+      g.dispose();
+    }
+  });
+
+  test('the chunks load one at a time through scanDumpLoader, and from an async iterable', async () => {
+    const loader = fx.type === 'CF' ? await RedisCuckooFilter.scanDumpLoader() : await RedisBloomFilter.scanDumpLoader();
+    for (const pair of chunks) loader.push([pair[0], Buffer.from(pair[1])]);
+    loader.push([0, new Uint8Array(0)]); // SCANDUMP's terminal reply
+    const a = loader.finish();
+    async function* slowly() {
+      for (const pair of chunks) {
+        await new Promise((r) => setImmediate(r));
+        yield pair;
+      }
+    }
+    const b = await fromScanDump(fx, slowly());
+    try {
+      for (const g of [a, b]) expect(shown(g.toScanDump())).toEqual(shown(chunks));
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
+  });
+});
