@@ -195,6 +195,7 @@ struct Row<Family::kRedisBloom> {
     info.set("numberOfItemsInserted", static_cast<double>(f.size()));
     info.set("expansionRate", f.non_scaling() ? val::null() : val(static_cast<int>(f.growth())));
     info.set("errorRate", f.error_rate());
+    info.set("initialCapacity", static_cast<double>(f.link(0).entries()));
     info.set("serializedSize", static_cast<double>(f.SerializedSize()));
   }
 };

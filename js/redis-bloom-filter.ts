@@ -18,7 +18,10 @@ export interface RedisBloomFilterOptions {
    * capacity · expansion items at half the error rate is added. 0 means nonScaling. Default 2.
    */
   expansion?: number | undefined;
-  /** True: the filter never grows, and an add past its capacity throws FilterFullError ("non scaling filter is full"). */
+  /**
+   * True: the filter never grows, and an add past its capacity throws FilterFullError ("non scaling
+   * filter is full"). Its SCANDUMP header stores growth 2 (the default), or 0 when `expansion` is 0.
+   */
   nonScaling?: boolean | undefined;
 }
 
@@ -37,6 +40,8 @@ export interface RedisBloomFilterInfo {
 
 interface CoreInfo extends RedisBloomFilterInfo {
   errorRate: number;
+  /** Items the first link is sized for. */
+  initialCapacity: number;
   serializedSize: number;
 }
 
@@ -62,7 +67,7 @@ export class RedisBloomFilter extends RedisFilter {
   protected readonly fullText = 'non scaling filter is full';
 
   private constructor(core: Core, handle: Handle, info = core.info<CoreInfo>(REDIS_BLOOM.id, handle)) {
-    super(core, handle, REDIS_BLOOM, { capacity: info.capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
+    super(core, handle, REDIS_BLOOM, { capacity: info.initialCapacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
     this.errorRate = info.errorRate;
     this.nonScaling = info.expansionRate === null;
   }
@@ -91,7 +96,7 @@ export class RedisBloomFilter extends RedisFilter {
       throw new ArgumentRangeError('a nonScaling filter cannot expand: give expansion or nonScaling, not both');
     }
     const core = await loadCore();
-    const r = core.cold.redisBloomCreate(errorRate, capacity, expansion === 0 ? 2 : expansion, nonScaling || expansion === 0);
+    const r = core.cold.redisBloomCreate(errorRate, capacity, expansion, nonScaling);
     return new RedisBloomFilter(core, FamilyFilter.opened(core, r, capacity));
   }
 
