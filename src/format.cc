@@ -146,12 +146,26 @@ uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   return 0;
 }
 
+namespace {
+
+// SectionBytes of a Redis cuckoo section: header + n * b, saturating.
+uint64_t RedisCuckooSectionLength(const uint8_t* data, uint64_t remaining) {
+  if (remaining < kRedisCuckooSectionHeaderBytes) return 0;
+  const uint64_t n = GetU64(data + redis_cuckoo_field::kBucketCount);
+  const uint64_t b = GetU16(data + redis_cuckoo_field::kBucketSize);
+  if (b != 0 && n > (UINT64_MAX - kRedisCuckooSectionHeaderBytes) / b) return UINT64_MAX;
+  return RedisCuckooSectionBytes(n * b);
+}
+
+}  // namespace
+
 uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
   if (type == kTypeRedisBloom) {
     if (remaining < kRedisBloomSectionHeaderBytes) return 0;
     const uint64_t bytes = GetU64(data + redis_bloom_field::kBits) / 8;
     return RedisBloomSectionBytes(bytes);  // bits / 8 < 2^61: no overflow
   }
+  if (type == kTypeRedisCuckoo) return RedisCuckooSectionLength(data, remaining);
   if (type == kTypeCuckoo) {
     if (remaining < kCuckooHeaderBytes) return 0;
     const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
@@ -209,12 +223,28 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
                                      h->scheme == kSchemeBloomIndependent);
   } else if (h->type == kTypeRedisBloom) {
     family_ok = h->encoding == 0 && h->scheme == kSchemeRedisBloom;
+  } else if (h->type == kTypeRedisCuckoo) {
+    family_ok = h->encoding == kEncodingRedisBytes && h->scheme == kSchemeRedisCuckoo &&
+                h->seed == 0;
   }
   const bool growth_ok = h->growth == kGrowthNone
                              ? h->expansion == 0
                              : h->growth == kGrowthGeometric && h->expansion != 0;
   return family_ok && growth_ok && data[field::kHashId] == HashIdFor(h->type) &&
          GetU64(data + field::kReserved) == 0;
+}
+
+}  // namespace
+
+namespace {
+
+// A growing stack's expansion: 2..kMaxExpansion, or for the Redis cuckoo
+// filter CF.RESERVE's 1..32768.
+bool ExpansionInRange(const StackHeader& h) {
+  if (h.type == kTypeRedisCuckoo) return h.expansion >= 1 && h.expansion <= kMaxRedisCuckooExpansion;
+  // A Redis BF grows by BF.RESERVE's EXPANSION, 1 to 32768.
+  if (h.type == kTypeRedisBloom) return h.expansion >= 1 && h.expansion <= kRedisMaxExpansion;
+  return h.expansion >= 2 && h.expansion <= kMaxExpansion;
 }
 
 }  // namespace
@@ -230,10 +260,7 @@ Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader*
                              ? ReadExplicitHeader(data, &h)
                              : ReadLegacyStackHeader(data, version, &h);
   // Check 6: the stack header's fields.
-  bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1
-                                    : h.expansion >= 2 && h.expansion <= kMaxExpansion;
-  // A Redis BF grows by BF.RESERVE's EXPANSION, 1 to 32768.
-  if (h.type == kTypeRedisBloom && h.expansion != 0) growth_ok = h.expansion <= kRedisMaxExpansion;
+  const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1 : ExpansionInRange(h);
   if (!fields_ok || h.sub_filter_count == 0 || h.sub_filter_count > kMaxSubFilters || !growth_ok) {
     return Status::kFormatBadParameter;
   }
@@ -333,6 +360,64 @@ Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection*
   }
   *out = r;
   return Status::kOk;
+}
+
+void WriteRedisCuckooSection(const RedisCuckooSection& r, uint8_t* out) {
+  namespace field = redis_cuckoo_field;
+  std::memset(out, 0, kRedisCuckooSectionHeaderBytes);
+  PutU64(out + field::kBucketCount, r.bucket_count);
+  PutU64(out + field::kItemCount, r.item_count);
+  PutU64(out + field::kDeletes, r.deletes);
+  PutU16(out + field::kBucketSize, static_cast<uint16_t>(r.bucket_size));
+  PutU16(out + field::kMaxIterations, static_cast<uint16_t>(r.max_iterations));
+  std::memcpy(out + kRedisCuckooSectionHeaderBytes, r.table,
+              static_cast<size_t>(r.bucket_count * r.bucket_size));
+}
+
+Status ReadRedisCuckooSection(const uint8_t* data, size_t len, RedisCuckooSection* out) {
+  namespace field = redis_cuckoo_field;
+  if (len < kRedisCuckooSectionHeaderBytes) return Status::kFormatTruncated;
+  RedisCuckooSection r;
+  r.bucket_count = GetU64(data + field::kBucketCount);
+  r.item_count = GetU64(data + field::kItemCount);
+  r.deletes = GetU64(data + field::kDeletes);
+  r.bucket_size = GetU16(data + field::kBucketSize);
+  r.max_iterations = GetU16(data + field::kMaxIterations);
+  r.table = data + kRedisCuckooSectionHeaderBytes;
+  const bool power_of_two = r.bucket_count != 0 && (r.bucket_count & (r.bucket_count - 1)) == 0;
+  if (!power_of_two || r.bucket_size == 0 || r.bucket_size > kMaxRedisBucketSize ||
+      r.max_iterations == 0 || GetU32(data + field::kReserved) != 0 ||
+      r.bucket_count > (len - kRedisCuckooSectionHeaderBytes) / r.bucket_size ||
+      RedisCuckooSectionBytes(r.bucket_count * r.bucket_size) != len ||
+      r.item_count > r.bucket_count * r.bucket_size) {
+    return Status::kFormatBadParameter;
+  }
+  *out = r;
+  return Status::kOk;
+}
+
+void WriteRedisCuckooDumpHeader(const RedisCuckooDumpHeader& h, uint8_t* out) {
+  namespace field = redis_cuckoo_dump_field;
+  PutU64(out + field::kNumItems, h.num_items);
+  PutU64(out + field::kNumBuckets, h.num_buckets);
+  PutU64(out + field::kNumDeletes, h.num_deletes);
+  PutU64(out + field::kNumFilters, h.num_filters);
+  PutU16(out + field::kBucketSize, static_cast<uint16_t>(h.bucket_size));
+  PutU16(out + field::kMaxIterations, static_cast<uint16_t>(h.max_iterations));
+  PutU16(out + field::kExpansion, static_cast<uint16_t>(h.expansion));
+}
+
+RedisCuckooDumpHeader ReadRedisCuckooDumpHeader(const uint8_t* data) {
+  namespace field = redis_cuckoo_dump_field;
+  RedisCuckooDumpHeader h;
+  h.num_items = GetU64(data + field::kNumItems);
+  h.num_buckets = GetU64(data + field::kNumBuckets);
+  h.num_deletes = GetU64(data + field::kNumDeletes);
+  h.num_filters = GetU64(data + field::kNumFilters);
+  h.bucket_size = GetU16(data + field::kBucketSize);
+  h.max_iterations = GetU16(data + field::kMaxIterations);
+  h.expansion = GetU16(data + field::kExpansion);
+  return h;
 }
 
 }  // namespace format

@@ -349,6 +349,80 @@ Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection*
 // (saturating at UINT64_MAX); 0 if fewer than a section header's bytes remain.
 uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining);
 
+// ---------------------------------------------------------------------------
+// Redis cuckoo filter (family 3, version 4 only; FORMAT.md, "Redis cuckoo
+// filter"): the version-4 stack header (encoding kEncodingRedisBytes, scheme
+// kSchemeRedisCuckoo, hash id kHashIdMurmur64A, seed 0, expansion 0..32768),
+// then per sub-filter a 32-byte section header and its table, one byte per
+// slot, as CF.SCANDUMP returns it.
+
+constexpr uint8_t kHashIdMurmur64A = 2;     // hash id: MurmurHash64A (murmur_hash.h), the Redis families
+constexpr uint8_t kEncodingRedisBytes = 0;  // encoding: one byte per slot (byte_table.h)
+constexpr uint8_t kSchemeRedisCuckoo = 1;   // fp = h % 255 + 1, i1 = h mod n, alt = (i ^ fp * 0x5bd1e995) mod n
+constexpr uint32_t kMaxRedisCuckooExpansion = 32768;
+constexpr uint32_t kMaxRedisBucketSize = 255;
+constexpr uint32_t kMaxRedisIterations = 65535;
+// The hash id a version-4 header of family `type` carries.
+inline uint8_t HashIdFor(uint8_t type) {
+  return type == kTypeRedisCuckoo ? kHashIdMurmur64A : kHashIdXxh3_64;
+}
+
+constexpr size_t kRedisCuckooSectionHeaderBytes = 32;
+namespace redis_cuckoo_field {
+constexpr size_t kBucketCount = 0;    // u64: n, a power of two (n0 * e^j)
+constexpr size_t kItemCount = 8;      // u64: non-empty slots
+constexpr size_t kDeletes = 16;       // u64: section 0, the filter's numDeletes; later sections 0
+constexpr size_t kBucketSize = 24;    // u16: b, 1..255, every section's
+constexpr size_t kMaxIterations = 26; // u16: 1..65535, every section's
+constexpr size_t kReserved = 28;      // u32, 0
+}  // namespace redis_cuckoo_field
+
+struct RedisCuckooSection {
+  uint64_t bucket_count = 0;
+  uint64_t item_count = 0;
+  uint64_t deletes = 0;
+  uint32_t bucket_size = 0;
+  uint32_t max_iterations = 0;
+  const uint8_t* table = nullptr;  // bucket_count * bucket_size bytes, inside the file
+};
+
+// Bytes of a Redis cuckoo section whose table is `table_bytes` long.
+inline uint64_t RedisCuckooSectionBytes(uint64_t table_bytes) {
+  return kRedisCuckooSectionHeaderBytes + table_bytes;
+}
+// Writes the section header, then `section.bucket_count * section.bucket_size` table bytes.
+void WriteRedisCuckooSection(const RedisCuckooSection& section, uint8_t* out);
+// The fields of the section data[0, len) (len as ReadStack delimited it):
+// kFormatBadParameter if a field is out of range or the table's length is
+// not len. The sections' relations are the family's to check.
+Status ReadRedisCuckooSection(const uint8_t* data, size_t len, RedisCuckooSection* out);
+
+// CF.SCANDUMP's header chunk (iterator 1): 38 bytes, packed little-endian.
+constexpr size_t kRedisCuckooHeaderBytes = 38;
+namespace redis_cuckoo_dump_field {
+constexpr size_t kNumItems = 0;       // u64
+constexpr size_t kNumBuckets = 8;     // u64: sub-filter 0's
+constexpr size_t kNumDeletes = 16;    // u64
+constexpr size_t kNumFilters = 24;    // u64
+constexpr size_t kBucketSize = 32;    // u16
+constexpr size_t kMaxIterations = 34; // u16
+constexpr size_t kExpansion = 36;     // u16
+}  // namespace redis_cuckoo_dump_field
+
+struct RedisCuckooDumpHeader {
+  uint64_t num_items = 0;
+  uint64_t num_buckets = 0;
+  uint64_t num_deletes = 0;
+  uint64_t num_filters = 0;
+  uint32_t bucket_size = 0;
+  uint32_t max_iterations = 0;
+  uint32_t expansion = 0;
+};
+void WriteRedisCuckooDumpHeader(const RedisCuckooDumpHeader& header, uint8_t* out);
+// The fields of a header chunk of exactly kRedisCuckooHeaderBytes bytes
+// (the caller checks the length); ranges are the caller's to check.
+RedisCuckooDumpHeader ReadRedisCuckooDumpHeader(const uint8_t* data);
+
 }  // namespace format
 }  // namespace cuckoo
 

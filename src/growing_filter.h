@@ -19,6 +19,10 @@
 //   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
 //   static bool FullBeforeAdd(const Sub& newest)   grow before this add
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
+//   optional: static constexpr bool kFreeSlotInAnySubFilterFirst = true and
+//             static bool AddIfFree(Sub&, key): an add first stores the key in
+//             a free slot of any sub-filter, newest first, and only then adds
+//             it to the newest (RedisBloom's cuckoo filter); absent: false
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
 //   static constexpr uint8_t kType;                the stack header's family byte
@@ -41,6 +45,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
 
 #include "allocation.h"
 #include "batch.h"
@@ -55,6 +60,14 @@ constexpr uint64_t kMaxFilterBytes = uint64_t{1} << 30;
 inline bool ValidExpansion(uint32_t e) {
   return e == 0 || (e >= 2 && e <= format::kMaxExpansion);
 }
+
+// Family::kFreeSlotInAnySubFilterFirst, false if the family does not say.
+template <class Family, class = void>
+struct FreeSlotInAnySubFilterFirst : std::false_type {};
+template <class Family>
+struct FreeSlotInAnySubFilterFirst<Family,
+                                   std::void_t<decltype(Family::kFreeSlotInAnySubFilterFirst)>>
+    : std::bool_constant<Family::kFreeSlotInAnySubFilterFirst> {};
 
 template <class Self, class Family>
 class GrowingFilter {
@@ -180,7 +193,21 @@ Status GrowingFilter<Self, Family>::AddHash(const Hashed& hash) {
     if (s != Status::kOk) return s;
   }
   typename Family::Walk walk(*subs_[0], hash, expansion_);
-  for (uint32_t j = 1; j < count_; ++j) walk.Next();
+  if constexpr (FreeSlotInAnySubFilterFirst<Family>::value) {
+    if (count_ > 1) {
+      std::decay_t<decltype(walk.key())> keys[format::kMaxSubFilters];
+      keys[0] = walk.key();
+      for (uint32_t j = 1; j < count_; ++j) {
+        walk.Next();
+        keys[j] = walk.key();
+      }
+      for (uint32_t j = count_; j-- > 0;) {
+        if (Family::AddIfFree(*subs_[j], keys[j])) return Status::kOk;
+      }
+    }
+  } else {
+    for (uint32_t j = 1; j < count_; ++j) walk.Next();
+  }
   Sub& newest = *subs_[count_ - 1];
   Status s = Family::AddKey(newest, walk.key());
   if (s != Status::kNotEnoughSpace || expansion_ == 0) return s;

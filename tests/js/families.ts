@@ -5,7 +5,7 @@
 // FAMILIES; what only one family does (Bloom union, cuckoo delete/count
 // semantics, growth's sub-filter accounting, format details) stays in that
 // family's own small tests. A new family or encoding is one entry here.
-import { BloomFilter, CuckooFilter } from 'cuckoo-wasm';
+import { BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
 import type { BloomFilterOptions, CuckooFilterOptions } from 'cuckoo-wasm';
 
 export type AnyFilter = CuckooFilter | BloomFilter;
@@ -33,6 +33,10 @@ export interface Family {
   readonly supports: { readonly delete: boolean; readonly count: boolean; readonly addUnique: boolean; readonly union: boolean };
   /** The fingerprint sizes the encoding takes (cuckoo), for the generators. */
   readonly fingerprintBits?: { readonly min: number; readonly max: number };
+  /** True for the Redis families (Redis's options, 8-bit fingerprints, SCANDUMP; not in FAMILIES). */
+  readonly redis?: boolean;
+  /** True if add() of a key the filter already has (false positives included) changes nothing (RedisBloom's BF.ADD). */
+  readonly dedups?: boolean;
   /** Bytes 4 (format version) and 6 (family) of its toBytes(), docs/FORMAT.md. */
   readonly format: { readonly version: number; readonly type: number };
   /** A filter for `o` (with `o.expansion` only when the family grows; a default growth factor otherwise). */
@@ -111,3 +115,57 @@ export const FAMILIES: readonly Family[] = [
 
 /** `FAMILIES` as `[name, family]` rows for test.each / describe.each. */
 export const FAMILY_ROWS: [string, Family][] = FAMILIES.map((f) => [f.name, f]);
+
+/**
+ * The Redis families (RedisCuckooFilter, RedisBloomFilter), for the suites whose checks hold
+ * for them: the key forms and wrong arguments of arguments.test.ts. They take Redis's options
+ * (capacity; a Bloom filter's error rate from falsePositiveRate), have no seed, and are typed
+ * here as AnyFilter for what those suites call (add, has, addAll, hasAll, delete, count, size,
+ * toBytes, dispose), which they share.
+ *
+ * Not in FAMILIES, whose suites do not fit them: property.test.ts's harness checks the
+ * sub-filters of this library's own growth (info().subFilters, capacities e^j, fingerprint bits
+ * growing, byteLength's layout, seeds), which a Redis filter has not: its growth, sizes and bytes
+ * are the server's and are checked against the server's own dumps (redis.test.ts);
+ * adversarial.test.ts's checks of growth (sub-filter counts, FilterFullError's wording, the
+ * child-process class by kind) and of fromBytes are per family kind; the Redis loaders' own
+ * hostile input is redis-dump.test.ts.
+ */
+export const REDIS_FAMILIES: readonly Family[] = [
+  {
+    name: 'Redis cuckoo (CF.*)',
+    kind: 'cuckoo',
+    grows: true,
+    redis: true,
+    cls: RedisCuckooFilter as unknown as typeof CuckooFilter,
+    fixed: {},
+    supports: { delete: true, count: true, addUnique: true, union: false },
+    format: { version: 4, type: 3 },
+    create: async (o) =>
+      (await RedisCuckooFilter.create({ capacity: Math.max(4, o.capacity), expansion: o.expansion ?? 1 })) as unknown as AnyFilter,
+    adjust: (o) => o,
+    fromBytes: async (bytes) => (await RedisCuckooFilter.fromBytes(bytes)) as unknown as AnyFilter,
+  },
+  {
+    name: 'Redis Bloom (BF.*)',
+    kind: 'bloom',
+    grows: true,
+    redis: true,
+    dedups: true,
+    cls: RedisBloomFilter as unknown as typeof BloomFilter,
+    fixed: {},
+    supports: { delete: false, count: false, addUnique: false, union: false },
+    format: { version: 4, type: 4 },
+    create: async (o) =>
+      (await RedisBloomFilter.create({
+        errorRate: Math.min(0.25, o.falsePositiveRate ?? 0.01),
+        capacity: o.capacity,
+        ...(o.expansion === undefined ? {} : { expansion: o.expansion }),
+      })) as unknown as AnyFilter,
+    adjust: (o) => o,
+    fromBytes: async (bytes) => (await RedisBloomFilter.fromBytes(bytes)) as unknown as AnyFilter,
+  },
+];
+
+/** FAMILIES and REDIS_FAMILIES, as rows: for the suites that hold for every filter with keys. */
+export const KEY_FAMILY_ROWS: [string, Family][] = [...FAMILIES, ...REDIS_FAMILIES].map((f) => [f.name, f]);
