@@ -206,7 +206,7 @@ if (typeof server === 'string') {
   console.warn(`redis-clients.test.ts: the real-server tests are skipped: ${server}; the fake server's recorded chunks carry the byte-level checks`);
 }
 
-real('a real Redis server with RedisBloom', () => {
+real(`a real Redis server with RedisBloom${typeof server === 'string' ? ` (skipped: ${server})` : ''}`, () => {
   let port = 0;
   let proc: ReturnType<typeof spawn> | undefined;
   beforeAll(async () => {
