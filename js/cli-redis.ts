@@ -258,23 +258,23 @@ export async function redisInfo(args: string[], otherwise: (args: string[]) => P
   try {
     const rows: [string, string | number][] = [['type', filter instanceof RedisCuckooFilter ? 'redis-cuckoo (RedisBloom CF)' : 'redis-bloom (RedisBloom BF)']];
     // CF.INFO / BF.INFO's labels, in the server's order.
-    const labels: Record<string, string> = {
-      size: 'Size',
-      numberOfBuckets: 'Number of buckets',
-      capacity: 'Capacity',
-      numberOfFilters: 'Number of filters',
-      numberOfItemsInserted: 'Number of items inserted',
-      numberOfItemsDeleted: 'Number of items deleted',
-      bucketSize: 'Bucket size',
-      expansionRate: 'Expansion rate',
-      maxIterations: 'Max iterations',
-    };
+    const labels: [string, string][] =
+      filter instanceof RedisCuckooFilter
+        ? [['size', 'Size'], ['numberOfBuckets', 'Number of buckets'], ['numberOfFilters', 'Number of filters'],
+           ['numberOfItemsInserted', 'Number of items inserted'], ['numberOfItemsDeleted', 'Number of items deleted'],
+           ['bucketSize', 'Bucket size'], ['expansionRate', 'Expansion rate'], ['maxIterations', 'Max iterations']]
+        : [['capacity', 'Capacity'], ['size', 'Size'], ['numberOfFilters', 'Number of filters'],
+           ['numberOfItemsInserted', 'Number of items inserted'], ['expansionRate', 'Expansion rate']];
     const info = filter.info() as unknown as Record<string, number | null>;
-    for (const [field, label] of Object.entries(labels)) {
-      if (field in info) rows.push([label, info[field] === null ? 'none (NONSCALING)' : String(info[field])]);
-    }
-    const bytes = filter.toBytes().length;
-    rows.push(['format version', 4], ['bytes (this file)', bytes]);
+    for (const [field, label] of labels) rows.push([label, info[field] === null ? 'none (NONSCALING)' : String(info[field])]);
+    const bytes = filter.byteLength;
+    const rate = filter.falsePositiveRate.toPrecision(3);
+    rows.push(
+      ['false-positive rate', filter instanceof RedisCuckooFilter ? `at most ${rate} (8-bit fingerprints: 2b/255 per sub-filter)` : `sized for ${rate} (BF.RESERVE's error rate)`],
+      ['format version', 4],
+      ['bytes (this file)', bytes],
+      ['bits per item', ((bytes * 8) / Math.max(1, filter.size)).toFixed(2)],
+    );
     for (const [k, v] of rows) console.log(`${`${k}:`.padEnd(26)}${v}`);
   } finally {
     filter.dispose();
