@@ -193,9 +193,9 @@ constexpr uint8_t kTypeRedisCuckoo = 3;  // version 4 only
 constexpr uint8_t kTypeRedisBloom = 4;   // version 4 only
 // A family byte that names a family (family.h's Family, same numbers).
 inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTypeRedisBloom; }
-// Version 4's hash id byte for a family: MurmurHash64A for the Redis BF, XXH3-64 otherwise.
+// Version 4's hash id byte for a family: MurmurHash64A for the Redis families, XXH3-64 otherwise.
 inline uint8_t HashIdFor(uint8_t type) {
-  return type == kTypeRedisBloom ? kHashIdMurmur64A : kHashIdXxh3_64;
+  return type == kTypeRedisBloom || type == kTypeRedisCuckoo ? kHashIdMurmur64A : kHashIdXxh3_64;
 }
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
@@ -356,16 +356,11 @@ uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining);
 // then per sub-filter a 32-byte section header and its table, one byte per
 // slot, as CF.SCANDUMP returns it.
 
-constexpr uint8_t kHashIdMurmur64A = 2;     // hash id: MurmurHash64A (murmur_hash.h), the Redis families
 constexpr uint8_t kEncodingRedisBytes = 0;  // encoding: one byte per slot (byte_table.h)
 constexpr uint8_t kSchemeRedisCuckoo = 1;   // fp = h % 255 + 1, i1 = h mod n, alt = (i ^ fp * 0x5bd1e995) mod n
 constexpr uint32_t kMaxRedisCuckooExpansion = 32768;
 constexpr uint32_t kMaxRedisBucketSize = 255;
 constexpr uint32_t kMaxRedisIterations = 65535;
-// The hash id a version-4 header of family `type` carries.
-inline uint8_t HashIdFor(uint8_t type) {
-  return type == kTypeRedisCuckoo ? kHashIdMurmur64A : kHashIdXxh3_64;
-}
 
 constexpr size_t kRedisCuckooSectionHeaderBytes = 32;
 namespace redis_cuckoo_field {
