@@ -5,7 +5,7 @@
  * A pull reads the key's chunks with CF.SCANDUMP / BF.SCANDUMP (iterator 0, then each reply's iterator, until the
  * server answers iterator 0) into a RedisCuckooFilter / RedisBloomFilter and writes its toBytes() (this library's
  * format, docs/FORMAT.md, family byte 3 or 4); a push sends such a file's toScanDump() chunks with CF.LOADCHUNK /
- * BF.LOADCHUNK. The client is node-redis v5 (the package `redis`), an optional peer dependency: only these two
+ * BF.LOADCHUNK. The client is node-redis v5 or v6 (the package `redis`), an optional peer dependency: only these two
  * commands load it, from where cuckoo-wasm is installed or else from the current folder.
  * Errors: thrown as Error (one line; the caller prints it and exits with code 1).
  */
@@ -21,11 +21,11 @@ export const REDIS_USAGE = `
       (redis://[[user]:password@]host[:port][/db], or rediss:// for TLS) and writes it to FILE
       in this library's format: query and info read it, and RedisCuckooFilter.fromBytes /
       RedisBloomFilter.fromBytes load it in a page, answering exactly as CF.EXISTS / BF.EXISTS.
-      --type is found with TYPE when omitted. Needs the package redis (node-redis v5)
+      --type is found with TYPE when omitted. Needs the package redis (node-redis v5 or v6)
   cuckoo-wasm redis-push FILE URL KEY [--replace]
       loads a RedisBloom filter FILE (from redis-pull, or toBytes() of RedisCuckooFilter /
       RedisBloomFilter) into KEY with CF.LOADCHUNK / BF.LOADCHUNK. KEY must not exist, unless
-      --replace is given (it is deleted first). Needs the package redis (node-redis v5)`;
+      --replace is given (it is deleted first). Needs the package redis (node-redis v5 or v6)`;
 
 /** A mistake in a command's arguments: its message is followed by a pointer to --help (js/cli.ts). */
 export class UsageError extends Error {}
@@ -33,7 +33,7 @@ export class UsageError extends Error {}
 /** A RedisBloom filter of this library. */
 export type RedisFilter = RedisCuckooFilter | RedisBloomFilter;
 
-/** The few members of a node-redis v5 client these commands use (the types of the package `redis`). */
+/** The few members of a node-redis v5 or v6 client these commands use (the types of the package `redis`). */
 interface NodeRedisClient {
   connect(): Promise<unknown>;
   sendCommand(args: ReadonlyArray<string | Buffer>, options?: { typeMapping?: Record<number, unknown> }): Promise<unknown>;
@@ -49,7 +49,7 @@ interface NodeRedis {
 const TYPE_NAMES: Record<string, 'cf' | 'bf'> = { MBbloomCF: 'cf', 'MBbloom--': 'bf' };
 const FAMILY_NAMES = { cf: 'cuckoo filter (CF)', bf: 'Bloom filter (BF)' };
 
-/** node-redis v5, from where cuckoo-wasm is installed or else from the current folder. */
+/** node-redis, from where cuckoo-wasm is installed or else from the current folder. */
 function requireRedis(command: string): NodeRedis {
   for (const from of [__filename, join(process.cwd(), 'package.json')]) {
     try {
@@ -59,7 +59,7 @@ function requireRedis(command: string): NodeRedis {
     }
   }
   throw new Error(
-    `${command} needs the package redis (node-redis v5), an optional peer dependency of cuckoo-wasm: ` +
+    `${command} needs the package redis (node-redis v5 or v6), an optional peer dependency of cuckoo-wasm: ` +
       'install it where cuckoo-wasm is installed or in the current folder, e.g. npm install redis@5',
   );
 }

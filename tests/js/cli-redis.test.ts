@@ -186,7 +186,7 @@ test('without the package redis, the commands say how to get it; redis is not bu
     const r = await run(['redis-pull', fake.url, 'cf-grow', '-o', join(lone, 'f')], { cwd: lone, script: join(lone, 'cli.cjs') });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      'cuckoo-wasm: redis-pull needs the package redis (node-redis v5), an optional peer dependency of cuckoo-wasm: ' +
+      'cuckoo-wasm: redis-pull needs the package redis (node-redis v5 or v6), an optional peer dependency of cuckoo-wasm: ' +
         'install it where cuckoo-wasm is installed or in the current folder, e.g. npm install redis@5\n',
     );
     // The other commands need nothing more.

@@ -1,6 +1,6 @@
 // The real clients, node-redis v5 (`redis`) and ioredis 5, pulling a RedisBloom filter's SCANDUMP chunks into
 // RedisCuckooFilter / RedisBloomFilter and pushing a filter's chunks with LOADCHUNK, as README.md's section "Redis on
-// the server, the same filter in the browser" shows: the pull and push functions below are its snippets. No Redis
+// the server, the same filter in the browser" shows: the functions below make the calls of its snippets. No Redis
 // server exists on the test machines, so they talk to tests/js/fake-redis.ts, which serves chunks recorded from a real
 // server (../shared/redis). The last suite runs the same against a real server when one with the Bloom module can
 // be started, and says why it is skipped otherwise.
