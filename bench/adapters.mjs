@@ -249,7 +249,7 @@ export const ADAPTERS = {
 };
 
 /** The implementations a run compares when --impl is not given. */
-export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
+export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'cuckoo-wasm-redis-cf', 'cuckoo-wasm-redis-bf', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
 
 export async function loadAdapter(name) {
   const adapter = ADAPTERS[name];
