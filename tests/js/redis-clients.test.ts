@@ -223,11 +223,14 @@ real(`a real Redis server with RedisBloom${typeof server === 'string' ? ` (skipp
       c.on('error', () => undefined);
       try {
         await c.connect();
-        c.destroy();
-        return;
       } catch {
         await new Promise((r) => setTimeout(r, 100));
+        continue;
       }
+      const [cfReserve] = (await c.sendCommand(['COMMAND', 'INFO', 'CF.RESERVE'])) as unknown[];
+      c.destroy();
+      if (cfReserve == null) throw new Error('this redis-server has no CF.* commands: set REDISBLOOM_MODULE to the RedisBloom module (.so) to load');
+      return;
     }
     throw new Error('redis-server did not start');
   });
