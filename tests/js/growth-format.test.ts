@@ -207,7 +207,7 @@ const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   bloom: {
     'stack magic': ['bad-magic'],
     'stack version': ['unsupported-version'], // no single bit makes 4 into 1, 2 or 3
-    'stack family': ['bad-parameter'], // no single bit makes 2 into 1
+    'stack family': ['bad-parameter', 'is-redis-cuckoo-filter'], // no single bit makes 2 into 1; bit 0 makes it 3 (Redis CF)
     'stack encoding': ['bad-parameter'],
     'stack scheme': ['bad-parameter'], // 2 (independent) is 1 (double hashing) by no single bit
     'stack growth': ['bad-parameter'],
@@ -230,7 +230,7 @@ const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   cuckoo: {
     'stack magic': ['bad-magic'],
     'stack version': ['unsupported-version'], // no single bit makes 4 into 1, 2 or 3
-    'stack family': ['bad-parameter'], // no single bit makes 1 into 2
+    'stack family': ['bad-parameter', 'is-redis-cuckoo-filter'], // no single bit makes 1 into 2; bit 1 makes it 3 (Redis CF)
     'stack encoding': ['bad-parameter'], // another encoding than its sections'
     'stack scheme': ['bad-parameter'],
     'stack growth': ['bad-parameter'],
@@ -436,7 +436,8 @@ describe('sealed bytes that break one rule of the stack', () => {
     ['sub-filter count 33', 'bad-parameter', (b: Uint8Array) => void (b[COUNT] = 33)],
     ['expansion 0 with 3 sub-filters', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 0, true)],
     ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 1025, true)],
-    ['family 3', 'bad-parameter', (b: Uint8Array) => void (b[6] = 3)],
+    ['family 3 (the Redis cuckoo filter)', 'is-redis-cuckoo-filter', (b: Uint8Array) => void (b[6] = 3)],
+    ['family 5', 'bad-parameter', (b: Uint8Array) => void (b[6] = 5)],
     ['family 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
     ['encoding 1 (semi-sorted names no Bloom table)', 'bad-parameter', (b: Uint8Array) => void (b[7] = 1)],
     ['scheme 3', 'bad-parameter', (b: Uint8Array) => void (b[8] = 3)],
