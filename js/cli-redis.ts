@@ -179,8 +179,10 @@ async function push(args: string[]): Promise<void> {
   }
   try {
     const type = filter instanceof RedisCuckooFilter ? 'cf' : 'bf';
-    const chunks = filter.toScanDump();
-    if (chunks.length === 0) {
+    // One chunk at a time: a filter of up to 1 GiB is never held twice.
+    const chunks = filter.scanDumpChunks();
+    const first = chunks.next();
+    if (first.done) {
       throw new Error(`${path} is an empty ${FAMILY_NAMES[type]}: the server dumps such a filter as nothing, so there is nothing to load`);
     }
     const { client } = await connect('redis-push', url);
@@ -190,11 +192,21 @@ async function push(args: string[]): Promise<void> {
       if (exists !== 0) await send(client, ['DEL', key]);
       const command = type === 'cf' ? 'CF.LOADCHUNK' : 'BF.LOADCHUNK';
       let bytes = 0;
-      for (const [iterator, chunk] of chunks) {
-        await send(client, [command, key, String(iterator), Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)]);
-        bytes += chunk.byteLength;
+      let count = 0;
+      try {
+        for (let next: IteratorResult<[number, Uint8Array]> = first; !next.done; next = chunks.next()) {
+          const [iterator, chunk] = next.value;
+          await send(client, [command, key, String(iterator), Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)]);
+          bytes += chunk.byteLength;
+          count += 1;
+        }
+      } catch (e) {
+        // A filter loaded in part would miss keys it holds: take it away again.
+        if (count === 0) throw e;
+        await send(client, ['DEL', key]).catch(() => undefined);
+        throw new Error(`${(e as Error).message}; ${key}, loaded in part (${count} chunks), was deleted again`);
       }
-      console.log(`pushed:              ${path} to ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${chunks.length} chunks (${bytes} bytes)`);
+      console.log(`pushed:              ${path} to ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${count} chunks (${bytes} bytes)`);
       if (type === 'cf') {
         process.stderr.write(
           'cuckoo-wasm: note: RedisBloom up to 8.8.x does not replicate CF.LOADCHUNK\'s table chunks to replicas or the AOF (MOD-16050): after a failover or a restart from the AOF the key is an empty filter\n',

@@ -153,6 +153,24 @@ test('redis-push: the chunks land as LOADCHUNK takes them; an existing key needs
   bf.dispose();
 });
 
+test('redis-push: a chunk the server refuses leaves no filter loaded in part', async () => {
+  const bf = await RedisBloomFilter.create({ errorRate: 0.01, capacity: 100 });
+  bf.addAll(Array.from({ length: 1000 }, (_, i) => `k${i}`)); // 4 links: 5 chunks
+  const chunks = bf.toScanDump();
+  writeFileSync(join(dir, 'refused.redis'), bf.toBytes());
+  bf.dispose();
+  fake.refuseLoadChunk = (key, iterator) => (key === 'half' && iterator === chunks[2][0] ? 'ERR out of memory (fake)' : undefined);
+  try {
+    const r = await run(['redis-push', join(dir, 'refused.redis'), fake.url, 'half']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`cuckoo-wasm: BF.LOADCHUNK half: the server answered: ERR out of memory (fake); half, loaded in part (2 chunks), was deleted again\n`);
+    expect(fake.keys.has('half')).toBe(false);
+    expect(fake.log.at(-1)).toEqual(['DEL', 'half']);
+  } finally {
+    fake.refuseLoadChunk = undefined;
+  }
+});
+
 test('redis-push refuses files that are not RedisBloom filters, and an empty cuckoo filter', async () => {
   writeFileSync(join(dir, 'list.txt'), 'a.example\nb.example\n');
   await run(['build', join(dir, 'list.txt'), '-o', join(dir, 'own.cuckoo')]);

@@ -54,6 +54,8 @@ export interface FakeRedis {
   keys: Map<string, FakeValue>;
   /** Every command received, its arguments as strings (binary chunks as `<N bytes>`), in order. */
   log: string[][];
+  /** When set, a LOADCHUNK it returns a message for is answered with that error (to test a failed push). */
+  refuseLoadChunk?: (key: string, iterator: number) => string | undefined;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,17 @@ export async function startFakeRedis(keys: Record<string, FakeValue> = {}): Prom
   const store = new Map(Object.entries(keys));
   const log: string[][] = [];
   const sockets = new Set<Socket>();
+  const fake: FakeRedis = {
+    url: '',
+    port: 0,
+    keys: store,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 
   const scanDump = (type: 'CF' | 'BF', key: string, iterator: string): Reply => {
     const v = store.get(key);
@@ -143,6 +156,8 @@ export async function startFakeRedis(keys: Record<string, FakeValue> = {}): Prom
 
   const loadChunk = (type: 'CF' | 'BF', key: string, iterator: string, data: Buffer): Reply => {
     const it = Number(iterator);
+    const refused = fake.refuseLoadChunk?.(key, it);
+    if (refused !== undefined) return { error: refused };
     const v = store.get(key);
     if (v !== undefined && v.type !== type) return { error: WRONGTYPE };
     if (it === 1) {
@@ -226,15 +241,7 @@ export async function startFakeRedis(keys: Record<string, FakeValue> = {}): Prom
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    keys: store,
-    log,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  fake.url = `redis://127.0.0.1:${port}`;
+  fake.port = port;
+  return fake;
 }
