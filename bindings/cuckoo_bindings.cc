@@ -24,7 +24,7 @@
 //    per-key and per-batch calls, which take and return numbers only: JS calls
 //    them as the wasm instance's own exports, so a lookup is one direct wasm
 //    call, with no embind invoker and no family dispatch in between.
-// A filter crosses as a handle, its Scalable*Filter* as a wasm32 address
+// A filter crosses as a handle, its core object (Row::Filter) as a wasm32 address
 // (below 2^31: memory is at most 2 GiB, so a handle is a positive int).
 //
 // Out of memory is a status here, never an abort. In this Emscripten (3.1.6)

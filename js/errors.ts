@@ -61,7 +61,9 @@ export class FilterFullError extends codedError('FilterFullError', 'ERR_FILTER_F
 /**
  * Thrown by `fromBytes` for bytes that `toBytes` did not produce: truncated,
  * corrupted (checksum), from another format version, or with a header that
- * disagrees with its table. No filter is created.
+ * disagrees with its table; and by the Redis families' `fromScanDump` and
+ * SCANDUMP loaders for chunks the server would not load (`reason` 'bad-chunk'
+ * for chunks missing, extra, out of order or mis-numbered). No filter is created.
  */
 export class FilterFormatError extends codedError('FilterFormatError', 'ERR_FILTER_FORMAT', Error) {
   /** Which check of docs/FORMAT.md §7 failed. */

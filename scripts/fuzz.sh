@@ -5,19 +5,22 @@
 #   deserialize  the three deserializers: CuckooFilter, ScalableCuckooFilter and
 #                ScalableBloomFilter (tests/fuzz/deserialize_fuzz.cc), the default
 #   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
+#   redis        the SCANDUMP / LOADCHUNK readers of the Redis families
+#                (tests/fuzz/redis_dump_fuzz.cc; binary build/fuzz/redis_fuzz)
 #
-#   bash scripts/fuzz.sh [--target deserialize|url] [RUNS]
+#   bash scripts/fuzz.sh [--target deserialize|url|redis] [RUNS]
 #                                   run RUNS executions (default 10,000,000; CI: 50000)
 #   bash scripts/fuzz.sh --corpus   regenerate the seed corpus tests/fuzz/corpus/
-#                                   (deserialize; url's tests/fuzz/url_corpus/ is kept by hand)
-#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file); likewise url_fuzz
+#                                   (deserialize; url's tests/fuzz/url_corpus/ is kept by hand,
+#                                   redis's tests/fuzz/redis_corpus/ by make_redis_seeds.py)
+#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file); likewise url_fuzz, redis_fuzz
 #
-# Builds build/fuzz/deserialize_fuzz, build/fuzz/url_fuzz and build/fuzz/make_corpus
+# Builds build/fuzz/deserialize_fuzz, build/fuzz/url_fuzz, build/fuzz/redis_fuzz and build/fuzz/make_corpus
 # (cmake --build --preset fuzz: only what changed), copies the target's seed corpus
 # into a scratch corpus (build/fuzz/corpus/ for deserialize, build/fuzz/corpus-url/
 # for url; recreated on every run; the committed seeds are never written while
 # fuzzing) and runs libFuzzer there. Crash, timeout and out-of-memory inputs go to
-# build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log (fuzz-url.log for url).
+# build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log (fuzz-url.log, fuzz-redis.log for the others).
 # Prints libFuzzer's final stats line and ends with "fuzz: N executions, K crashes";
 # exits non-zero if K > 0.
 #
@@ -37,11 +40,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --corpus) mode=corpus ;;
     --target)
-      [ $# -ge 2 ] || { echo "fuzz: --target needs deserialize or url" >&2; exit 2; }
+      [ $# -ge 2 ] || { echo "fuzz: --target needs deserialize, url or redis" >&2; exit 2; }
       target=$2
       shift
       ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
     *) runs=$1 ;;
   esac
@@ -51,13 +54,17 @@ done
 case "$target" in
   deserialize) seeds=tests/fuzz/corpus; dict=tests/fuzz/deserialize.dict; work=$out/corpus; logname=fuzz.log ;;
   url) seeds=tests/fuzz/url_corpus; dict=tests/fuzz/url.dict; work=$out/corpus-url; logname=fuzz-url.log ;;
-  *) echo "fuzz: --target must be deserialize or url, got '$target'" >&2; exit 2 ;;
+  redis) seeds=tests/fuzz/redis_corpus; dict=""; work=$out/corpus-redis; logname=fuzz-redis.log ;;
+  *) echo "fuzz: --target must be deserialize, url or redis, got '$target'" >&2; exit 2 ;;
 esac
 if [ "$mode" = corpus ] && [ "$target" != deserialize ]; then
   echo "fuzz: --corpus regenerates the deserialize seeds only; $seeds is kept by hand" >&2
   exit 2
 fi
 bin=$out/${target}_fuzz
+# Redis dumps hold whole tables: longer inputs than the other targets.
+max_len=4096
+[ "$target" = redis ] && max_len=16384
 
 cxx=${FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
@@ -118,8 +125,8 @@ echo "fuzz: $runs executions from $(find "$work" -type f | wc -l) seeds; log: $l
 start=$(date +%s%N)
 set +e
 # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
-"$bin" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-  -seed="${FUZZ_SEED:-0}" -dict="$dict" -print_final_stats=1 \
+"$bin" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+  -seed="${FUZZ_SEED:-0}" ${dict:+-dict="$dict"} -print_final_stats=1 \
   -artifact_prefix="$out/artifacts/" ${FUZZ_ARGS:-} "$work" </dev/null 2>&1 |
   tee "$log" | grep --line-buffered -E '^INFO: Seed|^#[0-9]+[[:space:]]+(INITED|pulse)'
 status=("${PIPESTATUS[@]}")

@@ -93,7 +93,8 @@ class ByteTable {
   uint8_t* Bucket(uint64_t bucket) { return data_.get() + bucket * bucket_size_; }
   int FirstSlotHolding(uint64_t bucket, uint32_t value) const {
     const void* hit = std::memchr(Bucket(bucket), static_cast<int>(value), bucket_size_);
-    return hit == nullptr ? -1 : static_cast<int>(static_cast<const uint8_t*>(hit) - Bucket(bucket));
+    if (hit == nullptr) return -1;
+    return static_cast<int>(static_cast<const uint8_t*>(hit) - Bucket(bucket));
   }
 
   std::unique_ptr<uint8_t, internal::FreeDeleter> data_;

@@ -160,12 +160,12 @@ uint64_t RedisCuckooSectionLength(const uint8_t* data, uint64_t remaining) {
 }  // namespace
 
 uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining) {
+  if (type == kTypeRedisCuckoo) return RedisCuckooSectionLength(data, remaining);
   if (type == kTypeRedisBloom) {
     if (remaining < kRedisBloomSectionHeaderBytes) return 0;
     const uint64_t bytes = GetU64(data + redis_bloom_field::kBits) / 8;
     return RedisBloomSectionBytes(bytes);  // bits / 8 < 2^61: no overflow
   }
-  if (type == kTypeRedisCuckoo) return RedisCuckooSectionLength(data, remaining);
   if (type == kTypeCuckoo) {
     if (remaining < kCuckooHeaderBytes) return 0;
     const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
@@ -221,11 +221,11 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
   } else if (h->type == kTypeBloom) {
     family_ok = h->encoding == 0 && (h->scheme == kSchemeBloomDoubleHashing ||
                                      h->scheme == kSchemeBloomIndependent);
-  } else if (h->type == kTypeRedisBloom) {
-    family_ok = h->encoding == 0 && h->scheme == kSchemeRedisBloom;
   } else if (h->type == kTypeRedisCuckoo) {
     family_ok = h->encoding == kEncodingRedisBytes && h->scheme == kSchemeRedisCuckoo &&
                 h->seed == 0;
+  } else if (h->type == kTypeRedisBloom) {
+    family_ok = h->encoding == 0 && h->scheme == kSchemeRedisBloom;
   }
   const bool growth_ok = h->growth == kGrowthNone
                              ? h->expansion == 0
@@ -239,10 +239,11 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
 namespace {
 
 // A growing stack's expansion: 2..kMaxExpansion, or for the Redis cuckoo
-// filter CF.RESERVE's 1..32768.
+// filter CF.RESERVE's 1..32768, for the Redis Bloom filter BF.RESERVE's.
 bool ExpansionInRange(const StackHeader& h) {
-  if (h.type == kTypeRedisCuckoo) return h.expansion >= 1 && h.expansion <= kMaxRedisCuckooExpansion;
-  // A Redis BF grows by BF.RESERVE's EXPANSION, 1 to 32768.
+  if (h.type == kTypeRedisCuckoo) {
+    return h.expansion >= 1 && h.expansion <= kMaxRedisCuckooExpansion;
+  }
   if (h.type == kTypeRedisBloom) return h.expansion >= 1 && h.expansion <= kRedisMaxExpansion;
   return h.expansion >= 2 && h.expansion <= kMaxExpansion;
 }
@@ -325,43 +326,6 @@ Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out) {
   return Status::kOk;
 }
 
-void WriteRedisBloomSection(const RedisBloomSection& r, uint8_t* out) {
-  namespace field = redis_bloom_field;
-  PutU64(out + field::kEntries, r.entries);
-  PutU64(out + field::kSize, r.size);
-  uint64_t word;
-  static_assert(sizeof word == sizeof r.error, "binary64");
-  std::memcpy(&word, &r.error, sizeof word);
-  PutU64(out + field::kError, word);
-  std::memcpy(&word, &r.bpe, sizeof word);
-  PutU64(out + field::kBpe, word);
-  PutU32(out + field::kHashes, r.hashes);
-  PutU32(out + field::kGrowth, r.growth);
-  PutU64(out + field::kBits, r.bits);
-  std::memcpy(out + kRedisBloomSectionHeaderBytes, r.data, static_cast<size_t>(r.bits / 8));
-}
-
-Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection* out) {
-  namespace field = redis_bloom_field;
-  if (len < kRedisBloomSectionHeaderBytes) return Status::kFormatTruncated;
-  RedisBloomSection r;
-  r.entries = GetU64(data + field::kEntries);
-  r.size = GetU64(data + field::kSize);
-  uint64_t word = GetU64(data + field::kError);
-  std::memcpy(&r.error, &word, sizeof word);
-  word = GetU64(data + field::kBpe);
-  std::memcpy(&r.bpe, &word, sizeof word);
-  r.hashes = GetU32(data + field::kHashes);
-  r.growth = GetU32(data + field::kGrowth);
-  r.bits = GetU64(data + field::kBits);
-  r.data = data + kRedisBloomSectionHeaderBytes;
-  if (r.bits == 0 || r.bits % 64 != 0 || RedisBloomSectionBytes(r.bits / 8) != len) {
-    return Status::kFormatBadParameter;
-  }
-  *out = r;
-  return Status::kOk;
-}
-
 void WriteRedisCuckooSection(const RedisCuckooSection& r, uint8_t* out) {
   namespace field = redis_cuckoo_field;
   std::memset(out, 0, kRedisCuckooSectionHeaderBytes);
@@ -418,6 +382,43 @@ RedisCuckooDumpHeader ReadRedisCuckooDumpHeader(const uint8_t* data) {
   h.max_iterations = GetU16(data + field::kMaxIterations);
   h.expansion = GetU16(data + field::kExpansion);
   return h;
+}
+
+void WriteRedisBloomSection(const RedisBloomSection& r, uint8_t* out) {
+  namespace field = redis_bloom_field;
+  PutU64(out + field::kEntries, r.entries);
+  PutU64(out + field::kSize, r.size);
+  uint64_t word;
+  static_assert(sizeof word == sizeof r.error, "binary64");
+  std::memcpy(&word, &r.error, sizeof word);
+  PutU64(out + field::kError, word);
+  std::memcpy(&word, &r.bpe, sizeof word);
+  PutU64(out + field::kBpe, word);
+  PutU32(out + field::kHashes, r.hashes);
+  PutU32(out + field::kGrowth, r.growth);
+  PutU64(out + field::kBits, r.bits);
+  std::memcpy(out + kRedisBloomSectionHeaderBytes, r.data, static_cast<size_t>(r.bits / 8));
+}
+
+Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection* out) {
+  namespace field = redis_bloom_field;
+  if (len < kRedisBloomSectionHeaderBytes) return Status::kFormatTruncated;
+  RedisBloomSection r;
+  r.entries = GetU64(data + field::kEntries);
+  r.size = GetU64(data + field::kSize);
+  uint64_t word = GetU64(data + field::kError);
+  std::memcpy(&r.error, &word, sizeof word);
+  word = GetU64(data + field::kBpe);
+  std::memcpy(&r.bpe, &word, sizeof word);
+  r.hashes = GetU32(data + field::kHashes);
+  r.growth = GetU32(data + field::kGrowth);
+  r.bits = GetU64(data + field::kBits);
+  r.data = data + kRedisBloomSectionHeaderBytes;
+  if (r.bits == 0 || r.bits % 64 != 0 || RedisBloomSectionBytes(r.bits / 8) != len) {
+    return Status::kFormatBadParameter;
+  }
+  *out = r;
+  return Status::kOk;
 }
 
 }  // namespace format

@@ -104,7 +104,6 @@ bool ChecksumMatches(const uint8_t* file, size_t body_bytes);
 
 constexpr size_t kCuckooHeaderBytes = 72;
 constexpr uint8_t kHashIdXxh3_64 = 1;  // hash id: keys hashed by XXH3-64 with the seed (hash.h)
-constexpr uint8_t kHashIdMurmur64A = 2;  // hash id: MurmurHash64A, as RedisBloom hashes (murmur_hash.h)
 constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream (TableEncoding)
 
 // Byte offsets of the cuckoo header's fields: the common prefix, then the
@@ -193,10 +192,6 @@ constexpr uint8_t kTypeRedisCuckoo = 3;  // version 4 only
 constexpr uint8_t kTypeRedisBloom = 4;   // version 4 only
 // A family byte that names a family (family.h's Family, same numbers).
 inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTypeRedisBloom; }
-// Version 4's hash id byte for a family: MurmurHash64A for the Redis families, XXH3-64 otherwise.
-inline uint8_t HashIdFor(uint8_t type) {
-  return type == kTypeRedisBloom || type == kTypeRedisCuckoo ? kHashIdMurmur64A : kHashIdXxh3_64;
-}
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
@@ -356,11 +351,19 @@ uint64_t SectionBytes(uint8_t type, const uint8_t* data, uint64_t remaining);
 // then per sub-filter a 32-byte section header and its table, one byte per
 // slot, as CF.SCANDUMP returns it.
 
+// Hash id of the Redis families: MurmurHash64A (murmur_hash.h).
+constexpr uint8_t kHashIdMurmur64A = 2;
 constexpr uint8_t kEncodingRedisBytes = 0;  // encoding: one byte per slot (byte_table.h)
-constexpr uint8_t kSchemeRedisCuckoo = 1;   // fp = h % 255 + 1, i1 = h mod n, alt = (i ^ fp * 0x5bd1e995) mod n
+// Scheme of the Redis cuckoo filter: fp = h % 255 + 1, i1 = h mod n,
+// alt = (i ^ fp * 0x5bd1e995) mod n (redis_cuckoo.h).
+constexpr uint8_t kSchemeRedisCuckoo = 1;
 constexpr uint32_t kMaxRedisCuckooExpansion = 32768;
 constexpr uint32_t kMaxRedisBucketSize = 255;
 constexpr uint32_t kMaxRedisIterations = 65535;
+// The hash id a version-4 header of family `type` carries.
+inline uint8_t HashIdFor(uint8_t type) {
+  return type == kTypeRedisCuckoo || type == kTypeRedisBloom ? kHashIdMurmur64A : kHashIdXxh3_64;
+}
 
 constexpr size_t kRedisCuckooSectionHeaderBytes = 32;
 namespace redis_cuckoo_field {

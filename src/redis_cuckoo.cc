@@ -252,7 +252,10 @@ Status RedisCuckooFilter::LoadDumpHeader(uint64_t iterator, const uint8_t* data,
 }
 
 Status RedisCuckooFilter::LoadDumpChunk(uint64_t iterator, const uint8_t* data, size_t len) {
-  if (len == 0 || iterator != 1 + loaded_bytes_ + len) return Status::kFormatBadChunk;
+  // len is at most the tables' bytes (<= 1 GiB) here, so the sum cannot wrap.
+  if (len == 0 || len > kMaxFilterBytes || iterator != 1 + loaded_bytes_ + len) {
+    return Status::kFormatBadChunk;
+  }
   // The sub-filter where the chunk starts; the chunk must end within it.
   uint64_t start = 0;
   for (uint32_t j = 0; j < count_; ++j) {

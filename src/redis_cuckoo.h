@@ -79,9 +79,8 @@ class RedisKickEviction {
   template <class Table, class Keys>
   Status Place(Table& table, const Keys& keys, const CuckooShape& shape, uint32_t bucket,
                uint32_t fingerprint) {
-    if (table.Insert(bucket, fingerprint) || table.Insert(keys.Alt(bucket, fingerprint), fingerprint)) {
-      return Status::kOk;
-    }
+    if (table.Insert(bucket, fingerprint)) return Status::kOk;
+    if (table.Insert(keys.Alt(bucket, fingerprint), fingerprint)) return Status::kOk;
     uint32_t i = bucket;
     uint32_t current = fingerprint;
     uint32_t slot = 0;
@@ -198,7 +197,8 @@ struct RedisCuckooFamily {
   static bool FullBeforeAdd(const RedisCuckooSub&) { return false; }
   static bool GrowthHelps(const RedisCuckooSub&, const Probe&) { return true; }
   static Status MakeNext(const RedisCuckooSub& first, const RedisCuckooSub& newest, uint32_t level,
-                         uint32_t expansion, uint64_t bytes_now, std::unique_ptr<RedisCuckooSub>* next);
+                         uint32_t expansion, uint64_t bytes_now,
+                         std::unique_ptr<RedisCuckooSub>* next);
   static constexpr uint8_t kType = format::kTypeRedisCuckoo;
   static constexpr bool kPlainWhenFixed = false;
   static uint8_t Encoding(const RedisCuckooSub&) { return format::kEncodingRedisBytes; }

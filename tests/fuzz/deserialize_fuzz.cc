@@ -52,6 +52,7 @@
 #include "bloom_filter.h"
 #include "cuckoo_filter.h"
 #include "format.h"
+#include "redis_cuckoo.h"
 #include "scalable_filter.h"
 #include "status.h"
 #include "testing/cuckoo_peer.h"
@@ -61,6 +62,7 @@ namespace {
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterPeer;
+using cuckoo::RedisCuckooFilter;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
@@ -155,7 +157,9 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
   if (buf->size() < header) return;
   const uint8_t type = (*buf)[format::stack_field::kType];
   const uint32_t count = (*buf)[CountOffset(version)];
-  if ((type != format::kTypeCuckoo && type != format::kTypeBloom) || count == 0 ||
+  if ((type != format::kTypeCuckoo && type != format::kTypeBloom &&
+       type != format::kTypeRedisCuckoo) ||
+      count == 0 ||
       count > format::kMaxSubFilters) {
     return;
   }
@@ -167,7 +171,17 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
   };
   for (uint32_t j = 0; j < count; ++j) {
     const size_t start = out.size();
-    if (type == format::kTypeCuckoo) {
+    if (type == format::kTypeRedisCuckoo) {
+      // Redis cuckoo: the table is n * b bytes, as the section header says.
+      take(format::kRedisCuckooSectionHeaderBytes);
+      namespace redis_field = format::redis_cuckoo_field;
+      const uint64_t n = format::GetU64(out.data() + start + redis_field::kBucketCount);
+      const uint64_t b = format::GetU16(out.data() + start + redis_field::kBucketSize);
+      if (n == 0 || b == 0 || n > kMaxStackFixupBytes || out.size() + n * b > kMaxStackFixupBytes) {
+        return;
+      }
+      take(n * b);
+    } else if (type == format::kTypeCuckoo) {
       take(format::kCuckooHeaderBytes);
       const uint8_t* h = out.data() + start;
       const uint32_t f = h[field::kFingerprintBits];
@@ -741,6 +755,86 @@ Status FuzzGrowingBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
   return s;
 }
 
+// The Redis cuckoo filter's own format (version 4, family 3): loads, writes
+// itself back, dumps SCANDUMP chunks that load back to the same filter, and
+// keeps its contract under Add / AddUnique / Count / Delete.
+Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
+  std::unique_ptr<RedisCuckooFilter> filter;
+  const Status s = RedisCuckooFilter::Deserialize(bytes, len, &filter);
+  if (s != Status::kOk) {
+    FUZZ_CHECK(IsRefusal(s));
+    FUZZ_CHECK(filter == nullptr);
+    return s;
+  }
+  const std::vector<uint8_t> again = SerializeToVector(*filter);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
+  uint64_t table_bytes = 0;
+  for (uint32_t j = 0; j < filter->sub_filter_count(); ++j) {
+    const auto& sub = filter->sub_filter(j);
+    FUZZ_CHECK(sub.table().CountOccupied() == sub.size());
+    FUZZ_CHECK(sub.bucket_size() == filter->bucket_size());
+    table_bytes += sub.table().byte_length();
+  }
+  // SCANDUMP and back: the same filter.
+  std::vector<uint8_t> header(filter->DumpHeaderBytes());
+  std::unique_ptr<RedisCuckooFilter> loaded;
+  const uint32_t chunks = filter->DumpChunkCount();
+  FUZZ_CHECK(chunks == 0 || chunks >= 1 + filter->sub_filter_count());
+  for (uint32_t j = 0; j < chunks; ++j) {
+    const cuckoo::RedisChunk c = filter->DumpChunk(j, header.data());
+    const Status l = j == 0 ? RedisCuckooFilter::LoadDumpHeader(c.iterator, c.data, c.len, &loaded)
+                            : loaded->LoadDumpChunk(c.iterator, c.data, c.len);
+    FUZZ_CHECK(l == Status::kOk);
+  }
+  if (chunks > 0) {
+    FUZZ_CHECK(loaded->FinishDump() == Status::kOk);
+    FUZZ_CHECK(SerializeToVector(*loaded) == again);
+  }
+  // Keys, while the sub-filter an Add could make stays small.
+  if (table_bytes > kMaxGrowthBytes) return s;
+  const uint32_t shift = cuckoo::RedisCuckooFamily::GrowthShift(filter->expansion());
+  for (int k = 0; k < kKeys; ++k) {
+    const uint64_t shifted = uint64_t{shift} * filter->sub_filter_count();
+    if (shifted >= 32 ||
+        (filter->bucket_count() << shifted) * filter->bucket_size() > kMaxGrowthBytes) {
+      break;
+    }
+    const uint8_t* key = keys.key[k].data;
+    const size_t n = keys.key[k].len;
+    const uint32_t before = filter->Count(key, n);
+    FUZZ_CHECK(filter->Contain(key, n) == (before > 0));
+    const std::vector<uint8_t> saved = SerializeToVector(*filter);
+    bool added = false;
+    const Status a = (k & 1) ? filter->AddUnique(key, n, &added) : filter->Add(key, n);
+    if (a == Status::kOk) {
+      FUZZ_CHECK(filter->Contain(key, n));
+      const bool grew = (k & 1) ? added : true;
+      FUZZ_CHECK(filter->Count(key, n) == before + (grew ? 1 : 0));
+      if ((k & 1) && before > 0) FUZZ_CHECK(!added);
+    } else {
+      FUZZ_CHECK(a == Status::kNotEnoughSpace || a == Status::kGrowthLimit ||
+                 a == Status::kOutOfMemory);
+      FUZZ_CHECK(SerializeToVector(*filter) == saved);
+    }
+    if (k % 4 == 3) {
+      const uint32_t c = filter->Count(key, n);
+      FUZZ_CHECK(filter->Delete(key, n) == (c > 0 ? Status::kOk : Status::kNotFound));
+      FUZZ_CHECK(filter->Count(key, n) == (c > 0 ? c - 1 : 0));
+    }
+  }
+  std::vector<uint8_t> results(kKeys);
+  filter->ContainBatch(keys.packed.data(), keys.offsets, kKeys, results.data());
+  for (int k = 0; k < kKeys; ++k) {
+    FUZZ_CHECK(results[k] == (filter->Contain(keys.key[k].data, keys.key[k].len) ? 1 : 0));
+  }
+  const std::vector<uint8_t> after = SerializeToVector(*filter);
+  std::unique_ptr<RedisCuckooFilter> after_loaded;
+  FUZZ_CHECK(RedisCuckooFilter::Deserialize(after.data(), after.size(), &after_loaded) ==
+             Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*after_loaded) == after);
+  return s;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -768,6 +862,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Status plain = FuzzPlain(bytes.get(), len, data, size);
   const Status growing = FuzzGrowingCuckoo(bytes.get(), len, keys);
   const Status bloom = FuzzGrowingBloom(bytes.get(), len, keys);
+  const Status redis = FuzzRedisCuckoo(bytes.get(), len, keys);
+  FUZZ_CHECK(redis != Status::kOk || (growing != Status::kOk && bloom != Status::kOk));
+  // A known version whose family byte names a family: every other family's
+  // reader names it (kFormatWrongFamily), and only those.
+  const uint8_t named =
+      format::KnownVersion(version) ? format::FileType(bytes.get(), len, version) : 0;
+  if (named != 0) {
+    FUZZ_CHECK((growing == Status::kFormatWrongFamily) == (named != format::kTypeCuckoo));
+    FUZZ_CHECK((bloom == Status::kFormatWrongFamily) == (named != format::kTypeBloom));
+    FUZZ_CHECK((redis == Status::kFormatWrongFamily) == (named != format::kTypeRedisCuckoo));
+  } else {
+    FUZZ_CHECK(redis != Status::kFormatWrongFamily);
+  }
 
   // The three readers agree on what the bytes are.
   FUZZ_CHECK(growing != Status::kOk || bloom != Status::kOk);
@@ -791,8 +898,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(growing == bloom);
     }
     // A reader names only the other family, never its own or an unknown one.
-    if (growing == Status::kFormatWrongFamily) FUZZ_CHECK(type == format::kTypeBloom);
-    if (bloom == Status::kFormatWrongFamily) FUZZ_CHECK(either && type == format::kTypeCuckoo);
+    if (growing == Status::kFormatWrongFamily) FUZZ_CHECK(type != format::kTypeCuckoo);
+    if (bloom == Status::kFormatWrongFamily) FUZZ_CHECK(either && type != format::kTypeBloom);
   }
   if (!format::KnownVersion(version) && len >= format::kPrefixBytes) {
     FUZZ_CHECK(growing != Status::kFormatWrongFamily && bloom != Status::kFormatWrongFamily);

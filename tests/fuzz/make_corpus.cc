@@ -6,8 +6,9 @@
 // sub-filter, one at the 32-bit fingerprint limit) and Bloom filters (without
 // growth, 2 and 3 sub-filters, k up to 64; version 3, or version 2's
 // positions). Version 4: each of those (<name>-v4), and cuckoo filters without
-// growth, packed and semi-sorted. Every seed is under 4096 bytes
-// (scripts/fuzz.sh's -max_len). The modes:
+// growth, packed and semi-sorted, and Redis cuckoo filters (family 3,
+// redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not). Every seed is
+// under 4096 bytes (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
 //   fixup-<name>   0x03 + filter bytes   (table length and checksum recomputed)
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "cuckoo_filter.h"
+#include "redis_cuckoo.h"
 #include "scalable_filter.h"
 
 namespace {
@@ -293,6 +295,37 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (!WriteVersions(dir, seed.name, filter.get(), seed.legacy)) return 1;
+  }
+
+  // Redis cuckoo filters (version 4, family 3): {capacity, b, max iterations,
+  // expansion, adds, deletes}.
+  struct RedisSeed {
+    const char* name;
+    cuckoo::RedisCuckooParams params;
+    int adds;
+    int deletes;
+  };
+  const RedisSeed redis[] = {
+      {"redis-cf-b2-e1", {64, 2, 20, 1}, 100, 10},
+      {"redis-cf-b4-e2", {64, 4, 20, 2}, 300, 40},
+      {"redis-cf-b1-e0", {32, 1, 5, 0}, 40, 0},
+      {"redis-cf-b8-e3", {16, 8, 50, 3}, 200, 20},
+  };
+  for (const RedisSeed& seed : redis) {
+    std::unique_ptr<cuckoo::RedisCuckooFilter> filter;
+    if (cuckoo::RedisCuckooFilter::Create(seed.params, &filter) != Status::kOk) {
+      std::fprintf(stderr, "make_corpus: Create failed for %s\n", seed.name);
+      return 1;
+    }
+    for (int i = 0; i < seed.adds; ++i) {
+      const std::string key = Key("r", i);
+      filter->Add(Bytes(key), key.size());
+    }
+    for (int i = 0; i < seed.deletes; ++i) {
+      const std::string key = Key("r", i);
+      filter->Delete(Bytes(key), key.size());
+    }
+    if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
   }
   return 0;
 }

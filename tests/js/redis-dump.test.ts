@@ -11,6 +11,7 @@ import {
   CuckooFilter,
   FilterDisposedError,
   FilterFormatError,
+  FilterFullError,
   RedisBloomFilter,
   RedisCuckooFilter,
   wasmMemoryUsage,
@@ -314,5 +315,63 @@ describe('own-format bytes across families', () => {
     expect(await reason(RedisCuckooFilter.fromBytes(c.toBytes()))).toBe('is-cuckoo-filter');
     expect(await reason(RedisBloomFilter.fromBytes(r.toBytes()))).toBe('is-redis-cuckoo-filter');
     for (const x of [r, c]) x.dispose();
+  });
+});
+
+describe('URLs and batches on the Redis families', () => {
+  test('addUrl / hasUrl / matchUrl work on both (the core\'s URL layer calls any family\'s Add / Contain)', async () => {
+    for (const f of [await RedisCuckooFilter.create({ capacity: 1000 }), await RedisBloomFilter.create({ errorRate: 0.01, capacity: 1000 })]) {
+      f.addUrl('evil.example/login/');
+      expect(f.hasUrl('https://www.evil.example/login/x?y=1')).toBe(true);
+      expect(f.matchUrl('https://evil.example/login/a')).toBe('evil.example/login/');
+      expect(f.hasUrl('https://good.example/')).toBe(false);
+      f.dispose();
+    }
+  });
+
+  test('a full CF: add throws FilterFullError saying "Filter is full", addAll tells how many went in, nothing stored is lost', async () => {
+    const f = await RedisCuckooFilter.create({ capacity: 4, bucketSize: 1, expansion: 0 });
+    const keys = Array.from({ length: 100 }, (_, i) => `k${i}`);
+    let e: unknown;
+    try {
+      f.addAll(keys);
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(FilterFullError);
+    expect((e as Error).message).toMatch(/^Filter is full/);
+    const added = (e as FilterFullError).added;
+    expect(f.hasAll(keys.slice(0, added)).every(Boolean)).toBe(true);
+    const before = f.toBytes();
+    expect(() => f.addUnique(keys[added])).toThrow(/^Filter is full/);
+    expect(Buffer.from(f.toBytes()).equals(Buffer.from(before))).toBe(true);
+    f.dispose();
+  });
+
+  test('a full nonScaling BF: FilterFullError saying "non scaling filter is full"; addNew answers BF.ADD\'s 1 / 0', async () => {
+    const f = await RedisBloomFilter.create({ errorRate: 0.01, capacity: 10, nonScaling: true });
+    expect(f.addNew('a')).toBe(true);
+    expect(f.addNew('a')).toBe(false);
+    expect(f.info().expansionRate).toBeNull();
+    let i = 0;
+    expect(() => {
+      for (; i < 100; ++i) f.add(`k${i}`);
+    }).toThrow(/^non scaling filter is full/);
+    expect(f.info().numberOfItemsInserted).toBe(10);
+    f.dispose();
+  });
+
+  test('create refuses what CF.RESERVE / BF.RESERVE refuse, with typed errors', async () => {
+    await expect(RedisCuckooFilter.create({ capacity: 3 })).rejects.toThrow(ArgumentRangeError); // < 2 * bucketSize
+    await expect(RedisCuckooFilter.create({ capacity: 100, bucketSize: 256 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisCuckooFilter.create({ capacity: 100, maxIterations: 0 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisCuckooFilter.create({ capacity: 100, expansion: 32769 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisCuckooFilter.create({ capacity: '100' } as never)).rejects.toThrow(ArgumentTypeError);
+    await expect(RedisCuckooFilter.create({ capacity: 100, seed: 1 } as never)).rejects.toThrow(ArgumentTypeError);
+    await expect(RedisBloomFilter.create({ errorRate: 0, capacity: 100 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisBloomFilter.create({ errorRate: 0.3, capacity: 100 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 2 ** 30 + 1 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 100, expansion: 4, nonScaling: true })).rejects.toThrow(/cannot expand/);
+    await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 100, nonScaling: 1 } as never)).rejects.toThrow(ArgumentTypeError);
   });
 });

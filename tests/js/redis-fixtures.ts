@@ -23,8 +23,9 @@ export interface Fixture {
   probes: { members: number; nonMembers: number; memberAnswers: string; nonMemberAnswers: string };
 }
 
-/** True when ../shared has the fixtures and the lists. */
+/** True when ../shared has the fixtures and the lists (CUCKOO_NO_SHARED=1 reads the copies, as a fresh clone does). */
 export const HAVE_SHARED =
+  process.env.CUCKOO_NO_SHARED !== '1' &&
   existsSync(join(SHARED_REDIS, 'README.md')) &&
   existsSync(join(SHARED_DATA, 'blocklist_domains.txt')) &&
   existsSync(join(SHARED_DATA, 'benign_opendns.txt'));

@@ -442,6 +442,34 @@ TEST(RedisCuckooDump, HostileChunksAreRefused) {
   EXPECT_EQ(Dump(*g), good);
 }
 
+TEST(RedisCuckooDump, OutOfMemoryIsAStatusAndLeaksNothing) {
+  const size_t live = cuckoo::internal::LiveAllocationsForTesting();
+  // Every table of 1 KiB or more fails to allocate.
+  cuckoo::internal::SetAllocationHookForTesting([](size_t bytes) { return bytes < 1024; });
+  FilterPtr f;
+  RedisCuckooParams p;
+  p.capacity = 2048;
+  EXPECT_EQ(RedisCuckooFilter::Create(p, &f), Status::kOutOfMemory);
+  const Bytes two = Header(0, 256, 0, 2, 2, 20, 2);  // tables of 512 and 1024 bytes
+  EXPECT_EQ(RedisCuckooFilter::LoadDumpHeader(1, two.data(), two.size(), &f), Status::kOutOfMemory);
+  EXPECT_EQ(f, nullptr);
+  EXPECT_EQ(cuckoo::internal::LiveAllocationsForTesting(), live);
+  // Growth that cannot allocate: kOutOfMemory, nothing changed.
+  cuckoo::internal::SetAllocationHookForTesting(nullptr);
+  f = Make(512, 2, 20, 2);  // 256 buckets: 512 bytes, the next table 1 KiB
+  Bytes before;
+  Status s = Status::kOk;
+  cuckoo::internal::SetAllocationHookForTesting([](size_t bytes) { return bytes < 1024; });
+  for (int k = 0; s == Status::kOk && k < 10000; ++k) {
+    before = Own(*f);
+    s = Add(*f, "m" + std::to_string(k));
+  }
+  cuckoo::internal::SetAllocationHookForTesting(nullptr);
+  EXPECT_EQ(s, Status::kOutOfMemory);
+  EXPECT_EQ(Own(*f), before);
+  EXPECT_EQ(f->sub_filter_count(), 1u);
+}
+
 // ---------------------------------------------------------------------------
 // The server's recorded filters (../shared/redis/), when present.
 
@@ -552,7 +580,8 @@ std::string FixtureDir() {
   dirs.push_back(root + "/../shared/redis");
   dirs.push_back(root + "/../../shared/redis");
   for (const std::string& d : dirs) {
-    if (std::ifstream(d + "/cf-default.json") && std::ifstream(d + "/../data/blocklist_domains.txt")) {
+    if (std::ifstream(d + "/cf-default.json") &&
+        std::ifstream(d + "/../data/blocklist_domains.txt")) {
       return d;
     }
   }
