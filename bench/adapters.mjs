@@ -35,9 +35,11 @@ const dist = () => import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
 // keys (grown 8×: sub-filters for C, 2C, 4C, 8C keys at rates ε/2 … ε/16),
 // compared with the same filter sized for N from the start.
 
-function ours(className, { name, kind, past = 1, expansion = 0, options: extra = {} }) {
+// `sizing(n, ε)` → create options, and `describe(f)` → params, replace those of
+// CuckooFilter / BloomFilter for the Redis families (below).
+function ours(className, { name, kind, past = 1, expansion = 0, options: extra = {}, sizing, describe }) {
   let lib;
-  const cuckoo = className === 'CuckooFilter';
+  const cuckoo = className === 'CuckooFilter' || className === 'RedisCuckooFilter';
   const wrap = (f, allocatedBefore) => ({
     add(key) {
       f.add(key); // throws FilterFullError when full: the harness reports it
@@ -54,6 +56,7 @@ function ours(className, { name, kind, past = 1, expansion = 0, options: extra =
       return { bytes: (await lib.wasmMemoryUsage()).allocatedBytes - allocatedBefore, how: 'wasm memory allocated by create + build (wasmMemoryUsage)' };
     },
     params() {
+      if (describe) return describe(f);
       const growth = f.expansion ? ` expansion=${f.expansion} sub-filters=${f.subFilterCount}` : '';
       return (cuckoo ? `f=${f.fingerprintBits} b=${f.bucketSize} m=${f.bucketCount} α=${f.loadFactor.toFixed(3)}${f.encoding === 'semi-sorted' ? ' semi-sorted' : ''}` : `m=${f.bitCount} bits k=${f.hashCount}`) + growth;
     },
@@ -68,13 +71,36 @@ function ours(className, { name, kind, past = 1, expansion = 0, options: extra =
     },
     async create(n, eps) {
       const before = (await lib.wasmMemoryUsage()).allocatedBytes;
-      const options = { capacity: Math.max(1, Math.ceil(n / past)), falsePositiveRate: eps, ...extra };
+      const options = sizing ? sizing(n, eps) : { capacity: Math.max(1, Math.ceil(n / past)), falsePositiveRate: eps, ...extra };
       if (expansion) options.expansion = expansion;
       return wrap(await lib[className].create(options), before);
     },
     deserialize: async (bytes) => wrap(await lib[className].fromBytes(bytes)),
   };
 }
+
+// ---------------------------------------------------------------------------
+// This package's RedisBloom families (answers and SCANDUMP bytes as the
+// server's: MurmurHash64A, 8-bit fingerprints / RedisBloom's bit positions),
+// sized as a Redis user would for N keys at ε:
+// RedisCuckooFilter: CF.RESERVE key N (bucket size 2, the server's default;
+// 2^⌈log2(N/2)⌉ buckets, expansion 1). Its ε is not a parameter: one byte per
+// fingerprint (h % 255 + 1) gives at most 2b/255 ≈ 1.57% per sub-filter
+// whatever ε is asked for; bucket size 1 would halve the bound but fills at
+// about half load and grows.
+// RedisBloomFilter: BF.RESERVE key ε N NONSCALING, so that its one link is
+// sized for ε itself (a scaling filter sizes its first link for ε/2):
+// bits per key −ln ε / ln²2 rounded up to a multiple of 64 bits, k = ⌈ln 2 ·
+// bits per key⌉.
+
+const redisCuckoo = (n) => ({ capacity: Math.max(1, n), bucketSize: 2 });
+const redisBloom = (n, eps) => ({ errorRate: Math.min(eps, 0.25), capacity: Math.max(1, n), nonScaling: true });
+const describeRedis = (f) => {
+  const i = f.info();
+  return 'bucketSize' in i
+    ? `CF b=${i.bucketSize} buckets=${i.numberOfBuckets} sub-filters=${i.numberOfFilters} fingerprint=8 bits`
+    : `BF capacity=${i.capacity} links=${i.numberOfFilters} size=${i.size} bytes${i.expansionRate === null ? ' nonscaling' : ''}`;
+};
 
 /** m and k of this package's BloomFilter for n keys at ε: { bits, hashes }. */
 export async function bloomFilterSize(n, eps) {
@@ -134,6 +160,9 @@ export const ADAPTERS = {
   'cuckoo-wasm': ours('CuckooFilter', { name: 'cuckoo-wasm', kind: 'cuckoo filter, bit-packed (this package, C++ → wasm)', options: { semiSort: false } }),
   'cuckoo-wasm-semi': ours('CuckooFilter', { name: 'cuckoo-wasm semi-sorted', kind: 'cuckoo filter, semi-sorted buckets (this package)', options: { semiSort: true } }),
   'cuckoo-wasm-bloom': ours('BloomFilter', { name: 'cuckoo-wasm BloomFilter', kind: 'Bloom filter (this package, C++ → wasm)' }),
+  // RedisBloom's CF and BF families of this package (sized as above).
+  'cuckoo-wasm-redis-cf': ours('RedisCuckooFilter', { name: 'cuckoo-wasm RedisCuckooFilter', kind: 'RedisBloom cuckoo filter, CF.* (this package)', sizing: redisCuckoo, describe: describeRedis }),
+  'cuckoo-wasm-redis-bf': ours('RedisBloomFilter', { name: 'cuckoo-wasm RedisBloomFilter', kind: 'RedisBloom Bloom filter, BF.* (this package)', sizing: redisBloom, describe: describeRedis }),
   // bloomfilter@1.1.0 (Jason Davies): Uint32Array, 64-bit FNV-1a, enhanced double hashing; sized with the
   // standard m and k (it rounds m up to a multiple of 32), or given `sizing` { bits, hashes }: the comparison
   // gives it this package's BloomFilter's m and k. JSON.stringify(bloom) / BloomFilter.fromJSON; its raw bit
@@ -220,7 +249,7 @@ export const ADAPTERS = {
 };
 
 /** The implementations a run compares when --impl is not given. */
-export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
+export const DEFAULT_IMPLS = ['cuckoo-wasm', 'cuckoo-wasm-semi', 'cuckoo-wasm-bloom', 'cuckoo-wasm-redis-cf', 'cuckoo-wasm-redis-bf', 'bloomfilter', 'bloom-filters-bloom', 'bloom-filters-cuckoo', 'cuckoo-filter', 'set'];
 
 export async function loadAdapter(name) {
   const adapter = ADAPTERS[name];

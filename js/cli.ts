@@ -4,6 +4,7 @@
  *                                  [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
  *   cuckoo-wasm query [--urls] FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
+ *   cuckoo-wasm redis-pull URL KEY -o FILE, redis-push FILE URL KEY   (js/cli-redis.ts)
  * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
  * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1.
@@ -17,6 +18,7 @@ import { listEntries, listEntry, numberedListEntries } from './lines.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
 import { quoted } from './status.js';
 import { loadCore } from './load.js';
+import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './cli-redis.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]
@@ -42,11 +44,7 @@ const USAGE = `usage:
       URL up by its expressions and prints "URL<TAB>yes<TAB>matched-expression" or "URL<TAB>no";
       a line that is not a URL is reported on stderr (the exit code is then 1)
   cuckoo-wasm info FILE
-      prints the filter's type, parameters and statistics, and its sub-filters`;
-
-/** Most evictions a filter may try per insert (CuckooFilter.create's maxKicks range). */
-
-class UsageError extends Error {}
+      prints the filter's type, parameters and statistics, and its sub-filters${REDIS_USAGE}`;
 
 /** Why a file could not be opened, for the codes a user can act on. */
 const FILE_ERRORS: Record<string, string> = {
@@ -143,9 +141,9 @@ function joinNegativeValues(args: string[], options: string[]): string[] {
   return out;
 }
 
-/** A filter file of either type. */
-async function load(path: string): Promise<CuckooFilter | BloomFilter> {
-  return (await loadFile(path)).filter;
+/** A filter file of any type. */
+async function load(path: string): Promise<CuckooFilter | BloomFilter | RedisFilter> {
+  return (await loadRedisFile(path)) ?? (await loadFile(path)).filter;
 }
 
 /** The filter in the file at `path`, and the format version (docs/FORMAT.md) it was written in. */
@@ -470,7 +468,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'build': return build(rest);
     case 'query': return query(rest);
-    case 'info': return info(rest);
+    case 'info': return redisInfo(rest, info);
+    case 'redis-pull': case 'redis-push': return redisCommand(command, rest);
     case '-h': case '--help': case 'help':
       console.log(USAGE);
       return;
