@@ -3,7 +3,7 @@ import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors
 import { CUCKOO } from './family.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadCore } from './load.js';
-import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
+import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
 import { Core, Handle } from './wasm-core.js';
@@ -253,18 +253,7 @@ export class CuckooFilter extends FamilyFilter {
     const sizeFor = (n: number) => core.sizing.cuckooSerializedSizeFor(n, fingerprintBits!, bucketSize, expansion, encoding);
     const bytes = sizeFor(capacity);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
-      // The largest capacity that fits, by bisection (the size grows with the capacity).
-      const fits = (n: number) => { const b = sizeFor(n); return b > 0 && b <= MAX_WASM_MEMORY / 2; };
-      let most = 1;
-      for (let step = 2 ** 52; step >= 1; step /= 2) if (most + step < capacity && fits(most + step)) most += step;
-      // Above 2^32 buckets the core gives no size: the bytes grow in proportion to the capacity.
-      const need = bytes > 0 ? `${bytes} bytes` : `about ${Math.ceil((sizeFor(most) / most) * capacity)} bytes (more than 2^32 buckets)`;
-      throw new ArgumentRangeError(
-        `capacity ${capacity} is too large: with ${fingerprintBits}-bit fingerprints and bucketSize ${bucketSize} it needs ${need}, ` +
-          `and a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit), ` +
-          `which holds at most ${most} keys. Give a capacity of at most ${most}, a larger falsePositiveRate (shorter fingerprints), ` +
-          'or split the keys over several filters',
-      );
+      throw capacityTooLarge(capacity, sizeFor, `${fingerprintBits}-bit fingerprints and bucketSize ${bucketSize}`, 'shorter fingerprints');
     }
     const r = core.cuckooCreate(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion, encoding);
     return new CuckooFilter(core, FamilyFilter.opened(core, r, bytes));
@@ -453,16 +442,13 @@ export class CuckooFilter extends FamilyFilter {
       );
     }
     if (this.maxKicks < DEFAULT_MAX_KICKS && this.size < this.capacity) {
-      // Sized for `capacity` inserts with 500 kicks (src/cuckoo_filter.cc): fewer kicks fill it sooner.
+      // The table is sized for `capacity` inserts with 500 kicks (src/cuckoo_filter.cc): fewer fill it sooner.
       const slots = this.bucketCount * this.bucketSize;
+      const why = this.maxKicks === 0 ? 'no stored fingerprint may move to its alternate bucket' : `at most ${this.maxKicks} stored fingerprints may move to make room`;
       return new FilterFullError(
-        `the filter is full below its capacity (${this.size} fingerprints in ${slots} slots, load factor ` +
-          `${(this.size / slots).toFixed(2)}, capacity ${this.capacity}) because maxKicks is ${this.maxKicks}: ` +
-          (this.maxKicks === 0
-            ? 'no stored fingerprint may move to its alternate bucket, so a key whose two buckets are full cannot be placed'
-            : `at most ${this.maxKicks} stored fingerprints may move to make room for a key`) +
-          `; the key was not added and nothing stored was lost. Create the filter with a larger maxKicks: the table ` +
-          `is sized to hold its capacity with the default, ${DEFAULT_MAX_KICKS}; a larger capacity would leave most slots empty.`,
+        `the filter is full below its capacity (${this.size} fingerprints in ${slots} slots, load factor ${(this.size / slots).toFixed(2)}, ` +
+          `capacity ${this.capacity}) because maxKicks is ${this.maxKicks}: ${why}; the key was not added and nothing stored was lost. ` +
+          `Create the filter with a larger maxKicks (the table holds its capacity with the default, ${DEFAULT_MAX_KICKS}), not a larger capacity.`,
         added,
       );
     }
