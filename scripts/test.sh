@@ -46,7 +46,7 @@ node_binary() {
   if [ ! -x "$dir/bin/node" ]; then
     tmp=$(mktemp -d) || return 1
     # Unpacked beside the cache entry, then moved into place: an interrupted fetch leaves no half binary.
-    if (cd "$tmp" && npm pack "node-$(node -p 'process.platform + "-" + process.arch')@$1" --silent >/dev/null) &&
+    if (cd "$tmp" && npm pack "node-$(node -p 'process.platform + "-" + process.arch')@$1" --loglevel=error >/dev/null) &&
       mkdir -p "$tmp/unpacked" && tar xzf "$tmp"/*.tgz -C "$tmp/unpacked" --strip-components=1 package/bin/node package/LICENSE &&
       mkdir -p "$node_cache" && rm -rf "$dir" && mv "$tmp/unpacked" "$dir"; then
       echo "(node v$1 fetched from the npm registry into $dir)" >&2
@@ -69,8 +69,9 @@ for version in "${NODE_VERSIONS[@]}"; do
   start=$SECONDS
   if bin=$(node_binary "$version"); then
     # Child processes the tests start (the CLI, npm, node) run on the same version.
+    # The ignore pattern last: jest takes every argument after it as one more pattern.
     PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/jest/bin/jest.js --ci --json \
-      --outputFile="build/test-results/jest-node$version.json" --testPathIgnorePatterns '/tests/browser/' "$@" || js=1
+      --outputFile="build/test-results/jest-node$version.json" "$@" --testPathIgnorePatterns '/tests/browser/' || js=1
   else
     echo "could not install Node.js v$version from the npm registry" >&2
     js=1
