@@ -14,17 +14,19 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from './index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from './cuckoo-filter.js';
-import { listEntries, listEntry, numberedListEntries } from './lines.js';
+import { listEntry } from './lines.js';
+import { NumberedEntry, readList } from './list-formats.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
 import { quoted } from './status.js';
 import { loadCore } from './load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './cli-redis.js';
 
 const USAGE = `usage:
-  cuckoo-wasm build LIST -o FILE [--urls] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R] [--capacity N]
-                                 [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
-      one key per line (UTF-8; other text is refused): whitespace trimmed, a leading byte order
-      mark dropped, blank lines and lines starting with # skipped. A key listed more than once
+  cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
+                                 [--capacity N] [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
+      LIST: UTF-8 text, --format auto (found from the first lines, printed), lines (one key per line, trimmed; blank and #
+      lines skipped), hosts (ADDRESS HOST...), adblock (||host^ hosts; ||host/path, |https://...| URLs with --urls; rules no
+      key stands for counted by kind) or csv (a header row; the column named, else url / domain). A key listed more than once
       is added once (the count skipped is printed) unless --keep-duplicates is given; a cuckoo
       filter stores one key at most 2 x bucket-size + 1 times. --type picks the filter (default
       cuckoo; bloom cannot delete).
@@ -179,6 +181,7 @@ async function build(args: string[]): Promise<void> {
       'no-semi-sort': { type: 'boolean' },
       'max-kicks': { type: 'string' },
       'keep-duplicates': { type: 'boolean' },
+      format: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('build takes one LIST file');
@@ -251,8 +254,8 @@ async function build(args: string[]): Promise<void> {
   const list = positionals[0];
 
   // Every entry, then each distinct key once in first-seen order with how often it occurs.
-  const text = utf8Text(readFile(list, 'list'), list);
-  const entries = urls ? await urlEntries(list, text) : listEntries(text);
+  const read = readList(utf8Text(readFile(list, 'list'), list), values.format, { urls });
+  const entries = urls ? await urlEntries(list, read.entries) : read.entries.map(({ entry }) => entry);
   const counts = new Map<string, number>();
   for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
   const keys = keepDuplicates ? entries : [...counts.keys()];
@@ -293,7 +296,7 @@ async function build(args: string[]): Promise<void> {
     } catch (e) {
       throw fileError('write', 'filter', values.output, e);
     }
-    console.log(`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`);
+    console.log([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...read.report].join('\n'));
     console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     console.log(`bytes:               ${bytes.length}`);
     console.log(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
@@ -316,9 +319,9 @@ async function build(args: string[]): Promise<void> {
  * entries naming the same page are counted as duplicates.
  * @throws Error naming the line's entry and why it is not a URL.
  */
-async function urlEntries(list: string, text: string): Promise<string[]> {
+async function urlEntries(list: string, entries: NumberedEntry[]): Promise<string[]> {
   const core = await loadCore();
-  return numberedListEntries(text).map(({ entry, line }) => {
+  return entries.map(({ entry, line }) => {
     try {
       return entryExpression(core, entry);
     } catch (e) {

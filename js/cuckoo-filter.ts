@@ -3,7 +3,7 @@ import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors
 import { CUCKOO } from './family.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadCore } from './load.js';
-import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
+import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
 import { Core, Handle } from './wasm-core.js';
@@ -250,12 +250,10 @@ export class CuckooFilter extends FamilyFilter {
         );
       }
     }
-    const bytes = core.cold.cuckooSerializedSizeFor(capacity, fingerprintBits, bucketSize, expansion, encoding);
+    const sizeFor = (n: number) => core.cold.cuckooSerializedSizeFor(n, fingerprintBits!, bucketSize, expansion, encoding);
+    const bytes = sizeFor(capacity);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
-      throw new ArgumentRangeError(
-        `capacity ${capacity} with ${fingerprintBits}-bit fingerprints needs ${bytes > 0 ? bytes : 'more than 2^32 buckets of'} bytes; ` +
-          `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes (half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit)`,
-      );
+      throw capacityTooLarge(capacity, sizeFor, `${fingerprintBits}-bit fingerprints and bucketSize ${bucketSize}`, 'shorter fingerprints');
     }
     const r = core.cuckooCreate(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion, encoding);
     return new CuckooFilter(core, FamilyFilter.opened(core, r, bytes));
@@ -440,6 +438,17 @@ export class CuckooFilter extends FamilyFilter {
           'or keys that share its fingerprint): the key was not added and nothing stored was lost. ' +
           'A growing filter does not grow for copies of one key, as every larger sub-filter would fill the same way; ' +
           'add each key once (see addUnique), or count repeats outside the filter.',
+        added,
+      );
+    }
+    if (this.maxKicks < DEFAULT_MAX_KICKS && this.size < this.capacity) {
+      // The table is sized for `capacity` inserts with 500 kicks (src/cuckoo_filter.cc): fewer fill it sooner.
+      const slots = this.bucketCount * this.bucketSize;
+      const why = this.maxKicks === 0 ? 'no stored fingerprint may move to its alternate bucket' : `at most ${this.maxKicks} stored fingerprints may move to make room`;
+      return new FilterFullError(
+        `the filter is full below its capacity (${this.size} fingerprints in ${slots} slots, load factor ${(this.size / slots).toFixed(2)}, ` +
+          `capacity ${this.capacity}) because maxKicks is ${this.maxKicks}: ${why}; the key was not added and nothing stored was lost. ` +
+          `Create the filter with a larger maxKicks (the table holds its capacity with the default, ${DEFAULT_MAX_KICKS}), not a larger capacity.`,
         added,
       );
     }

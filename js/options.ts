@@ -5,6 +5,7 @@
  */
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { describe } from './checks.js';
+import { MAX_WASM_MEMORY } from './status.js';
 
 /** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
 export const DEFAULT_SEED = 0x63756b6f6f2d7761n;
@@ -84,4 +85,27 @@ export function seedFromWords(low: number, high: number): bigint {
 /** A u64 seed as the [low, high] 32-bit words the core's functions take. */
 export function seedWords(seed: bigint): [number, number] {
   return [Number(seed & 0xffffffffn), Number(seed >> 32n)];
+}
+
+/**
+ * The error for a capacity whose filter would be larger than a filter may be (half the WebAssembly
+ * memory limit): the bytes it needs, and the largest capacity that fits, found by bisection.
+ *
+ * @param sizeFor - Bytes of a new filter of `n` keys with the other options as given; 0 or less
+ *   when it would need more than 2^32 buckets or bits (the bytes then grow in proportion to `n`).
+ * @param shape - The options that set the bytes per key, for the message.
+ * @param smaller - What a larger falsePositiveRate gives, for the message.
+ */
+export function capacityTooLarge(capacity: number, sizeFor: (n: number) => number, shape: string, smaller: string): ArgumentRangeError {
+  const limit = MAX_WASM_MEMORY / 2;
+  const fits = (n: number) => sizeFor(n) > 0 && sizeFor(n) <= limit;
+  let most = 1;
+  for (let step = 2 ** 52; step >= 1; step /= 2) if (most + step < capacity && fits(most + step)) most += step;
+  const bytes = sizeFor(capacity);
+  const need = bytes > 0 ? `${bytes} bytes` : `about ${Math.ceil((sizeFor(most) / most) * capacity)} bytes (more than 2^32 buckets)`;
+  return new ArgumentRangeError(
+    `capacity ${capacity} is too large: with ${shape} it needs ${need}, and a filter may use at most ${limit} bytes ` +
+      `(half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit), which holds at most ${most} keys. ` +
+      `Give a capacity of at most ${most}, a larger falsePositiveRate (${smaller}), or split the keys over several filters`,
+  );
 }

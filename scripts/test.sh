@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run of each target, then the Jest tests (API, real data, format,
-# CLI, npm pack). The C++ runs are the CMake presets native, asan and fuzz (CMakePresets.json). `npm test` runs
-# scripts/setup.sh first (pretest), which installs what is missing and builds. Ends with one line
-# "tests: N passed, N failed".
+# CLI, npm pack, browser) on the Node.js running this script, then the Jest tests but the browser ones on each other Node.js
+# major of NODE_VERSIONS (package.json "engines" names the same majors). The C++ runs are the CMake presets native, asan and
+# fuzz (CMakePresets.json). `npm test` runs scripts/setup.sh first (pretest), which installs what is missing and builds.
+# Ends with one line per Node.js version, "node vX.Y.Z: N passed, N failed (...)", then "tests: N passed, N failed" for all.
+#
+# The other Node.js versions are the npm registry's node-<platform>-<arch> packages (Node.js's own binaries), fetched with
+# `npm pack` once and kept in $CUCKOO_NODE_CACHE (default ~/.cache/cuckoo-wasm/node/vX.Y.Z/bin/node), reused by later runs.
+# The browser tests run once: they test the package inside Chromium, where Node.js only serves the pages and drives the browser.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 rm -rf build/test-results && mkdir -p build/test-results
+
+# The newest release of each major, in the order run. Raise them as new releases come out.
+NODE_VERSIONS=(20.20.2 22.23.3 24.21.0 26.10.0)
+node_cache=${CUCKOO_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuckoo-wasm/node}
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -31,9 +40,44 @@ fuzz_url=$?
 tail -n 1 build/test-results/fuzz-url.log
 [ "$fuzz_url" -eq 0 ] || tail -n 40 build/test-results/fuzz-url.log
 
-echo "== JavaScript tests (jest)"
+# The node binary of release $1 (X.Y.Z), from the cache or else fetched into it; prints its path.
+node_binary() {
+  local dir="$node_cache/v$1" tmp
+  if [ ! -x "$dir/bin/node" ]; then
+    tmp=$(mktemp -d) || return 1
+    # Unpacked beside the cache entry, then moved into place: an interrupted fetch leaves no half binary.
+    if (cd "$tmp" && npm pack "node-$(node -p 'process.platform + "-" + process.arch')@$1" --loglevel=error >/dev/null) &&
+      mkdir -p "$tmp/unpacked" && tar xzf "$tmp"/*.tgz -C "$tmp/unpacked" --strip-components=1 package/bin/node package/LICENSE &&
+      mkdir -p "$node_cache" && rm -rf "$dir" && mv "$tmp/unpacked" "$dir"; then
+      echo "(node v$1 fetched from the npm registry into $dir)" >&2
+    fi
+    rm -rf "$tmp"
+  fi
+  [ -x "$dir/bin/node" ] && echo "$dir/bin/node"
+}
+
+echo "== JavaScript tests (jest) on Node.js $(node --version)"
+js_start=$SECONDS
 npx jest --ci --json --outputFile=build/test-results/jest.json "$@"
 js=$?
+echo "$(node --version) $((SECONDS - js_start)) all" > build/test-results/jest-runs.txt
+
+own_major=$(node -p 'process.versions.node.split(".")[0]')
+for version in "${NODE_VERSIONS[@]}"; do
+  [ "${version%%.*}" = "$own_major" ] && continue
+  echo "== JavaScript tests (jest) but the browser tests, on Node.js v$version"
+  start=$SECONDS
+  if bin=$(node_binary "$version"); then
+    # Child processes the tests start (the CLI, npm, node) run on the same version.
+    # The ignore pattern last: jest takes every argument after it as one more pattern.
+    PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/jest/bin/jest.js --ci --json \
+      --outputFile="build/test-results/jest-node$version.json" "$@" --testPathIgnorePatterns '/tests/browser/' || js=1
+  else
+    echo "could not install Node.js v$version from the npm registry" >&2
+    js=1
+  fi
+  echo "v$version $((SECONDS - start)) nobrowser" >> build/test-results/jest-runs.txt
+done
 
 node -e '
 const fs = require("fs");
@@ -45,10 +89,18 @@ for (const file of ["ctest.xml", "ctest-asan.xml"]) {
     passed += attr("tests") - attr("failures"); failed += attr("failures");
   } catch { failed += 1; }
 }
-try {
-  const j = JSON.parse(fs.readFileSync("build/test-results/jest.json", "utf8"));
-  passed += j.numPassedTests; failed += j.numFailedTests + j.numRuntimeErrorTestSuites;
-} catch { failed += 1; }
+// One line per Node.js version: its Jest run (jest.json on this Node.js, jest-nodeX.Y.Z.json on the others).
+for (const run of fs.readFileSync("build/test-results/jest-runs.txt", "utf8").trim().split("\n")) {
+  const [version, seconds, which] = run.split(" ");
+  const file = which === "all" ? "jest.json" : `jest-node${version.slice(1)}.json`;
+  let p = 0, f = 1;
+  try {
+    const j = JSON.parse(fs.readFileSync("build/test-results/" + file, "utf8"));
+    p = j.numPassedTests; f = j.numFailedTests + j.numRuntimeErrorTestSuites;
+  } catch {}
+  passed += p; failed += f;
+  console.log(`node ${version}: ${p} passed, ${f} failed (Jest${which === "all" ? "" : " without the browser tests"}, ${seconds} s)`);
+}
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
 [ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$js" -eq 0 ]

@@ -8,7 +8,8 @@ const char* StatusMessage(Status status) {
     case Status::kNotFound: return "no matching fingerprint is stored for this key";
     case Status::kNotEnoughSpace:
       return "the filter is full: no free slot was found after the maximum number of kicks; "
-             "create a filter with a larger capacity";
+             "create a filter with a larger capacity or, if it filled below its capacity because "
+             "max_kicks is low (0 allows no evictions), with a larger max_kicks";
     case Status::kInvalidArgument: return "a filter parameter is out of range";
     case Status::kOutOfMemory: return "not enough memory for the filter's table";
     case Status::kFormatTruncated:
