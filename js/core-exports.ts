@@ -24,7 +24,7 @@ const COLD: readonly (keyof ColdCalls)[] = [
  * false). The module object is a dictionary-mode object whose property loads
  * are slow, so the functions are taken out of it once.
  */
-export function takeExports(module: CoreModule, exports: WebAssembly.Exports | undefined): {
+export function takeExports(module: CoreModule, exports: Readonly<Record<string, unknown>> | undefined): {
   rows: Record<ExportPrefix, FamilyExports>;
   hot: OtherExports;
   cold: ColdCalls;

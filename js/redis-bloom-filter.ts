@@ -9,7 +9,10 @@ import { Core, Handle } from './wasm-core.js';
 
 /** Options of {@link RedisBloomFilter.create}: `BF.RESERVE key errorRate capacity [EXPANSION e] [NONSCALING]`. */
 export interface RedisBloomFilterOptions {
-  /** The false-positive rate the filter is sized for, in (0, 0.25] (Redis 8's range). */
+  /**
+   * The false-positive rate the filter is sized for, strictly between 0 and 1 (BF.RESERVE's range: "a decimal
+   * strictly between 0 and 1", redis.io's probabilistic data type errors for Redis 8).
+   */
   errorRate: number;
   /** Items the first link is sized for, an integer from 1 to 2^30 (Redis 8's range). */
   capacity: number;
@@ -87,7 +90,7 @@ export class RedisBloomFilter extends RedisFilter {
     checkOptions(options, 'RedisBloomFilter.create', REDIS_BLOOM.options);
     const errorRate = options.errorRate;
     if (typeof errorRate !== 'number') throw new ArgumentTypeError(`errorRate must be a number, got ${describe(errorRate)}`);
-    if (!(errorRate > 0 && errorRate <= 0.25)) throw new ArgumentRangeError(`errorRate must be in (0, 0.25], got ${errorRate}`);
+    if (!(errorRate > 0 && errorRate < 1)) throw new ArgumentRangeError(`errorRate must be strictly between 0 and 1, got ${errorRate}`);
     const capacity = checkInteger('capacity', options.capacity, 1, 2 ** 30);
     const expansion = checkInteger('expansion', options.expansion ?? 2, 0, 32768);
     const nonScaling = options.nonScaling ?? false;

@@ -1,7 +1,7 @@
 // libFuzzer target for the SCANDUMP / LOADCHUNK readers of the Redis families
 // (docs/FORMAT.md, "Redis cuckoo filter"): LoadDumpHeader, LoadDumpChunk and
 // FinishDump, one template over that API, instantiated once per family
-// (RedisCuckooFilter; a family joins with one DumpFuzzTraits specialization
+// (RedisCuckooFilter, RedisBloomFilter; a family joins with one DumpFuzzTraits specialization
 // and one line in kFamilies' switch). Built with ASan + UBSan by the CMake
 // preset "fuzz", which scripts/fuzz.sh runs:
 //
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "format.h"
+#include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "redis_dump.h"
 #include "status.h"
@@ -269,15 +270,83 @@ int FuzzDump(uint8_t mode, const uint8_t* data, size_t size) {
   return 0;
 }
 
+// The Redis Bloom filter: the header's u64 at 0 is the sum of the links'
+// sizes (u64 at 16 of each 53-byte link header); its own operation is AddNew.
+template <>
+struct DumpFuzzTraits<cuckoo::RedisBloomFilter> {
+  using Filter = cuckoo::RedisBloomFilter;
+  static void FixCounts(Bytes* header, const std::vector<Bytes>&) {
+    if (header->size() < 20) return;
+    const uint64_t n = cuckoo::format::GetU32(header->data() + 8);
+    uint64_t sum = 0;
+    for (uint64_t j = 0; j < n && 20 + 53 * (j + 1) <= header->size(); ++j) {
+      sum += cuckoo::format::GetU64(header->data() + 20 + 53 * j + 16);
+    }
+    cuckoo::format::PutU64(header->data(), sum);
+  }
+  // The link arrays a header chunk names if its length is one the loader
+  // could accept, else 0 (saturating).
+  static uint64_t HeaderTableBytes(const Bytes& h) {
+    if (h.size() < 20) return 0;
+    const uint64_t n = cuckoo::format::GetU32(h.data() + 8);
+    if (n == 0 || n > cuckoo::format::kMaxSubFilters || h.size() != 20 + 53 * n) return 0;
+    uint64_t bytes = 0;
+    for (uint64_t j = 0; j < n; ++j) {
+      const uint64_t b = cuckoo::format::GetU64(h.data() + 20 + 53 * j);
+      bytes = b > UINT64_MAX - bytes ? UINT64_MAX : bytes + b;
+    }
+    return bytes;
+  }
+  static uint64_t TableBytes(const Filter& f) {
+    uint64_t n = 0;
+    for (uint32_t j = 0; j < f.sub_filter_count(); ++j) n += f.link(j).bytes();
+    return n;
+  }
+  static uint64_t NextSubFilterBytes(const Filter& f) {
+    if (f.non_scaling()) return 0;
+    const uint64_t last = f.link(f.sub_filter_count() - 1).bytes();
+    return last > UINT64_MAX / (2 * uint64_t{f.growth()}) ? UINT64_MAX : last * 2 * f.growth();
+  }
+  static void Invariants(const Filter& f) {
+    uint64_t sizes = 0;
+    for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+      const auto& l = f.link(j);
+      FUZZ_CHECK(l.shape().Consistent());
+      FUZZ_CHECK(l.size() <= l.entries());
+      sizes += l.size();
+    }
+    FUZZ_CHECK(f.size() == sizes);
+    FUZZ_CHECK(f.sub_filter_count() >= 1 && f.sub_filter_count() <= 32);
+    FUZZ_CHECK(TableBytes(f) <= cuckoo::kMaxFilterBytes);
+    FUZZ_CHECK(f.redis_size() == TableBytes(f) + 32 + 64 * f.sub_filter_count());
+  }
+  // BF.ADD: an item held changes nothing; a new one is counted once.
+  static void Exercise(Filter& f, const uint8_t* key, size_t len) {
+    const bool had = f.Contain(key, len);
+    const uint64_t before = f.size();
+    bool added = true;
+    const Status s = f.AddNew(key, len, &added);
+    if (had) {
+      FUZZ_CHECK(s == Status::kOk && !added && f.size() == before);
+    } else if (s == Status::kOk) {
+      FUZZ_CHECK(added && f.size() == before + 1 && f.Contain(key, len));
+    } else {
+      FUZZ_CHECK(!added && f.size() == before);
+    }
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  constexpr uint8_t kFamilies = 1;
+  constexpr uint8_t kFamilies = 2;
   const uint8_t mode = data[0] & 7;
   switch ((data[0] >> 3) % kFamilies) {
     case 0:
       return FuzzDump<cuckoo::RedisCuckooFilter>(mode, data + 1, size - 1);
+    case 1:
+      return FuzzDump<cuckoo::RedisBloomFilter>(mode, data + 1, size - 1);
   }
   return 0;
 }

@@ -369,7 +369,7 @@ describe('URLs and batches on the Redis families', () => {
     await expect(RedisCuckooFilter.create({ capacity: '100' } as never)).rejects.toThrow(ArgumentTypeError);
     await expect(RedisCuckooFilter.create({ capacity: 100, seed: 1 } as never)).rejects.toThrow(ArgumentTypeError);
     await expect(RedisBloomFilter.create({ errorRate: 0, capacity: 100 })).rejects.toThrow(ArgumentRangeError);
-    await expect(RedisBloomFilter.create({ errorRate: 0.3, capacity: 100 })).rejects.toThrow(ArgumentRangeError);
+    await expect(RedisBloomFilter.create({ errorRate: 1, capacity: 100 })).rejects.toThrow(ArgumentRangeError);
     await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 2 ** 30 + 1 })).rejects.toThrow(ArgumentRangeError);
     await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 100, expansion: 4, nonScaling: true })).rejects.toThrow(/cannot expand/);
     await expect(RedisBloomFilter.create({ errorRate: 0.01, capacity: 100, nonScaling: 1 } as never)).rejects.toThrow(ArgumentTypeError);

@@ -76,6 +76,8 @@ inline const char* TestStatusName(Status s) {
       return "kFormatIsCuckooFilter";
     case Status::kFormatWrongFamily:
       return "kFormatWrongFamily";
+    case Status::kFormatBadChunk:
+      return "kFormatBadChunk";
     case Status::kGrowthLimit:
       return "kGrowthLimit";
     case Status::kUrlEmpty:
