@@ -28,6 +28,8 @@ export const PREFIXES: readonly ExportPrefix[] = ['cf', 'bf', 'rc', 'rb'];
 export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
 type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
 
+/** The one-key operations only some families have, named without the family's prefix (family.ts keyOpOf). */
+export type KeyOpName = 'delete' | 'count' | 'add_unique' | 'add_new';
 /** The one-key exports that are not in every family's row: `(handle, key, len) => answer or -status`. */
 export type KeyOp = 'cf_delete' | 'cf_count' | 'rc_delete' | 'rc_count' | 'rc_add_unique' | 'rb_add_new';
 export const KEY_OPS: readonly KeyOp[] = ['cf_delete', 'cf_count', 'rc_delete', 'rc_count', 'rc_add_unique', 'rb_add_new'];

@@ -1,6 +1,6 @@
 import { Key, describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from './errors.js';
-import { CUCKOO } from './family.js';
+import { CUCKOO, keyOpOf } from './family.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadCore } from './load.js';
 import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
@@ -8,6 +8,9 @@ import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
 import { Core, Handle } from './wasm-core.js';
 import { bitsPerItemOf } from './wasm-filter.js';
+
+const COUNT = keyOpOf(CUCKOO, 'count');
+const DELETE = keyOpOf(CUCKOO, 'delete');
 
 /** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. */
 interface CoreInfo {
@@ -317,7 +320,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   delete(key: Key): boolean {
-    return this.core.keyOp('cf_delete', this.live(), key) === 1;
+    return this.core.keyOp(DELETE, this.live(), key) === 1;
   }
 
   /**
@@ -333,7 +336,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   count(key: Key): number {
-    return this.core.keyOp('cf_count', this.live(), key);
+    return this.core.keyOp(COUNT, this.live(), key);
   }
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */

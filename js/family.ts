@@ -5,7 +5,7 @@
  * new family is one more descriptor here, a row in the bindings' family
  * table, and a small class over js/family-filter.ts.
  */
-import type { ExportPrefix } from './wasm-core.js';
+import type { ExportPrefix, KeyOp, KeyOpName } from './wasm-core.js';
 
 export interface FamilyDescriptor {
   /** cuckoo::Family (src/family.h); tests/js/boundary-constants.test.ts checks it against the core. */
@@ -65,4 +65,12 @@ export const FAMILIES: readonly FamilyDescriptor[] = [CUCKOO, BLOOM, REDIS_CUCKO
 /** The family the core numbers `id`, if any. */
 export function familyOf(id: number): FamilyDescriptor | undefined {
   return FAMILIES.find((f) => f.id === id);
+}
+
+/**
+ * The export of a one-key operation only some families have (Core.keyOp):
+ * `${prefix}_${op}`, made once per class so that no call builds a name.
+ */
+export function keyOpOf(family: FamilyDescriptor, op: KeyOpName): KeyOp {
+  return `${family.prefix}_${op}` as KeyOp;
 }

@@ -1,11 +1,13 @@
 import { Key, describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
-import { REDIS_BLOOM } from './family.js';
+import { REDIS_BLOOM, keyOpOf } from './family.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadCore } from './load.js';
 import { checkInteger, checkOptions } from './options.js';
 import { RedisFilter, ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
 import { Core, Handle } from './wasm-core.js';
+
+const ADD_NEW = keyOpOf(REDIS_BLOOM, 'add_new');
 
 /** Options of {@link RedisBloomFilter.create}: `BF.RESERVE key errorRate capacity [EXPANSION e] [NONSCALING]`. */
 export interface RedisBloomFilterOptions {
@@ -133,7 +135,7 @@ export class RedisBloomFilter extends RedisFilter {
    * @throws FilterFullError for a full nonScaling filter, or one at 32 links; ArgumentTypeError, FilterDisposedError.
    */
   addNew(key: Key): boolean {
-    const r = this.core.keyOp('rb_add_new', this.live(), key);
+    const r = this.core.keyOp(ADD_NEW, this.live(), key);
     if (r < 0) {
       this.lastFailure = -r;
       throw this.fullError(0);

@@ -1,11 +1,15 @@
 import { Key } from './checks.js';
 import { ArgumentRangeError } from './errors.js';
-import { REDIS_CUCKOO } from './family.js';
+import { REDIS_CUCKOO, keyOpOf } from './family.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadCore } from './load.js';
 import { checkInteger, checkOptions } from './options.js';
 import { RedisFilter, ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
 import { Core, Handle } from './wasm-core.js';
+
+const ADD_UNIQUE = keyOpOf(REDIS_CUCKOO, 'add_unique');
+const COUNT = keyOpOf(REDIS_CUCKOO, 'count');
+const DELETE = keyOpOf(REDIS_CUCKOO, 'delete');
 
 /** Options of {@link RedisCuckooFilter.create}: `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS n] [EXPANSION e]`. */
 export interface RedisCuckooFilterOptions {
@@ -130,7 +134,7 @@ export class RedisCuckooFilter extends RedisFilter {
    * @throws FilterFullError as {@link add}; ArgumentTypeError, FilterDisposedError.
    */
   addUnique(key: Key): boolean {
-    const r = this.core.keyOp('rc_add_unique', this.live(), key);
+    const r = this.core.keyOp(ADD_UNIQUE, this.live(), key);
     if (r < 0) {
       this.lastFailure = -r;
       throw this.fullError(0);
@@ -144,12 +148,12 @@ export class RedisCuckooFilter extends RedisFilter {
    * @returns true if a copy was removed, false if none matched.
    */
   delete(key: Key): boolean {
-    return this.core.keyOp('rc_delete', this.live(), key) === 1;
+    return this.core.keyOp(DELETE, this.live(), key) === 1;
   }
 
   /** `CF.COUNT`: stored copies of the key's fingerprint in its buckets (an upper bound on its adds). */
   count(key: Key): number {
-    return this.core.keyOp('rc_count', this.live(), key);
+    return this.core.keyOp(COUNT, this.live(), key);
   }
 
   /** Fingerprints stored (CF.INFO "Number of items inserted"). */

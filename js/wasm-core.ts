@@ -26,7 +26,7 @@ import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, Fam
 import { OtherExports, PREFIXES, RawBoundary, UrlCall } from './core-types.js';
 import { ColdCalls, takeExports } from './core-exports.js';
 
-export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, RawBoundary } from './core-types.js';
+export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, RawBoundary } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
