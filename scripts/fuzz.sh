@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the core's parsers of untrusted bytes with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer, built by Debian's clang-14 as the CMake preset "fuzz"
-# (CMakePresets.json, build/fuzz/). Two targets:
-#   deserialize  the three deserializers: CuckooFilter, ScalableCuckooFilter and
-#                ScalableBloomFilter (tests/fuzz/deserialize_fuzz.cc), the default
+# (CMakePresets.json, build/fuzz/). Three targets:
+#   deserialize  the deserializers: CuckooFilter, ScalableCuckooFilter,
+#                ScalableBloomFilter and the Redis families (tests/fuzz/deserialize_fuzz.cc), the default
 #   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
 #   redis        the SCANDUMP / LOADCHUNK readers of the Redis families
 #                (tests/fuzz/redis_dump_fuzz.cc; binary build/fuzz/redis_fuzz)

@@ -30,7 +30,7 @@ cmake --preset asan >/dev/null &&
   ctest --preset asan -j "$jobs" --output-junit "$root/build/test-results/ctest-asan.xml"
 asan=$?
 
-echo "== fuzzing the C++ deserializer and URL canonicalizer (libFuzzer + ASan/UBSan, 50,000 executions each)"
+echo "== fuzzing the C++ deserializer, URL canonicalizer and SCANDUMP reader (libFuzzer + ASan/UBSan, 50,000 executions each)"
 bash scripts/fuzz.sh 50000 > build/test-results/fuzz.log 2>&1
 fuzz=$?
 tail -n 1 build/test-results/fuzz.log
@@ -39,6 +39,10 @@ bash scripts/fuzz.sh --target url 50000 > build/test-results/fuzz-url.log 2>&1
 fuzz_url=$?
 tail -n 1 build/test-results/fuzz-url.log
 [ "$fuzz_url" -eq 0 ] || tail -n 40 build/test-results/fuzz-url.log
+bash scripts/fuzz.sh --target redis 50000 > build/test-results/fuzz-redis.log 2>&1
+fuzz_redis=$?
+tail -n 1 build/test-results/fuzz-redis.log
+[ "$fuzz_redis" -eq 0 ] || tail -n 40 build/test-results/fuzz-redis.log
 
 # The node binary of release $1 (X.Y.Z), from the cache or else fetched into it; prints its path.
 node_binary() {
@@ -103,4 +107,4 @@ for (const run of fs.readFileSync("build/test-results/jest-runs.txt", "utf8").tr
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
-[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$fuzz_redis" -eq 0 ] && [ "$js" -eq 0 ]

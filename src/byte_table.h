@@ -14,10 +14,11 @@
 #include <memory>
 
 #include "allocation.h"
+#include "slot_ops.h"
 
 namespace cuckoo {
 
-class ByteTable {
+class ByteTable : public SlotOps<ByteTable> {
  public:
   ByteTable() = default;
   ByteTable(const ByteTable&) = delete;
@@ -44,38 +45,8 @@ class ByteTable {
     Bucket(bucket)[slot] = static_cast<uint8_t>(fingerprint);
   }
 
-  bool Contains(uint64_t bucket, uint32_t fingerprint) const {
-    return FirstSlotHolding(bucket, fingerprint) >= 0;
-  }
   bool ContainsEither(uint64_t b1, uint64_t b2, uint32_t fingerprint) const {
     return Contains(b1, fingerprint) || Contains(b2, fingerprint);
-  }
-  uint32_t Count(uint64_t bucket, uint32_t fingerprint) const {
-    const uint8_t* p = Bucket(bucket);
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < bucket_size_; ++s) n += p[s] == fingerprint;
-    return n;
-  }
-
-  // Puts `fingerprint` in the first empty slot of `bucket`; false if full.
-  bool Insert(uint64_t bucket, uint32_t fingerprint) {
-    const int s = FirstSlotHolding(bucket, 0);
-    if (s < 0) return false;
-    Write(bucket, static_cast<uint32_t>(s), fingerprint);
-    return true;
-  }
-  // Empties the first slot of `bucket` holding `fingerprint`; false if none does.
-  bool Remove(uint64_t bucket, uint32_t fingerprint) {
-    const int s = FirstSlotHolding(bucket, fingerprint);
-    if (s < 0) return false;
-    Write(bucket, static_cast<uint32_t>(s), 0);
-    return true;
-  }
-  // Stores `fingerprint` in `slot` of `bucket` and returns what was there.
-  uint32_t Swap(uint64_t bucket, uint32_t slot, uint32_t fingerprint) {
-    const uint32_t old = Read(bucket, slot);
-    Write(bucket, slot, fingerprint);
-    return old;
   }
 
   // Number of non-zero slots in the whole table.
@@ -89,6 +60,7 @@ class ByteTable {
   bool PaddingIsZero() const { return true; }
 
  private:
+  friend class SlotOps<ByteTable>;
   const uint8_t* Bucket(uint64_t bucket) const { return data_.get() + bucket * bucket_size_; }
   uint8_t* Bucket(uint64_t bucket) { return data_.get() + bucket * bucket_size_; }
   int FirstSlotHolding(uint64_t bucket, uint32_t value) const {

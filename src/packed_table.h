@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "allocation.h"
+#include "slot_ops.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "cuckoo-wasm's packed table assumes a little-endian target (wasm32, x86-64, arm64)"
@@ -23,7 +24,7 @@
 
 namespace cuckoo {
 
-class PackedTable {
+class PackedTable : public SlotOps<PackedTable> {
  public:
   // Bytes of the bit stream for `slots` slots of `bits` bits: ceil(slots*bits/8).
   static uint64_t ByteLength(uint64_t slots, uint32_t bits) {
@@ -59,6 +60,7 @@ class PackedTable {
     return internal::AllocatePadded(byte_length_, kPadding, &data_);
   }
 
+  uint32_t bucket_size() const { return bucket_size_; }
   uint64_t byte_length() const { return byte_length_; }
   const uint8_t* data() const { return data_.get(); }
   uint8_t* mutable_data() { return data_.get(); }
@@ -80,10 +82,6 @@ class PackedTable {
     std::memcpy(p, &word, sizeof word);
   }
 
-  bool Contains(uint64_t bucket, uint32_t fingerprint) const {
-    return FirstSlotHolding(bucket, fingerprint) >= 0;
-  }
-
   // Contains(b1, fp) || Contains(b2, fp), without a branch between the two
   // probes when buckets are read as words: a member is in either bucket at
   // random, so that branch would be mispredicted half the time, and the
@@ -91,35 +89,6 @@ class PackedTable {
   bool ContainsEither(uint64_t b1, uint64_t b2, uint32_t fingerprint) const {
     if (word_probe_) return (MatchMask(b1, fingerprint) | MatchMask(b2, fingerprint)) != 0;
     return ContainsEitherBySlot(b1, b2, fingerprint);
-  }
-
-  uint32_t Count(uint64_t bucket, uint32_t fingerprint) const {
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < bucket_size_; ++s) n += Read(bucket, s) == fingerprint;
-    return n;
-  }
-
-  // Puts `fingerprint` in the first empty slot of `bucket`; false if full.
-  bool Insert(uint64_t bucket, uint32_t fingerprint) {
-    const int s = FirstSlotHolding(bucket, 0);
-    if (s < 0) return false;
-    Write(bucket, static_cast<uint32_t>(s), fingerprint);
-    return true;
-  }
-
-  // Empties the first slot of `bucket` holding `fingerprint`; false if none does.
-  bool Remove(uint64_t bucket, uint32_t fingerprint) {
-    const int s = FirstSlotHolding(bucket, fingerprint);
-    if (s < 0) return false;
-    Write(bucket, static_cast<uint32_t>(s), 0);
-    return true;
-  }
-
-  // Stores `fingerprint` in `slot` of `bucket` and returns what was there.
-  uint32_t Swap(uint64_t bucket, uint32_t slot, uint32_t fingerprint) {
-    const uint32_t old = Read(bucket, slot);
-    Write(bucket, slot, fingerprint);
-    return old;
   }
 
   // Number of non-empty slots in the whole table.
@@ -150,6 +119,7 @@ class PackedTable {
   }
 
  private:
+  friend class SlotOps<PackedTable>;
   static constexpr size_t kPadding = 8;
 
   // For word_probe_ tables: bit f-1 of each slot of `bucket` that holds

@@ -52,6 +52,7 @@
 #include "bloom_filter.h"
 #include "cuckoo_filter.h"
 #include "format.h"
+#include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "scalable_filter.h"
 #include "status.h"
@@ -62,6 +63,7 @@ namespace {
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterPeer;
+using cuckoo::RedisBloomFilter;
 using cuckoo::RedisCuckooFilter;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
@@ -835,6 +837,66 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   return s;
 }
 
+// The Redis Bloom filter's own format (version 4, family 4): loads, writes
+// itself back, dumps SCANDUMP chunks that load back to the same filter, and
+// keeps BF.ADD's contract (no false negative; an item it holds changes nothing).
+Status FuzzRedisBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
+  std::unique_ptr<RedisBloomFilter> filter;
+  const Status s = RedisBloomFilter::Deserialize(bytes, len, &filter);
+  if (s != Status::kOk) {
+    FUZZ_CHECK(IsRefusal(s));
+    FUZZ_CHECK(filter == nullptr);
+    return s;
+  }
+  const std::vector<uint8_t> again = SerializeToVector(*filter);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
+  std::vector<uint8_t> header(filter->DumpHeaderBytes());
+  std::unique_ptr<RedisBloomFilter> loaded;
+  const uint32_t chunks = filter->DumpChunkCount();
+  for (uint32_t j = 0; j < chunks; ++j) {
+    const cuckoo::RedisChunk c = filter->DumpChunk(j, header.data());
+    const Status l = j == 0 ? RedisBloomFilter::LoadDumpHeader(c.iterator, c.data, c.len, &loaded)
+                            : loaded->LoadDumpChunk(c.iterator, c.data, c.len);
+    FUZZ_CHECK(l == Status::kOk);
+  }
+  if (chunks > 0) {
+    FUZZ_CHECK(loaded->FinishDump() == Status::kOk);
+    FUZZ_CHECK(SerializeToVector(*loaded) == again);
+  }
+  // Keys, while a new link stays small.
+  uint64_t bytes_now = 0;
+  for (uint32_t j = 0; j < filter->sub_filter_count(); ++j) bytes_now += filter->link(j).bytes();
+  // The next link is about growth() times the newest (4 bpe more at most).
+  const uint64_t growth = filter->growth() == 0 ? 1 : filter->growth();
+  for (int k = 0; k < kKeys && bytes_now <= kMaxGrowthBytes / 4 / growth; ++k) {
+    const uint8_t* key = keys.key[k].data;
+    const size_t n = keys.key[k].len;
+    const bool held = filter->Contain(key, n);
+    const uint64_t size = filter->size();
+    const std::vector<uint8_t> saved = SerializeToVector(*filter);
+    bool added = false;
+    const Status a = filter->AddNew(key, n, &added);
+    if (a == Status::kOk) {
+      FUZZ_CHECK(filter->Contain(key, n));
+      FUZZ_CHECK(added == !held);
+      FUZZ_CHECK(filter->size() == size + (added ? 1 : 0));
+      if (held) FUZZ_CHECK(SerializeToVector(*filter) == saved);
+    } else {
+      FUZZ_CHECK(a == Status::kNotEnoughSpace || a == Status::kGrowthLimit ||
+                 a == Status::kOutOfMemory);
+      FUZZ_CHECK(SerializeToVector(*filter) == saved);
+    }
+    bytes_now = 0;
+    for (uint32_t j = 0; j < filter->sub_filter_count(); ++j) bytes_now += filter->link(j).bytes();
+  }
+  std::vector<uint8_t> results(kKeys);
+  filter->ContainBatch(keys.packed.data(), keys.offsets, kKeys, results.data());
+  for (int k = 0; k < kKeys; ++k) {
+    FUZZ_CHECK(results[k] == (filter->Contain(keys.key[k].data, keys.key[k].len) ? 1 : 0));
+  }
+  return s;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -863,7 +925,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Status growing = FuzzGrowingCuckoo(bytes.get(), len, keys);
   const Status bloom = FuzzGrowingBloom(bytes.get(), len, keys);
   const Status redis = FuzzRedisCuckoo(bytes.get(), len, keys);
+  const Status redis_bloom = FuzzRedisBloom(bytes.get(), len, keys);
   FUZZ_CHECK(redis != Status::kOk || (growing != Status::kOk && bloom != Status::kOk));
+  FUZZ_CHECK(redis_bloom != Status::kOk ||
+             (growing != Status::kOk && bloom != Status::kOk && redis != Status::kOk));
   // A known version whose family byte names a family: every other family's
   // reader names it (kFormatWrongFamily), and only those.
   const uint8_t named =
@@ -872,8 +937,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK((growing == Status::kFormatWrongFamily) == (named != format::kTypeCuckoo));
     FUZZ_CHECK((bloom == Status::kFormatWrongFamily) == (named != format::kTypeBloom));
     FUZZ_CHECK((redis == Status::kFormatWrongFamily) == (named != format::kTypeRedisCuckoo));
+    FUZZ_CHECK((redis_bloom == Status::kFormatWrongFamily) == (named != format::kTypeRedisBloom));
   } else {
     FUZZ_CHECK(redis != Status::kFormatWrongFamily);
+    FUZZ_CHECK(redis_bloom != Status::kFormatWrongFamily);
   }
 
   // The three readers agree on what the bytes are.

@@ -6,8 +6,9 @@
 // sub-filter, one at the 32-bit fingerprint limit) and Bloom filters (without
 // growth, 2 and 3 sub-filters, k up to 64; version 3, or version 2's
 // positions). Version 4: each of those (<name>-v4), and cuckoo filters without
-// growth, packed and semi-sorted, and Redis cuckoo filters (family 3,
-// redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not). Every seed is
+// growth, packed and semi-sorted, Redis cuckoo filters (family 3,
+// redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not) and Redis Bloom
+// filters (family 4, redis-bf-*-v4: scaling, non-scaling). Every seed is
 // under 4096 bytes (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "cuckoo_filter.h"
+#include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "scalable_filter.h"
 
@@ -324,6 +326,31 @@ int main(int argc, char** argv) {
     for (int i = 0; i < seed.deletes; ++i) {
       const std::string key = Key("r", i);
       filter->Delete(Bytes(key), key.size());
+    }
+    if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
+  }
+
+  // Redis Bloom filters (version 4, family 4): {error rate, capacity,
+  // expansion, non-scaling}, then adds (the scaling ones grow).
+  struct RedisBloomSeed {
+    const char* name;
+    cuckoo::RedisBloomParams params;
+    int adds;
+  };
+  const RedisBloomSeed redis_bloom[] = {
+      {"redis-bf-e2", {0.01, 50, 2, false}, 120},
+      {"redis-bf-nonscaling", {0.05, 40, 2, true}, 40},
+  };
+  for (const RedisBloomSeed& seed : redis_bloom) {
+    std::unique_ptr<cuckoo::RedisBloomFilter> filter;
+    if (cuckoo::RedisBloomFilter::Create(seed.params, &filter) != Status::kOk) {
+      std::fprintf(stderr, "make_corpus: Create failed for %s\n", seed.name);
+      return 1;
+    }
+    for (int i = 0; i < seed.adds; ++i) {
+      const std::string key = Key("s", i);
+      bool added = false;
+      filter->AddNew(Bytes(key), key.size(), &added);
     }
     if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
   }
