@@ -310,8 +310,24 @@ describe('lifecycle', () => {
   // dispose, [Symbol.dispose] and `using`: lifecycle.test.ts, run over every family.
 
   test('importing the package changes no global: in a realm without Symbol.dispose it stays undefined', async () => {
-    // A vm context has no Symbol.dispose (Node adds it to its main realm only); the bundle runs there as a script.
+    // A realm as in an engine without explicit resource management (Node 20 and 22 add Symbol.dispose to their
+    // main realm only; Node 24+ and recent browsers have it everywhere, older browsers nowhere): a vm context whose
+    // global Symbol is a copy without dispose and asyncDispose. The bundle runs there as a script.
     const context = vm.createContext({ TextEncoder });
+    vm.runInContext(
+      `{
+        const Native = Symbol;
+        const Bare = function Symbol(description) { return Native(description); };
+        for (const key of Reflect.ownKeys(Native)) {
+          if (key !== 'dispose' && key !== 'asyncDispose' && key !== 'prototype' && key !== 'length' && key !== 'name') {
+            Object.defineProperty(Bare, key, Object.getOwnPropertyDescriptor(Native, key));
+          }
+        }
+        Object.defineProperty(Bare, 'prototype', { value: Native.prototype });
+        globalThis.Symbol = Bare;
+      }`,
+      context,
+    );
     const globals = () =>
       vm.runInContext(
         'JSON.stringify([typeof Symbol.dispose, Object.getOwnPropertyNames(Symbol).sort(), Object.getOwnPropertyNames(globalThis).sort()])',
