@@ -1,5 +1,6 @@
 // Builds the loadable (unpacked) extension folder:
 //   node examples/extension/build.mjs [OUTDIR] [--list FILE]... [--add ENTRY]... [--url-fpr 0.001]
+//     [--update-url URL [--filter-version 1] [--update-minutes 60]]
 // OUTDIR (default examples/extension/dist) gets the extension's source files, the built
 // library dist/index.mjs as lib/cuckoo-wasm.mjs, and blocklist.cuckoo: a URL blocklist filter
 // built by the package's CLI (`cuckoo-wasm build --urls`) from the lists plus each --add entry.
@@ -10,6 +11,12 @@
 // one URL lookup (up to 30 expressions) the filter is sized for. Files of the same names in
 // OUTDIR are overwritten; nothing else there is touched. Needs the built package (dist/index.mjs,
 // dist/cli.cjs).
+// Updates: with --update-url (the update manifest's http(s) URL), the service worker fetches that
+// manifest at start and every --update-minutes, and follows the list by patches (see README.md);
+// the manifest.json written then also asks for the `storage` and `alarms` permissions and host
+// access to the update URL's host. --filter-version is the version number of the bundled filter in
+// the update manifests' numbering. Without --update-url the extension never goes online: it uses
+// the bundled filter. The settings go to OUTDIR/update.json, which the worker reads.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +27,7 @@ import { parseArgs } from 'node:util';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const sampleLists = ['blocklist-sample.txt', 'phishing-urls-sample.txt'].map((f) => join(root, 'examples/data', f));
-const SOURCE_FILES = ['manifest.json', 'service-worker.js', 'warning.html', 'warning.js'];
+const SOURCE_FILES = ['service-worker.js', 'warning.html', 'warning.js'];
 
 function fail(message) {
   console.error(`build.mjs: ${message}`);
@@ -41,9 +48,13 @@ const { values, positionals } = parseArgs({
     list: { type: 'string', multiple: true },
     add: { type: 'string', multiple: true, default: [] },
     'url-fpr': { type: 'string', default: '0.001' },
+    'update-url': { type: 'string' },
+    'filter-version': { type: 'string', default: '1' },
+    'update-minutes': { type: 'string', default: '60' },
   },
 });
 if (positionals.length > 1) fail(`one OUTDIR at most, got: ${positionals.join(' ')}`);
+const update = updateSettings(values);
 const outDir = resolve(positionals[0] ?? join(here, 'dist'));
 const listPaths = (values.list ?? sampleLists).map((p) => resolve(p));
 const lists = listPaths.map(readList);
@@ -82,6 +93,8 @@ if (buildError) {
 }
 
 for (const file of SOURCE_FILES) copyFileSync(join(here, file), join(outDir, file));
+writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(extensionManifest(update), null, 2) + '\n');
+writeFileSync(join(outDir, 'update.json'), JSON.stringify(update, null, 2) + '\n');
 copyFileSync(library, join(outDir, 'lib/cuckoo-wasm.mjs'));
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'lib/LICENSE'));
 if (listPaths.some((p) => sampleLists.includes(p))) {
@@ -89,4 +102,38 @@ if (listPaths.some((p) => sampleLists.includes(p))) {
 }
 
 const from = listPaths.map((p) => relative(process.cwd(), p)).join(', ') + (values.add.length ? ` + ${values.add.join(', ')}` : '');
-console.log(`extension ready to load unpacked from ${outDir} (filter from ${from})`);
+const updates = update.updateUrl ? `; version ${update.version}, updates from ${update.updateUrl} every ${update.periodMinutes} min` : '';
+console.log(`extension ready to load unpacked from ${outDir} (filter from ${from}${updates})`);
+
+/** The worker's update settings (update.json) from the arguments: { updateUrl (or null), version, periodMinutes }. */
+function updateSettings(args) {
+  const version = Number(args['filter-version']);
+  if (!Number.isSafeInteger(version) || version < 0) fail(`--filter-version ${args['filter-version']}: not an integer >= 0`);
+  const periodMinutes = Number(args['update-minutes']);
+  // Chromium runs alarms at most every 30 s in a packed extension (every second when loaded unpacked).
+  if (!(periodMinutes >= 1 / 60)) fail(`--update-minutes ${args['update-minutes']}: not a number of minutes >= 1/60`);
+  let updateUrl = null;
+  if (args['update-url'] !== undefined) {
+    let url;
+    try {
+      url = new URL(args['update-url']);
+    } catch {
+      fail(`--update-url ${args['update-url']}: not an absolute URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`--update-url ${url}: not an http(s) URL`);
+    updateUrl = url.href;
+  }
+  return { updateUrl, version, periodMinutes };
+}
+
+/** manifest.json: the source's, plus what updates need when there is an update URL. */
+function extensionManifest({ updateUrl }) {
+  const manifest = JSON.parse(readFileSync(join(here, 'manifest.json'), 'utf8'));
+  if (!updateUrl) return manifest;
+  const { protocol, hostname } = new URL(updateUrl);
+  manifest.permissions = [...manifest.permissions, 'storage', 'alarms'];
+  // A match pattern without a port matches every port of the host. Host access lets the worker
+  // fetch the manifest, patches and full filters from it without CORS headers.
+  manifest.host_permissions = [`${protocol}//${hostname}/*`];
+  return manifest;
+}
