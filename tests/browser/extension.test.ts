@@ -1,18 +1,23 @@
 // The Manifest V3 example extension (examples/extension/) in Chromium: built by its
 // own build.mjs from its default URL lists (the domain sample and the phishing URL
-// sample) plus three entries for the test server (`--add blocked.test`, a bare host;
-// `--add 127.0.0.1/phish/kit/`, a folder; `--add 127.0.0.1/account/verify.php`, a page),
-// loaded unpacked into a fresh profile, and exercised as a user would, by opening URLs
-// in a tab. Every URL goes to one local server on 127.0.0.1: the test's entries name it
-// by its address, and the other hosts resolve to it (--host-resolver-rules), so nothing
-// leaves the machine. The service worker runs its own module under the manifest's CSP
-// and publishes what it decided in self.__cuckooExtension; the test only reads that
-// (harness.ts says why).
+// sample) plus entries for the test server (`--add blocked.test`, a bare host;
+// `--add 127.0.0.1/phish/kit/`, a folder; `--add 127.0.0.1/account/verify.php`, a page;
+// `--add gone.test`, which version 2 of the list removes), with an update URL on the
+// test server, loaded unpacked into a fresh profile, and exercised as a user would, by
+// opening URLs in a tab. Every URL goes to one local server on 127.0.0.1: the test's
+// entries name it by its address, and the other hosts resolve to it
+// (--host-resolver-rules), so nothing leaves the machine. The same server serves the
+// update manifest, the patches and the full filters, made here with the package's own
+// diff(). The service worker runs its own module under the manifest's CSP, checks for
+// updates on its own alarm (every 1.5 s in this build), and publishes what it decided
+// in self.__cuckooExtension; the test only reads that and chrome.storage (harness.ts
+// says why).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CuckooFilter, FilterFormatError } from 'cuckoo-wasm';
 import { chromium, Worker } from 'playwright-core';
 import { BrowserContext, CHROMIUM, CHROMIUM_ARGS, Page, outputDir, runNodeScript, watch } from './harness';
 
@@ -23,21 +28,47 @@ const REAL_PHISH_HOST = 'aasp-apple-portal-online.com';
 const REAL_PHISH_PATH = '/loading.html';
 /** The entries added for the test server, each a different form: a bare host, a folder, a page. */
 const ADDED = ['blocked.test', '127.0.0.1/phish/kit/', '127.0.0.1/account/verify.php'];
+/** Listed in version 1 (the bundled filter), removed in version 2. */
+const REMOVED_IN_V2 = 'gone.test';
+/** Listed from version 2 on, and from version 3 on. */
+const ADDED_IN_V2 = 'fresh.test';
+const ADDED_IN_V3 = 'third.test';
+/** The worker's alarm period in this build: 1.5 s (Chromium allows 1 s for an unpacked extension). */
+const UPDATE_MINUTES = 0.025;
 
 interface ExtensionState {
   ready: boolean;
   items: number;
+  version: number | null;
+  source: 'bundled' | 'stored' | 'patch' | 'full' | null;
   error: string | null;
   errors: string[];
-  decisions: { url: string; match: string | null; listed: boolean; time: number }[];
+  decisions: { url: string; match: string | null; listed: boolean; time: number; version: number }[];
+  checks: number;
+  lastCheck: { time: number; version: number | null; error: string | null } | null;
+  updates: {
+    time: number;
+    from: number;
+    to: number;
+    via: 'patch' | 'full' | null;
+    bytes: number;
+    patchError: string | null;
+    error: string | null;
+  }[];
 }
 
 const temps: string[] = [];
 let extensionDir: string;
 let server: Server;
 let port: number;
-/** Host and path of every request the site server answered. */
+/** Host and path of every request the site server answered (but those for updates). */
 const requests: string[] = [];
+/** What the server answers under /updates/: the update manifest, patches and full filters, by path. */
+const updateFiles = new Map<string, Uint8Array | string>();
+/** The path of every request under /updates/, in order. */
+const updateRequests: string[] = [];
+/** The bundled filter's bytes (version 1). */
+let bundled: Uint8Array;
 let context: BrowserContext;
 let worker: Worker;
 let extensionId: string;
@@ -49,11 +80,31 @@ function tempDir(name: string): string {
   return dir;
 }
 
-/** The service worker's published state, copied out as plain data. */
-function readState(): Promise<ExtensionState> {
+/** The service worker's published state, copied out as plain data (null before its module has run). */
+function readState(): Promise<ExtensionState | null> {
   return worker.evaluate(() =>
-    JSON.parse(JSON.stringify((self as unknown as { __cuckooExtension: unknown }).__cuckooExtension)),
+    JSON.parse(JSON.stringify((self as unknown as { __cuckooExtension?: unknown }).__cuckooExtension ?? null)),
   );
+}
+
+/** The filter version and bytes (base64) the worker keeps in chrome.storage.local. */
+function readStored(): Promise<{ version: unknown; bytes: unknown }> {
+  type StorageArea = { get(keys: string[]): Promise<Record<string, unknown>> };
+  return worker.evaluate(async () => {
+    const { storage } = (globalThis as unknown as { chrome: { storage: { local: StorageArea } } }).chrome;
+    const saved = await storage.local.get(['filterVersion', 'filterBytes']);
+    return { version: saved.filterVersion, bytes: saved.filterBytes };
+  });
+}
+
+/** Reads chrome.storage.local every 50 ms until it holds `version` (the worker stores after it switches filters). */
+async function waitForStored(version: number): Promise<{ version: unknown; bytes: unknown }> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const stored = await readStored();
+    if (stored.version === version || Date.now() > deadline) return stored;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Reads the state every 50 ms until `done(state)` holds; throws with the last state after `timeoutMs`. */
@@ -65,6 +116,11 @@ async function waitForState(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await readState();
+    if (state === null) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: the worker published no state`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
     if (state.error) throw new Error(`the extension failed while waiting for ${what}: ${state.error}`);
     if (done(state)) return state;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(state)}`);
@@ -72,20 +128,40 @@ async function waitForState(
   }
 }
 
-beforeAll(async () => {
-  extensionDir = tempDir('build');
-  runNodeScript('examples/extension/build.mjs', [extensionDir, ...ADDED.flatMap((e) => ['--add', e])], 30000);
+/** Serves `manifest` as the update manifest, and `files` beside it. */
+function publish(manifest: { version: number; full: string; patches?: Record<string, string> }, files: Record<string, Uint8Array>): void {
+  for (const [name, bytes] of Object.entries(files)) updateFiles.set(`/updates/${name}`, bytes);
+  updateFiles.set('/updates/manifest.json', JSON.stringify(manifest));
+}
 
+beforeAll(async () => {
   // Every host and path gets the same small page with status 200: it stands for every site,
   // listed or not. (A listed site does see the request: the extension redirects the tab
   // while it is under way, see its README, so an error status here could reach the console.)
+  // Paths under /updates/ are the update server's files, or 404.
   server = createServer((req, res) => {
-    requests.push(`${req.headers.host}${req.url}`);
+    const path = req.url ?? '/';
+    if (path.startsWith('/updates/')) {
+      updateRequests.push(path);
+      const body = updateFiles.get(path);
+      if (body === undefined) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      else res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/json' : 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+      return;
+    }
+    requests.push(`${req.headers.host}${path}`);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end('<!doctype html><title>clean page</title><p>a page that is not listed</p>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
+
+  extensionDir = tempDir('build');
+  const updateArgs = ['--update-url', `http://127.0.0.1:${port}/updates/manifest.json`, '--filter-version', '1', '--update-minutes', String(UPDATE_MINUTES)];
+  const adds = [...ADDED, REMOVED_IN_V2].flatMap((e) => ['--add', e]);
+  runNodeScript('examples/extension/build.mjs', [extensionDir, ...adds, ...updateArgs], 30000);
+  bundled = new Uint8Array(readFileSync(join(extensionDir, 'blocklist.cuckoo')));
+  // The update server's first state: version 1 is the newest.
+  publish({ version: 1, full: 'full-1.cuckoo' }, { 'full-1.cuckoo': bundled });
 
   const started = performance.now();
   context = await chromium.launchPersistentContext(tempDir('profile'), {
@@ -97,7 +173,9 @@ beforeAll(async () => {
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
       '--host-resolver-rules=' +
-        ['www.blocked.test', 'clean.test', REAL_LISTED, REAL_PHISH_HOST].map((h) => `MAP ${h} 127.0.0.1`).join(', '),
+        ['www.blocked.test', 'clean.test', REAL_LISTED, REAL_PHISH_HOST, REMOVED_IN_V2, ADDED_IN_V2, ADDED_IN_V3]
+          .map((h) => `MAP ${h} 127.0.0.1`)
+          .join(', '),
     ],
     timeout: 20000,
   });
@@ -156,13 +234,16 @@ test('the extension checks whole URLs: warns before listed sites, folders and pa
   expect(manifest.content_security_policy).toEqual({
     extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
   });
+  expect([manifest.permissions, manifest.host_permissions]).toEqual([['webNavigation', 'storage', 'alarms'], ['http://127.0.0.1/*']]);
 
   expect(extensionId).toMatch(/^[a-p]{32}$/); // an extension id: safe inside a RegExp
-  const state = await readState();
-  expect({ ready: state.ready, items: state.items, error: state.error }).toEqual({
+  const state = (await readState())!;
+  expect({ ready: state.ready, items: state.items, error: state.error, version: state.version, source: state.source }).toEqual({
     ready: true,
-    items: 50114 + 4926 + ADDED.length,
+    items: 50114 + 4926 + ADDED.length + 1, // + REMOVED_IN_V2
     error: null,
+    version: 1,
+    source: 'bundled',
   });
 
   const site = `127.0.0.1:${port}`;
@@ -234,3 +315,106 @@ test('the extension checks whole URLs: warns before listed sites, folders and pa
       `\nsite server saw: ${requests.join(', ')}`,
   );
 }, 60000);
+
+/** A page of the test server on `host`, which the resolver rules send to 127.0.0.1. */
+const pageOn = (host: string) => `http://${host}:${port}/index.html`;
+
+test('the extension follows the list by patches: a newly listed URL is warned about, a removed one loads; a bad or missing patch falls back to the full filter', async () => {
+  const page = await context.newPage();
+  const problems = watch(page);
+
+  // Version 1, the bundled filter; the check at start found nothing newer.
+  let state = await waitForState((s) => s.lastCheck?.version === 1, 'the update check at start');
+  expect([state.version, state.source, state.updates, state.lastCheck?.error]).toEqual([1, 'bundled', [], null]);
+  await openListed(page, pageOn(REMOVED_IN_V2), `${REMOVED_IN_V2}/`);
+  await openClean(page, pageOn(ADDED_IN_V2));
+
+  // Version 2: version 1 less one entry (an entry is stored as its expression, `host/` for a
+  // bare host) plus one, served as a patch from version 1 and as a full filter.
+  const v1 = await CuckooFilter.fromBytes(bundled);
+  const v2 = await CuckooFilter.fromBytes(bundled);
+  expect(v2.delete(`${REMOVED_IN_V2}/`)).toBe(true);
+  v2.addUrl(ADDED_IN_V2);
+  expect([v2.matchUrl(pageOn(REMOVED_IN_V2)), v2.matchUrl(pageOn(ADDED_IN_V2))]).toEqual([null, `${ADDED_IN_V2}/`]);
+  const patch12 = v2.diff(v1);
+  expect(patch12.length).toBeLessThan(bundled.length / 100);
+  publish({ version: 2, full: 'full-2.cuckoo', patches: { '1': '1-to-2.ckpt' } }, { '1-to-2.ckpt': patch12, 'full-2.cuckoo': v2.toBytes() });
+
+  state = await waitForState((s) => s.version === 2, 'version 2');
+  expect([state.source, state.items]).toEqual(['patch', v2.size]);
+  expect(state.updates).toEqual([{ time: expect.any(Number), from: 1, to: 2, via: 'patch', bytes: patch12.length, patchError: null, error: null }]);
+  expect(updateRequests).toContain('/updates/1-to-2.ckpt');
+  expect(updateRequests).not.toContain('/updates/full-2.cuckoo');
+  expect(await waitForStored(2)).toEqual({ version: 2, bytes: Buffer.from(v2.toBytes()).toString('base64') });
+  await openListed(page, pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`);
+  await openClean(page, pageOn(REMOVED_IN_V2));
+
+  // Version 3 adds one more entry; its patch from version 2 is served corrupted (one byte
+  // changed), which applyPatch refuses with FilterFormatError and no change (checked here first).
+  const v3 = await CuckooFilter.fromBytes(v2.toBytes());
+  v3.addUrl(ADDED_IN_V3);
+  const corrupt = v3.diff(v2);
+  corrupt[corrupt.length >> 1] ^= 0x5a;
+  const probe = await CuckooFilter.fromBytes(v2.toBytes());
+  expect(() => probe.applyPatch(corrupt)).toThrow(FilterFormatError);
+  expect(probe.toBytes()).toEqual(v2.toBytes());
+  publish({ version: 3, full: 'full-3.cuckoo', patches: { '2': '2-to-3.ckpt' } }, { '2-to-3.ckpt': corrupt, 'full-3.cuckoo': v3.toBytes() });
+
+  state = await waitForState((s) => s.version === 3, 'version 3');
+  expect([state.source, state.items]).toEqual(['full', v3.size]);
+  expect(state.updates[1]).toEqual({
+    time: expect.any(Number),
+    from: 2,
+    to: 3,
+    via: 'full',
+    bytes: v3.byteLength,
+    patchError: expect.stringMatching(/^FilterFormatError \(patch-[a-z-]+\): /),
+    error: null,
+  });
+  expect(updateRequests.filter((p) => p === '/updates/2-to-3.ckpt' || p === '/updates/full-3.cuckoo').sort()).toEqual([
+    '/updates/2-to-3.ckpt',
+    '/updates/full-3.cuckoo',
+  ]);
+  expect(await waitForStored(3)).toEqual({ version: 3, bytes: Buffer.from(v3.toBytes()).toString('base64') });
+
+  // Version 4 (the same entries) names a patch from version 3 that the server does not have (404).
+  publish({ version: 4, full: 'full-3.cuckoo', patches: { '3': '3-to-4.ckpt' } }, {});
+  state = await waitForState((s) => s.version === 4, 'version 4');
+  expect(state.updates[2]).toMatchObject({ from: 3, to: 4, via: 'full', bytes: v3.byteLength, error: null });
+  expect(state.updates[2].patchError).toMatch(/3-to-4\.ckpt: HTTP 404/);
+
+  await openListed(page, pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`);
+  await openListed(page, pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`);
+  await openClean(page, pageOn(REMOVED_IN_V2));
+  const final = await waitForState((s) => s.decisions.at(-1)?.url === pageOn(REMOVED_IN_V2), 'the last decision', 5000);
+  expect(final.decisions.slice(-3).map((d) => [d.url, d.match, d.version])).toEqual([
+    [pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`, 4],
+    [pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`, 4],
+    [pageOn(REMOVED_IN_V2), null, 4],
+  ]);
+  expect(final.errors).toEqual([]);
+  expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
+  for (const f of [v1, v2, v3, probe]) f.dispose();
+  await page.close();
+  console.log(
+    `extension updates: patch 1→2 ${patch12.length} bytes (full filter ${bundled.length}); ` +
+      `2→3 corrupt patch refused: ${final.updates[1].patchError}; 3→4: ${final.updates[2].patchError}\n` +
+      `update server saw: ${updateRequests.filter((p) => !p.endsWith('manifest.json')).join(', ')} and ${updateRequests.filter((p) => p.endsWith('manifest.json')).length} manifest requests`,
+  );
+}, 60000);
+
+test('a restarted extension loads its stored filter, not the bundled one', async () => {
+  const restarted = context.waitForEvent('serviceworker', {
+    predicate: (w) => w.url().startsWith(`chrome-extension://${extensionId}/`),
+    timeout: 10000,
+  });
+  // Only asks Chromium to reload the extension (its worker's context goes away with it).
+  await worker.evaluate(() => (globalThis as unknown as { chrome: { runtime: { reload(): void } } }).chrome.runtime.reload()).catch(() => {});
+  worker = await restarted;
+  const state = await waitForState((s) => s.ready, 'the filter to load after the restart');
+  expect([state.version, state.source, state.updates]).toEqual([4, 'stored', []]);
+  const page = await context.newPage();
+  await openListed(page, pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`);
+  await openClean(page, pageOn(REMOVED_IN_V2));
+  await page.close();
+}, 30000);
