@@ -4,7 +4,9 @@
 // two filters (--only compare: sizes and measured rates across ε by
 // bench/compare.mjs, fill curves, speed against each other, against bloomfilter
 // at the same m and k, and grown 8× past capacity); and the URL benchmark
-// (--only url: bench/url.mjs, which writes bench/results/url.md).
+// (--only url: bench/url.mjs, which writes bench/results/url.md); and the patch
+// sizes of blocklist updates (--only patch: bench/patch.mjs, which writes
+// bench/results/patch.md).
 //
 //   npm run bench                          # every part, every config
 //   node bench/run.mjs --only compare      # the comparison alone (about 3 minutes)
@@ -77,10 +79,11 @@ for (const n of NS) if (!Number.isInteger(n) || n < 1) throw new Error(`--n: bad
 for (const e of EPSS) if (!(e > 0 && e < 1)) throw new Error(`--eps: bad value ${e}`);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs: bad value ${opt.runs}`);
 for (const i of IMPLS) if (!ADAPTERS[i]) throw new Error(`--impl: unknown '${i}'; known: ${Object.keys(ADAPTERS).join(', ')}`);
-if (opt.only && !['main', 'compare', 'url'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is not main, compare or url`);
+if (opt.only && !['main', 'compare', 'url', 'patch'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is not main, compare, url or patch`);
 const RUN_MAIN = opt.only === undefined || opt.only === 'main';
 const RUN_COMPARE = opt.only === undefined || opt.only === 'compare';
 const RUN_URL = opt.only === undefined || opt.only === 'url';
+const RUN_PATCH = opt.only === undefined || opt.only === 'patch';
 const SPEED_EPSS = opt['speed-eps'].split(',').map(Number);
 const COMPARE_RUNS = Number(opt['compare-runs']);
 if (!Number.isInteger(COMPARE_RUNS) || COMPARE_RUNS < 1) throw new Error(`--compare-runs: bad value ${opt['compare-runs']}`);
@@ -269,7 +272,7 @@ async function main() {
       `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
       `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
       `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${KINDS.includes('urls') && data.urls ? `, ${relative(ROOT, data.urls)}` : ''}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n` +
-      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare', RUN_URL && 'url'].filter(Boolean).join(', ')}\n`,
+      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare', RUN_URL && 'url', RUN_PATCH && 'patch'].filter(Boolean).join(', ')}\n`,
   );
   mach.cpuBusyAtStart = await cpuBusy(1000);
   const busy = mach.cpuBusyAtStart > 0.25;
@@ -289,6 +292,11 @@ async function main() {
     if (opt['no-write']) args.push('--no-write');
     const p = runScript('\nurl', 'url.mjs', args, { stdio: 'inherit' });
     if (p.status !== 0) process.stderr.write(`bench/url.mjs failed (exit ${p.status})\n`);
+  }
+  // Patch sizes of blocklist updates (bench/patch.mjs, its own process; it writes results/patch.md).
+  if (RUN_PATCH) {
+    const p = runScript('\npatch', 'patch.mjs', [...(opt.data ? ['--data', opt.data] : []), '--out', opt.out, ...(opt['no-write'] ? ['--no-write'] : [])], { stdio: 'inherit' });
+    if (p.status !== 0) process.stderr.write(`bench/patch.mjs failed (exit ${p.status})\n`);
   }
   const totalS = (nowMs() - wall) / 1e3;
   console.log(`\ntotal wall time: ${fmtNum(totalS, 1)} s (${fmtNum(totalS / 60, 1)} min)`);
