@@ -404,17 +404,20 @@ test('the extension follows the list by patches: a newly listed URL is warned ab
 }, 60000);
 
 test('a restarted extension loads its stored filter, not the bundled one', async () => {
-  const restarted = context.waitForEvent('serviceworker', {
-    predicate: (w) => w.url().startsWith(`chrome-extension://${extensionId}/`),
-    timeout: 10000,
-  });
-  // Only asks Chromium to reload the extension (its worker's context goes away with it).
-  await worker.evaluate(() => (globalThis as unknown as { chrome: { runtime: { reload(): void } } }).chrome.runtime.reload()).catch(() => {});
-  worker = await restarted;
-  const state = await waitForState((s) => s.ready, 'the filter to load after the restart');
-  expect([state.version, state.source, state.updates]).toEqual([4, 'stored', []]);
+  // Stops the worker as Chromium does when it is idle (its state goes with it) ...
   const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const target = targetInfos.find((t: { type: string; url: string }) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extensionId}/`));
+  expect(target).toBeDefined();
+  await cdp.send('Target.closeTarget', { targetId: target!.targetId });
+  await cdp.detach();
+  // ... and the next navigation starts it again.
   await openListed(page, pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`);
+  worker = context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`))!;
+  const state = await waitForState((s) => s.ready && s.decisions.length > 0, 'the restarted worker');
+  expect(state.decisions.map((d) => [d.url, d.match, d.version])).toEqual([[pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`, 4]]);
+  expect([state.version, state.source, state.updates, state.errors]).toEqual([4, 'stored', [], []]);
   await openClean(page, pageOn(REMOVED_IN_V2));
   await page.close();
 }, 30000);
