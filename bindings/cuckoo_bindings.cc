@@ -475,7 +475,7 @@ int PatchApply(uintptr_t base, double base_len, uintptr_t patch, double patch_le
 val Hex64(uint64_t v) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
-  return val(hex);
+  return val(static_cast<const char*>(hex));
 }
 
 // { version, family, baseLength, resultLength, baseChecksum, resultChecksum

@@ -68,7 +68,13 @@ struct SlotOp {
   uint64_t position;  // bucket * b + slot
   uint32_t kind;
   uint32_t value;     // kSet: the fingerprint; kMove: the destination slot
+  // kMove: the index in the op list of the move that continues the chain (the
+  // fingerprint this one displaced from its destination), or kNoNext; and
+  // whether this move continues another's chain (then it is coded there).
+  size_t next;
+  bool linked;
 };
+constexpr size_t kNoNext = SIZE_MAX;
 
 // Bits of a slot index in 0..b-1 (0 for b = 1).
 inline uint32_t SlotBits(uint32_t b) {
@@ -100,6 +106,53 @@ inline constexpr bool kSorted = std::is_same_v<Table, SemiSortedTable>;
 // Sets bit i of a bitmap.
 inline void Mark(uint64_t* bits, uint64_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 inline bool Marked(const uint64_t* bits, uint64_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
+
+// Links moves into eviction chains: a move whose destination slot held a
+// fingerprint that moved on is followed by that move (packed: the move out of
+// exactly that slot; sorted: any move out of that bucket not yet linked). A
+// chain is coded at its first move; the moves it links are not listed.
+template <class Table>
+void LinkChains(const Region& r, bool sorted, const Table& base, Vec<SlotOp>* ops) {
+  const uint32_t b = r.bucket_size;
+  for (size_t k = 0; k < ops->size(); ++k) {
+    SlotOp& m = (*ops)[k];
+    if (m.kind != kMove) continue;
+    const uint64_t i = m.position / b;
+    const uint64_t j = r.Alt(static_cast<uint32_t>(i), base.Read(i, static_cast<uint32_t>(m.position % b)));
+    // The first op at a position >= j * b (ops are in position order).
+    size_t lo = 0, hi = ops->size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if ((*ops)[mid].position < j * b) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (size_t x = lo; x < ops->size() && (*ops)[x].position < (j + 1) * b; ++x) {
+      SlotOp& n = (*ops)[x];
+      if (x == k || n.kind != kMove || n.linked) continue;
+      if (!sorted && n.position != j * b + m.value) continue;
+      m.next = x;
+      n.linked = true;
+      break;
+    }
+  }
+  // A cycle of moves has no first move: its lowest is coded as the first, and
+  // the move before it ends the chain.
+  for (size_t k = 0; k < ops->size(); ++k) {
+    SlotOp& m = (*ops)[k];
+    if (m.kind != kMove || !m.linked) continue;
+    size_t x = m.next;
+    size_t steps = 0;
+    while (x != kNoNext && x != k && steps++ < ops->size()) x = (*ops)[x].next;
+    if (x != k) continue;
+    size_t last = k;
+    while ((*ops)[last].next != k) last = (*ops)[last].next;
+    (*ops)[last].next = kNoNext;
+    m.linked = false;
+  }
+}
 
 // The operations that turn table `base` into table `result` (same shape), in
 // position order, into *ops. False if memory is short.
@@ -147,7 +200,7 @@ bool DiffSlots(const Region& r, const Table& base, const Table& result, Vec<Slot
     const uint64_t i = p / b;
     const uint32_t v = base.Read(i, static_cast<uint32_t>(p % b));
     const uint64_t j = r.Alt(static_cast<uint32_t>(i), v);
-    SlotOp op{p, kClear, 0};
+    SlotOp op{p, kClear, 0, kNoNext, false};
     for (uint32_t s = 0; s < b; ++s) {
       if (Marked(added, j * b + s) && result.Read(j, s) == v) {
         added[(j * b + s) >> 6] &= ~(uint64_t{1} << ((j * b + s) & 63));
@@ -162,32 +215,44 @@ bool DiffSlots(const Region& r, const Table& base, const Table& result, Vec<Slot
   for (uint64_t p = 0; p < slots && ok; ++p) {
     if (!Marked(added, p)) continue;
     while (g < gone.size() && gone[g].position <= p && ok) ok = ops->Push(gone[g++]);
-    ok = ok && ops->Push(SlotOp{p, kSet, result.Read(p / b, static_cast<uint32_t>(p % b))});
+    ok = ok && ops->Push(SlotOp{p, kSet, result.Read(p / b, static_cast<uint32_t>(p % b)), kNoNext, false});
   }
   while (g < gone.size() && ok) ok = ops->Push(gone[g++]);
   std::free(removed);
+  if (ok) LinkChains(r, kSorted<Table>, base, ops);
   return ok;
 }
 
 // Writes ops (count, Rice parameter, then each: position gap, kind, payload);
 // false if memory is short.
 inline bool WriteSlotOps(const Region& r, bool sorted, Vec<SlotOp>& ops, BitWriter* w) {
-  w->Gamma(ops.size() + 1);
-  if (ops.size() == 0) return true;
   Vec<uint64_t> gaps;
+  Vec<size_t> listed;
   uint64_t prev = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (!gaps.Push(ops[k].position - prev)) return false;
+    if (ops[k].linked) continue;
+    if (!gaps.Push(ops[k].position - prev) || !listed.Push(k)) return false;
     prev = ops[k].position;
   }
+  w->Gamma(gaps.size() + 1);
+  if (gaps.size() == 0) return true;
   const uint32_t rice = BestRice(gaps.data(), gaps.size());
   w->Bits(rice, 6);
-  const uint32_t dest_bits = sorted ? 0 : SlotBits(r.bucket_size);
-  for (size_t k = 0; k < ops.size(); ++k) {
-    w->Rice(gaps[k], rice);
-    w->Bits(ops[k].kind, kSlotOpKindBits);
-    if (ops[k].kind == kSet) w->Bits(ops[k].value, r.fingerprint_bits);
-    if (ops[k].kind == kMove) w->Bits(ops[k].value, dest_bits);
+  const uint32_t slot_bits = SlotBits(r.bucket_size);
+  for (size_t g = 0; g < gaps.size(); ++g) {
+    const SlotOp& op = ops[listed[g]];
+    w->Rice(gaps[g], rice);
+    w->Bits(op.kind, kSlotOpKindBits);
+    if (op.kind == kSet) w->Bits(op.value, r.fingerprint_bits);
+    if (op.kind != kMove) continue;
+    // The chain: per move its destination slot (packed), a bit "continued",
+    // and (sorted) the base slot of the move that continues it.
+    for (const SlotOp* m = &op;; m = &ops[m->next]) {
+      if (!sorted) w->Bits(m->value, slot_bits);
+      w->Bits(m->next != kNoNext ? 1 : 0, 1);
+      if (m->next == kNoNext) break;
+      if (sorted) w->Bits(ops[m->next].position % r.bucket_size, slot_bits);
+    }
   }
   return true;
 }
@@ -208,43 +273,56 @@ template <class Table>
 bool ApplySlots(const Region& r, const Table& base, Table* work, BitReader* in, uint64_t* changes) {
   const uint32_t b = r.bucket_size;
   const uint64_t slots = r.bucket_count * b;
-  const uint32_t dest_bits = kSorted<Table> ? 0 : SlotBits(b);
+  const uint32_t slot_bits = SlotBits(b);
   const uint64_t n = in->Gamma() - 1;
   if (!in->ok()) return false;
-  *changes = n;
   if (n == 0) return true;
   const uint32_t rice = static_cast<uint32_t>(in->Bits(6));
   if (rice > kMaxRice) return false;
   const uint64_t start = in->position();
   for (int pass = 0; pass < 2; ++pass) {
     in->Seek(start);
+    *changes = n;
     uint64_t p = 0;
     for (uint64_t k = 0; k < n; ++k) {
       p += in->Rice(rice);
       const uint32_t kind = static_cast<uint32_t>(in->Bits(kSlotOpKindBits));
-      uint32_t value = 0;
-      if (kind == kSet) value = static_cast<uint32_t>(in->Bits(r.fingerprint_bits));
-      if (kind == kMove) value = static_cast<uint32_t>(in->Bits(dest_bits));
-      if (!in->ok() || p >= slots || kind > kMove || (kind == kSet && value == 0) ||
-          (kind == kMove && value >= b)) {
-        return false;
-      }
-      const uint64_t i = p / b;
-      const uint32_t s = static_cast<uint32_t>(p % b);
+      if (!in->ok() || p >= slots || kind > kMove) return false;
+      uint64_t i = p / b;
+      uint32_t s = static_cast<uint32_t>(p % b);
       if (kind == kSet) {
-        if (pass == 1 && !Store(work, i, s, value)) return false;
+        const uint32_t value = static_cast<uint32_t>(in->Bits(r.fingerprint_bits));
+        if (!in->ok() || value == 0 || (pass == 1 && !Store(work, i, s, value))) return false;
         continue;
       }
-      const uint32_t v = base.Read(i, s);
-      if (v == 0) return false;
-      if (pass == 0) {
-        if constexpr (kSorted<Table>) {
-          if (!work->Remove(i, v)) return false;
-        } else {
-          work->Write(i, s, 0);
+      // A clear, or a chain of moves from (i, s).
+      for (bool more = true; more;) {
+        const uint32_t v = base.Read(i, s);
+        if (v == 0) return false;
+        const uint64_t j = r.Alt(static_cast<uint32_t>(i), v);
+        uint32_t d = 0;
+        more = false;
+        if (kind == kMove) {
+          if constexpr (!kSorted<Table>) d = static_cast<uint32_t>(in->Bits(slot_bits));
+          more = in->Bits(1) == 1;
+          if (!in->ok() || d >= b) return false;
         }
-      } else if (kind == kMove && !Store(work, r.Alt(static_cast<uint32_t>(i), v), value, v)) {
-        return false;
+        if (pass == 0) {
+          if constexpr (kSorted<Table>) {
+            if (!work->Remove(i, v)) return false;
+          } else {
+            work->Write(i, s, 0);
+          }
+        } else if (kind == kMove && !Store(work, j, d, v)) {
+          return false;
+        }
+        if (!more) break;
+        // The fingerprint displaced from the destination moves on.
+        ++*changes;
+        i = j;
+        s = d;
+        if constexpr (kSorted<Table>) s = static_cast<uint32_t>(in->Bits(slot_bits));
+        if (!in->ok() || s >= b) return false;
       }
     }
   }
