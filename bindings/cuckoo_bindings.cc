@@ -53,10 +53,14 @@
 #include <malloc.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "batch.h"
 #include "family.h"
+#include "patch.h"
 #include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "redis_dump.h"
@@ -432,6 +436,76 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
                                               static_cast<uint32_t>(expansion)));
 }
 
+// ---------------------------------------------------------------------------
+// Patches (src/patch.h, docs/FORMAT.md §17), on serialized bytes. patchDiff and
+// patchApply return the address of a malloc'd block, a u64 (little-endian)
+// byte count L then L bytes (the patch, or the patched filter's bytes), which
+// JS copies out and frees with _free; or -status.
+
+int PatchBlock(Status s, uint8_t* payload, size_t len) {
+  if (s != Status::kOk) return Answer(s);
+  auto* block = static_cast<uint8_t*>(std::realloc(payload, len + 8));
+  if (block == nullptr) {
+    std::free(payload);
+    return Answer(Status::kOutOfMemory);
+  }
+  std::memmove(block + 8, block, len);
+  cuckoo::format::PutU64(block, len);
+  return static_cast<int>(reinterpret_cast<uintptr_t>(block));
+}
+
+const uint8_t* In(uintptr_t p) { return reinterpret_cast<const uint8_t*>(p); }
+
+int PatchDiff(uintptr_t older, double older_len, uintptr_t newer, double newer_len) {
+  uint8_t* patch = nullptr;
+  size_t len = 0;
+  const Status s = cuckoo::Diff(In(older), static_cast<size_t>(older_len), In(newer),
+                                static_cast<size_t>(newer_len), &patch, &len);
+  return PatchBlock(s, patch, len);
+}
+
+int PatchApply(uintptr_t base, double base_len, uintptr_t patch, double patch_len) {
+  uint8_t* result = nullptr;
+  size_t len = 0;
+  const Status s = cuckoo::ApplyPatch(In(base), static_cast<size_t>(base_len), In(patch),
+                                      static_cast<size_t>(patch_len), &result, &len);
+  return PatchBlock(s, result, len);
+}
+
+val Hex64(uint64_t v) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
+  return val(static_cast<const char*>(hex));
+}
+
+// { version, family, baseLength, resultLength, baseChecksum, resultChecksum
+// (16 hex digits), changes }, or -status.
+val PatchInfoOf(uintptr_t patch, double patch_len) {
+  cuckoo::PatchInfo i;
+  const Status s = cuckoo::ReadPatchInfo(In(patch), static_cast<size_t>(patch_len), &i);
+  if (s != Status::kOk) return val(Answer(s));
+  val info = val::object();
+  info.set("version", static_cast<int>(i.version));
+  info.set("family", static_cast<int>(i.family));
+  info.set("baseLength", static_cast<double>(i.base_length));
+  info.set("resultLength", static_cast<double>(i.result_length));
+  info.set("baseChecksum", Hex64(i.base_checksum));
+  info.set("resultChecksum", Hex64(i.result_checksum));
+  info.set("changes", static_cast<double>(i.changes));
+  return info;
+}
+
+// The field in which two filters differ so that no patch joins them, as a
+// sentence naming both values ("the filters differ in fingerprint bits: 12 in
+// the older filter, 13 in the newer"), for the message of patchDiff's -kPatchFamily;
+// undefined if none does.
+val PatchMismatch(uintptr_t older, double older_len, uintptr_t newer, double newer_len) {
+  char text[256];
+  const size_t n = cuckoo::DescribeMismatch(In(older), static_cast<size_t>(older_len), In(newer),
+                                            static_cast<size_t>(newer_len), text, sizeof text);
+  return n == 0 ? val::undefined() : val(static_cast<const char*>(text));
+}
+
 // Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
 double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -737,6 +811,10 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("firstSubFilterRate", &FirstSubFilterRate);
   function("cuckooSerializedSizeFor", &CuckooSerializedSizeFor);
   function("bloomSerializedSizeFor", &BloomSerializedSizeFor);
+  function("patchDiff", &PatchDiff);
+  function("patchApply", &PatchApply);
+  function("patchInfo", &PatchInfoOf);
+  function("patchMismatch", &PatchMismatch);
   function("statusMessage", &Message);
   function("allocatedBytes", &AllocatedBytes);
   function("constants", &Constants);

@@ -4,7 +4,7 @@
  *                                  [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
  *   cuckoo-wasm query [--urls] FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
- *   cuckoo-wasm redis-pull URL KEY -o FILE, redis-push FILE URL KEY   (js/cli-redis.ts)
+ *   cuckoo-wasm redis-pull, redis-push (js/cli-redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli-patch.ts)
  * Lists (the LIST file, query's standard input) are read by js/lines.ts: one key per line,
  * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1.
@@ -20,6 +20,7 @@ import { MAX_URL_EXPRESSIONS, entryExpression } from './url.js';
 import { quoted } from './status.js';
 import { loadCore } from './load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './cli-redis.js';
+import { PATCH_USAGE, patchCommand } from './cli-patch.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
@@ -46,7 +47,7 @@ const USAGE = `usage:
       URL up by its expressions and prints "URL<TAB>yes<TAB>matched-expression" or "URL<TAB>no";
       a line that is not a URL is reported on stderr (the exit code is then 1)
   cuckoo-wasm info FILE
-      prints the filter's type, parameters and statistics, and its sub-filters${REDIS_USAGE}`;
+      prints the filter's type, parameters and statistics, and its sub-filters${REDIS_USAGE}${PATCH_USAGE}`;
 
 /** Why a file could not be opened, for the codes a user can act on. */
 const FILE_ERRORS: Record<string, string> = {
@@ -473,6 +474,7 @@ async function main(argv: string[]): Promise<void> {
     case 'query': return query(rest);
     case 'info': return redisInfo(rest, info);
     case 'redis-pull': case 'redis-push': return redisCommand(command, rest);
+    case 'diff': case 'patch': return patchCommand(command, rest);
     case '-h': case '--help': case 'help':
       console.log(USAGE);
       return;

@@ -4,9 +4,14 @@
  * own exports where it has them, and the embind functions that take and give
  * numbers only. Touches no wasm memory.
  */
-import { CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, OTHER_EXPORTS, OtherExports, PREFIXES } from './core-types.js';
+import { CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, OTHER_EXPORTS, OtherExports, PREFIXES } from './core-types.js';
+import { seedWords } from './options.js';
 
-/** The embind functions called as they are (no memory involved): sizing, Bloom union, Redis creation and dump counts. */
+/**
+ * The embind functions called as they are (no memory involved): sizing (src/sizing.h; -InvalidArgument when
+ * refused), the Bloom filters' compatibility and union, the Redis families' creation (a handle or -status),
+ * chunk count and the end of a load (0 or -status).
+ */
 export type ColdCalls = Pick<
   CoreModule,
   | 'fingerprintBitsFor' | 'firstSubFilterRate' | 'cuckooSerializedSizeFor' | 'bloomSerializedSizeFor'
@@ -16,6 +21,36 @@ const COLD: readonly (keyof ColdCalls)[] = [
   'fingerprintBitsFor', 'firstSubFilterRate', 'cuckooSerializedSizeFor', 'bloomSerializedSizeFor',
   'bloomCompatible', 'bloomUnion', 'redisCuckooCreate', 'redisBloomCreate', 'dumpChunkCount', 'finishDump',
 ];
+
+/**
+ * The embind functions that open, describe and close filters, and describe a
+ * status: Core holds them as its own members. They take and give numbers and
+ * objects only, no memory; a seed crosses as its two 32-bit words.
+ */
+export interface OpenCalls {
+  /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */
+  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number, encoding: number): number;
+  /** A new Bloom filter's handle, or -status. */
+  bloomCreate(capacity: number, fpr: number, seed: bigint, expansion: number): number;
+  /** Parameters and statistics of the filter and of each of its sub-filters. */
+  info<T>(family: number, handle: Handle): T;
+  /** Frees the filter; its handle must not be used again. */
+  destroy(family: number, handle: Handle): void;
+  /** The core's description of a status (what was wrong and what to do), for an error message. */
+  statusMessage(status: number): string;
+}
+
+/** {@link OpenCalls} over the module's embind functions. */
+export function openCalls(module: CoreModule): OpenCalls {
+  return {
+    cuckooCreate: (capacity, f, b, maxKicks, seed, expansion, encoding) =>
+      module.cuckooCreate(capacity, f, b, maxKicks, ...seedWords(seed), expansion, encoding),
+    bloomCreate: (capacity, fpr, seed, expansion) => module.bloomCreate(capacity, fpr, ...seedWords(seed), expansion),
+    info: <T>(family: number, handle: Handle) => module.info(family, handle) as T,
+    destroy: (family, handle) => void module.destroy(family, handle),
+    statusMessage: (status) => module.statusMessage(status),
+  };
+}
 
 /**
  * The module's functions. The wasm export names are kept (CMakeLists.txt links

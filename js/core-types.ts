@@ -107,10 +107,36 @@ export type CoreModule = {
   cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
   firstSubFilterRate(fpr: number, expansion: number): number;
+  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): number;
+  patchApply(base: number, baseLength: number, patch: number, patchLength: number): number;
+  patchInfo(patch: number, patchLength: number): PatchInfo | number;
+  patchMismatch(older: number, olderLength: number, newer: number, newerLength: number): string | undefined;
   statusMessage(status: number): string;
   allocatedBytes(): number;
   constants(): CoreConstants;
 } & Record<`_${string}`, (...args: number[]) => number>;
+
+/**
+ * What a patch's header says (docs/FORMAT.md §17; bindings/cuckoo_bindings.cc patchInfo): the
+ * patch format version, the family (src/family.h) it is for, the byte lengths of its base and
+ * result filters, their checksums (the XXH3-64 each filter's bytes end with, as 16 hex digits),
+ * and how many changes it encodes.
+ */
+export interface PatchInfo {
+  version: number;
+  family: number;
+  baseLength: number;
+  resultLength: number;
+  baseChecksum: string;
+  resultChecksum: string;
+  changes: number;
+}
+
+/** Why the core made no patch or result: the status, and for PatchFamily the sentence naming the field that differs and both values. */
+export interface PatchRefusal {
+  status: number;
+  mismatch: string | undefined;
+}
 
 /** What {@link Core.testing} gives tests and benchmarks (js/testing.ts). */
 export interface RawBoundary {

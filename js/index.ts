@@ -18,6 +18,8 @@ export type { ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
 export type { Key } from './checks.js';
 export type { TableEncoding } from './table-encoding.js';
 export { canonicalizeUrl, urlExpressions } from './url.js';
+export { applyPatchBytes, diffBytes, patchInfo } from './patch.js';
+export type { PatchInfo } from './patch.js';
 export {
   ArgumentRangeError,
   ArgumentTypeError,

@@ -87,6 +87,9 @@ const KINDS = {
           `wrong filter type: these bytes hold ${c.found.what}: load them with ${c.found.className}.fromBytes`,
           c.found.foreignReason,
         ),
+  // A patch that cannot be made or applied (docs/FORMAT.md §17); the detail says why (for 'patch-family' from a
+  // diff, the core's patchMismatch sentence naming the field and both values). Nothing was changed.
+  patch: (c: StatusContext, reason: FilterFormatReason) => new FilterFormatError(`patch refused: ${c.detail}`, reason),
   format: (c: StatusContext, reason: FilterFormatReason) =>
     new FilterFormatError(
       reason === 'is-bloom-filter' || reason === 'is-cuckoo-filter'
@@ -128,6 +131,14 @@ export const STATUSES = {
   UrlTooLong: { value: 33, kind: 'url', reason: 'too-long' },
   // Not an error a caller sees: the URL methods convert the host to Punycode and call again.
   UrlNonAsciiHost: { value: 34 },
+  // Patches (src/patch.h): each a FilterFormatError with its own reason.
+  PatchNotAPatch: { value: 40, kind: 'patch', reason: 'patch-not-a-patch' },
+  PatchVersion: { value: 41, kind: 'patch', reason: 'patch-version' },
+  PatchTruncated: { value: 42, kind: 'patch', reason: 'patch-truncated' },
+  PatchCorrupt: { value: 43, kind: 'patch', reason: 'patch-corrupt' },
+  PatchWrongBase: { value: 44, kind: 'patch', reason: 'patch-wrong-base' },
+  PatchFamily: { value: 45, kind: 'patch', reason: 'patch-family' },
+  PatchResultMismatch: { value: 46, kind: 'patch', reason: 'patch-result-mismatch' },
 } as const;
 
 type Rows = typeof STATUSES;
@@ -139,9 +150,15 @@ export type StatusName = keyof Rows;
 /**
  * Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed, or
  * (`is-redis-*`, the FormatWrongFamily status with js/family.ts's `foreignReason`) which Redis
- * family's bytes were given to another family's `fromBytes`.
+ * family's bytes were given to another family's `fromBytes`, or (`patch-*`, docs/FORMAT.md §17)
+ * why a patch could not be made or applied: not a patch, an unknown patch version, truncated or
+ * corrupted, for another version of the filter (`patch-wrong-base`), for another family or
+ * parameters (`patch-family`), or its result's checksum is not the one it names.
  */
-export type FilterFormatReason = Extract<Row, { kind: 'format' }>['reason'] | 'is-redis-cuckoo-filter' | 'is-redis-bloom-filter';
+export type FilterFormatReason =
+  | Extract<Row, { kind: 'format' | 'patch' }>['reason']
+  | 'is-redis-cuckoo-filter'
+  | 'is-redis-bloom-filter';
 
 /** The status values by name, for comparing what a call returned: `Status.Ok` is 0. */
 export const Status = Object.freeze(
@@ -166,6 +183,7 @@ export function statusError(status: number, context: StatusContext): Error {
     return new Error(`cuckoo-wasm: the core reported status ${status}, which is not an error this call can report`);
   }
   if (row.kind === 'format') return KINDS.format(context, row.reason);
+  if (row.kind === 'patch') return KINDS.patch(context, row.reason);
   if (row.kind === 'url') return KINDS.url(context, row.reason);
   return KINDS[row.kind](context);
 }

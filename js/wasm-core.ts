@@ -10,23 +10,19 @@
  * `url_*`), called as the wasm instance's own exports. Results follow the
  * bindings' one convention: >= 0 is the answer, < 0 is -status.
  *
- * Keys cross as bytes written into memory the boundary owns: a scratch region
- * for one key, a batch region for a chunk of keys (js/chunk.ts packs it).
- * Strings are written as UTF-8 (short ASCII ones code unit by code unit, the
- * rest through `TextEncoder.encodeInto`, so a lone surrogate becomes U+FFFD),
- * Uint8Arrays by copy. Nothing returned from here aliases wasm memory, and no
- * user code runs between writing into wasm memory and the call that reads it
- * (a batch's keys are first read into a {@link Chunk}).
+ * Keys cross as bytes written into memory the boundary owns (a scratch region
+ * for one key, a batch region for a chunk of keys; see writeKey). Nothing
+ * returned from here aliases wasm memory, and no user code runs between writing
+ * into wasm memory and the call that reads it (a batch's keys are first read
+ * into a {@link Chunk}).
  */
 import { Key, byteLengthOf, isKey, keyTypeError } from './checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from './chunk.js';
-import { seedWords } from './options.js';
 import { Status, statusError } from './status.js';
-import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp } from './core-types.js';
-import { OtherExports, PREFIXES, RawBoundary, UrlCall } from './core-types.js';
-import { ColdCalls, takeExports } from './core-exports.js';
+import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp, OtherExports, PREFIXES, PatchInfo, PatchRefusal, RawBoundary, UrlCall } from './core-types.js';
+import { ColdCalls, OpenCalls, openCalls, takeExports } from './core-exports.js';
 
-export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, RawBoundary } from './core-types.js';
+export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, PatchInfo, PatchRefusal, RawBoundary } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
@@ -53,18 +49,20 @@ export class Core {
   private batchCap = 0;
   private urlPtr = 0;
   private urlCap = 0;
-  /**
-   * Embind functions called as they are, no memory involved (js/core-exports.ts):
-   * sizing (src/sizing.h; -InvalidArgument when refused), the Bloom filters'
-   * compatibility and union, the Redis families' creation (a handle or
-   * -status), chunk count and the end of a load (0 or -status).
-   */
+  /** Embind functions called as they are, no memory involved (js/core-exports.ts ColdCalls: sizing, Bloom union, Redis creation, dumps). */
   readonly cold: ColdCalls;
+  // Opening, reading out, closing (js/core-exports.ts OpenCalls): handles or -status, no memory involved.
+  readonly cuckooCreate: OpenCalls['cuckooCreate'];
+  readonly bloomCreate: OpenCalls['bloomCreate'];
+  readonly info: OpenCalls['info'];
+  readonly destroy: OpenCalls['destroy'];
+  readonly statusMessage: OpenCalls['statusMessage'];
 
   /** @internal */
   constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
     this.m = module;
     ({ rows: this.rows, hot: this.hot, cold: this.cold, direct: this.direct } = takeExports(module, exports));
+    ({ cuckooCreate: this.cuckooCreate, bloomCreate: this.bloomCreate, info: this.info, destroy: this.destroy, statusMessage: this.statusMessage } = openCalls(module));
     this.constants = module.constants();
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
@@ -86,19 +84,7 @@ export class Core {
   }
 
   // -------------------------------------------------------------------------
-  // Opening, reading out, closing. Results are a handle or -status.
-
-  /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */
-  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number, encoding: number): number {
-    const [low, high] = seedWords(seed);
-    return this.m.cuckooCreate(capacity, f, b, maxKicks, low, high, expansion, encoding);
-  }
-
-  /** A new Bloom filter's handle, or -status. */
-  bloomCreate(capacity: number, fpr: number, seed: bigint, expansion: number): number {
-    const [low, high] = seedWords(seed);
-    return this.m.bloomCreate(capacity, fpr, low, high, expansion);
-  }
+  // Loading and serializing. Results are a handle or -status.
 
   /**
    * Loads a filter of `family` from its bytes (docs/FORMAT.md), copied into wasm memory for the call:
@@ -118,7 +104,7 @@ export class Core {
   }
 
   /** `call(ptr, length)` on a copy of `bytes` in wasm memory, freed after it. @throws OutOfMemoryError */
-  private withBytes(bytes: Uint8Array, call: (ptr: number, length: number) => number): number {
+  private withBytes<T>(bytes: Uint8Array, call: (ptr: number, length: number) => T): T {
     const length = byteLengthOf(bytes);
     const ptr = this.alloc(length);
     try {
@@ -153,11 +139,6 @@ export class Core {
     return this.withBytes(chunk, (ptr, len) => this.m.loadDumpChunk(family, handle, iterator, ptr, len));
   }
 
-  /** Parameters and statistics of the filter and of each of its sub-filters. */
-  info<T>(family: number, handle: Handle): T {
-    return this.m.info(family, handle) as T;
-  }
-
   /** The filter's serialized bytes (docs/FORMAT.md), in a new array the caller owns. @throws OutOfMemoryError */
   serialize(fx: FamilyExports, family: number, handle: Handle): Uint8Array {
     const byteLength = fx.serialized_size(handle);
@@ -170,14 +151,38 @@ export class Core {
     }
   }
 
-  /** Frees the filter; its handle must not be used again. */
-  destroy(family: number, handle: Handle): void {
-    this.m.destroy(family, handle);
+  // -------------------------------------------------------------------------
+  // Patches (src/patch.h, docs/FORMAT.md §17) of serialized filters, copied into wasm memory for the call.
+
+  /** The patch that turns filter bytes `older` into `newer`, or why not. @throws OutOfMemoryError */
+  patchDiff(older: Uint8Array, newer: Uint8Array): Uint8Array | PatchRefusal {
+    return this.withBytes(older, (o, on) => this.withBytes(newer, (n, nn) => this.patchResult(this.m.patchDiff(o, on, n, nn), o, on, n, nn)));
   }
 
-  /** The core's description of a status (what was wrong and what to do), for an error message. */
-  statusMessage(status: number): string {
-    return this.m.statusMessage(status);
+  /** The filter bytes `patch` makes of `base` (with the same parameters), or why not. @throws OutOfMemoryError */
+  patchApply(base: Uint8Array, patch: Uint8Array): Uint8Array | PatchRefusal {
+    return this.withBytes(base, (b, bn) => this.withBytes(patch, (p, pn) => this.patchResult(this.m.patchApply(b, bn, p, pn), b, bn)));
+  }
+
+  /** What the header of `patch` says, or -status. @throws OutOfMemoryError */
+  patchInfo(patch: Uint8Array): PatchInfo | number {
+    return this.withBytes(patch, (p, n) => this.m.patchInfo(p, n));
+  }
+
+  /**
+   * What a patch call returned at `r`: a copy of its block's bytes (a u64 LE byte count, then the bytes; the block is
+   * freed), or its status -r. The filters at `older` and `newer` (the block's, if not given) must agree in parameters.
+   */
+  private patchResult(r: number, older: number, olderLen: number, newer?: number, newerLen = 0): Uint8Array | PatchRefusal {
+    const mismatch = (n: number, nn: number) => this.m.patchMismatch(older, olderLen, n, nn);
+    if (r <= 0) return { status: -r, mismatch: -r === Status.PatchFamily && newer !== undefined ? mismatch(newer, newerLen) : undefined };
+    try {
+      const length = this.m.HEAPU32[r >>> 2] + this.m.HEAPU32[(r >>> 2) + 1] * 2 ** 32;
+      const differs = newer === undefined ? mismatch(r + 8, length) : undefined;
+      return differs === undefined ? this.m.HEAPU8.slice(r + 8, r + 8 + length) : { status: Status.PatchFamily, mismatch: differs };
+    } finally {
+      this.m._free(r);
+    }
   }
 
   /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
@@ -401,7 +406,7 @@ export class Core {
   }
 
   /**
-   * Writes `key` into the scratch region and returns its length in bytes.
+   * Writes `key` into the scratch region (a string as UTF-8, a lone surrogate as U+FFFD) and returns its length in bytes.
    * Allocates nothing unless the key is longer than any seen before.
    * @throws ArgumentTypeError if `key` is neither a string nor a Uint8Array.
    */

@@ -8,10 +8,13 @@
  * or URLs (js/url-filter.ts).
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
+import { familyOf } from './family.js';
+import { familyMismatch, patchError, patchInput } from './patch.js';
 import { Key, byteLengthOf, describe, isArrayBuffer, isDetached, isKey, isUint8Array, keyTypeError } from './checks.js';
 import { Chunk } from './chunk.js';
+import { MAX_ARRAY_LENGTH, closeIterator, keySource } from './key-source.js';
 import { loadCore } from './load.js';
-import { MAX_WASM_MEMORY, Status, quoted } from './status.js';
+import { MAX_WASM_MEMORY, Status } from './status.js';
 import { Core, Handle, RawBoundary } from './wasm-core.js';
 
 /**
@@ -115,52 +118,12 @@ interface Batch {
   readonly ops: BatchOps;
 }
 
-/** The most elements a JS array holds: hasAll answers at most this many keys of an array-like. */
-const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
-
-/** How a batch reads the caller's keys: by index (arrays, array-likes) or through an iterator. */
-type KeySource = { list: ArrayLike<unknown>; length: number; iterator?: undefined } | { iterator: Iterator<unknown> };
-
-/**
- * Checks that `keys` is an array, an iterable or an array-like (a non-negative
- * integer `length`), and how to read it. An array-like's length is read once, so
- * one that shrinks while it is read yields `undefined` keys, which are refused.
- */
-function keySource(keys: unknown): KeySource {
-  if (typeof keys === 'string') {
-    // Iterable (by character), but a string given as the keys is a mistake for one key.
-    throw new ArgumentTypeError(
-      `keys must be an iterable or array-like of keys, got a string ${quoted(keys, 40)}: pass [key], or call the one-key method`,
-    );
-  }
-  if (typeof keys === 'object' && keys !== null) {
-    let array: boolean;
-    try {
-      array = Array.isArray(keys);
-    } catch {
-      throw new ArgumentTypeError('keys is a revoked Proxy: it has no keys to read');
-    }
-    if (array) return { list: keys as unknown[], length: (keys as unknown[]).length };
-    const iterate = (keys as Partial<Iterable<unknown>>)[Symbol.iterator];
-    if (typeof iterate === 'function') {
-      const iterator = iterate.call(keys) as Iterator<unknown>;
-      if (typeof iterator === 'object' && iterator !== null && typeof iterator.next === 'function') return { iterator };
-    } else {
-      const length = (keys as ArrayLike<unknown>).length;
-      if (Number.isSafeInteger(length) && length >= 0) return { list: keys as ArrayLike<unknown>, length };
-    }
-  }
-  throw new ArgumentTypeError(
-    `keys must be an iterable or array-like of strings and Uint8Arrays, got ${describe(keys)}`,
-  );
-}
-
-/** Closes an iterator a batch stops reading early (as `for...of` does on `break`); its errors are not ours to report. */
-function closeIterator(iterator: Iterator<unknown>): void {
+/** True for a filter of this package (and its module instance); false for anything else, a revoked Proxy too. */
+function isFilter(value: unknown): value is WasmFilter {
   try {
-    iterator.return?.();
+    return value instanceof WasmFilter;
   } catch {
-    // The batch's own outcome (its error or result) is what the caller gets.
+    return false;
   }
 }
 
@@ -217,6 +180,9 @@ export abstract class WasmFilter {
 
   /** The per-key false-positive rate the filter was sized for. */
   abstract readonly falsePositiveRate: number;
+
+  /** The filter's serialized bytes (docs/FORMAT.md), in a new array. */
+  abstract toBytes(): Uint8Array;
 
   /** How the family's own keys cross. */
   private static readonly keyOps: BatchOps = {
@@ -414,6 +380,71 @@ export abstract class WasmFilter {
    */
   protected addError(added: number): Error {
     return this.fullError(added);
+  }
+
+  /**
+   * The patch that turns `older`, an earlier (or any other) version of this filter, into this one
+   * (docs/FORMAT.md §17): `older.applyPatch(patch)` then makes `older.toBytes()` byte for byte this
+   * filter's. Patches chain (day 1 → 2, then 2 → 3), and one diff may span several versions. The
+   * patch holds what changed (for 1% of the keys changed, a few percent of {@link byteLength}).
+   *
+   * @param older - a filter of this class with the same parameters (a growing filter may have
+   *   fewer sub-filters), or its `toBytes()` (a Uint8Array of any realm, at any offset, or an ArrayBuffer).
+   * @returns the patch, a new Uint8Array the caller owns.
+   * @throws FilterFormatError with reason 'patch-family' if `older` is of another family, or differs in
+   *   a parameter (the message names it and both values); a format reason if its bytes are not a filter.
+   * @throws ArgumentTypeError if `older` is neither a filter of this package nor bytes, or is detached.
+   * @throws FilterDisposedError if this filter or `older` was disposed. OutOfMemoryError.
+   * @example
+   * ```ts
+   * const patch = today.diff(yesterdayBytes); // serve it to clients that hold yesterday's filter
+   * ```
+   */
+  diff(older: this | Uint8Array | ArrayBuffer): Uint8Array {
+    const filter = isFilter(older); // once: a Proxy's trap runs here
+    if (filter && older.familyId !== this.familyId) throw familyMismatch(this.familyId, older.familyId);
+    const base = filter ? older.toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
+    const patch = this.core.patchDiff(base, this.toBytes());
+    if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
+    return patch;
+  }
+
+  /**
+   * Turns this filter, in place, into the version a patch of {@link diff} leads to: afterwards
+   * `toBytes()` is byte for byte the newer filter's, and every getter and lookup answers as it
+   * does. Atomic: the patch is checked against this filter's bytes (its base's length and
+   * checksum), the new bytes are made and checked (their checksum, a full load) into a new core
+   * filter, and only then does that replace this one; on any error the filter is exactly as it was.
+   * Called from the caller's code during a batch of this filter, it sees the keys the batch read
+   * before (as every call does), so the patch must be for that state; the batch then goes on
+   * with the patched filter.
+   *
+   * @param patch - a patch (a Uint8Array of any realm, at any offset, or an ArrayBuffer).
+   * @throws FilterFormatError, the filter unchanged, with reason 'patch-wrong-base' (the patch is
+   *   for another version of the filter), 'patch-family' (for another family or parameters),
+   *   'patch-not-a-patch', 'patch-version', 'patch-truncated', 'patch-corrupt' or 'patch-result-mismatch'.
+   * @throws ArgumentTypeError if `patch` is neither a Uint8Array nor an ArrayBuffer, or is detached.
+   * @throws FilterDisposedError after dispose(). OutOfMemoryError (the filter unchanged).
+   * @example
+   * ```ts
+   * filter.applyPatch(new Uint8Array(await (await fetch(patchUrl)).arrayBuffer()));
+   * ```
+   */
+  applyPatch(patch: Uint8Array | ArrayBuffer): void {
+    const bytes = patchInput(patch, 'applyPatch: patch');
+    const base = this.toBytes();
+    const result = this.core.patchApply(base, bytes);
+    if (!(result instanceof Uint8Array)) {
+      throw patchError(this.core, result, 'cannot apply the patch (the filter is unchanged)', base.length + byteLengthOf(bytes));
+    }
+    const loaded = this.core.deserialize(this.familyId, result).result;
+    if (loaded < 0) throw patchError(this.core, loaded, 'cannot load the patched filter (the filter is unchanged)', result.length);
+    // Nothing below can fail: the new filter replaces the old one, which is then freed.
+    const old = this.handle;
+    registry.unregister(this);
+    registry.register(this, { core: this.core, handle: loaded as Handle, family: this.familyId }, this);
+    this.handle = loaded as Handle;
+    this.core.destroy(this.familyId, old);
   }
 
   /** True once {@link dispose} has been called. */

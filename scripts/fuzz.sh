@@ -7,20 +7,25 @@
 #   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
 #   redis        the SCANDUMP / LOADCHUNK readers of the Redis families
 #                (tests/fuzz/redis_dump_fuzz.cc; binary build/fuzz/redis_fuzz)
+#   patch        ApplyPatch / ReadPatchInfo on real bases of every family
+#                (tests/fuzz/patch_fuzz.cc; binary build/fuzz/patch_fuzz)
 #
-#   bash scripts/fuzz.sh [--target deserialize|url|redis] [RUNS]
+#   bash scripts/fuzz.sh [--target deserialize|url|redis|patch] [RUNS]
 #                                   run RUNS executions (default 10,000,000; CI: 50000)
 #   bash scripts/fuzz.sh --corpus   regenerate the seed corpus tests/fuzz/corpus/
-#                                   (deserialize; url's tests/fuzz/url_corpus/ is kept by hand,
+#                                   (deserialize; url's tests/fuzz/url_corpus/ and patch's
+#                                   tests/fuzz/patch_corpus/ are kept by hand,
 #                                   redis's tests/fuzz/redis_corpus/ by make_redis_seeds.py)
-#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file); likewise url_fuzz, redis_fuzz
+#   build/fuzz/deserialize_fuzz FILE...   replay inputs (e.g. a crash file); likewise url_fuzz, redis_fuzz,
+#                                   patch_fuzz
 #
-# Builds build/fuzz/deserialize_fuzz, build/fuzz/url_fuzz, build/fuzz/redis_fuzz and build/fuzz/make_corpus
+# Builds build/fuzz/deserialize_fuzz, url_fuzz, redis_fuzz, patch_fuzz and build/fuzz/make_corpus
 # (cmake --build --preset fuzz: only what changed), copies the target's seed corpus
 # into a scratch corpus (build/fuzz/corpus/ for deserialize, build/fuzz/corpus-url/
 # for url; recreated on every run; the committed seeds are never written while
 # fuzzing) and runs libFuzzer there. Crash, timeout and out-of-memory inputs go to
-# build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log (fuzz-url.log, fuzz-redis.log for the others).
+# build/fuzz/artifacts/; the full log is build/fuzz/fuzz.log (fuzz-url.log, fuzz-redis.log, fuzz-patch.log
+# for the others).
 # Prints libFuzzer's final stats line and ends with "fuzz: N executions, K crashes";
 # exits non-zero if K > 0.
 #
@@ -40,11 +45,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --corpus) mode=corpus ;;
     --target)
-      [ $# -ge 2 ] || { echo "fuzz: --target needs deserialize, url or redis" >&2; exit 2; }
+      [ $# -ge 2 ] || { echo "fuzz: --target needs deserialize, url, redis or patch" >&2; exit 2; }
       target=$2
       shift
       ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
     *) runs=$1 ;;
   esac
@@ -55,7 +60,8 @@ case "$target" in
   deserialize) seeds=tests/fuzz/corpus; dict=tests/fuzz/deserialize.dict; work=$out/corpus; logname=fuzz.log ;;
   url) seeds=tests/fuzz/url_corpus; dict=tests/fuzz/url.dict; work=$out/corpus-url; logname=fuzz-url.log ;;
   redis) seeds=tests/fuzz/redis_corpus; dict=""; work=$out/corpus-redis; logname=fuzz-redis.log ;;
-  *) echo "fuzz: --target must be deserialize, url or redis, got '$target'" >&2; exit 2 ;;
+  patch) seeds=tests/fuzz/patch_corpus; dict=""; work=$out/corpus-patch; logname=fuzz-patch.log ;;
+  *) echo "fuzz: --target must be deserialize, url, redis or patch, got '$target'" >&2; exit 2 ;;
 esac
 if [ "$mode" = corpus ] && [ "$target" != deserialize ]; then
   echo "fuzz: --corpus regenerates the deserialize seeds only; $seeds is kept by hand" >&2

@@ -252,6 +252,17 @@ bool ExpansionInRange(const StackHeader& h) {
 
 Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
                  uint64_t offsets[kMaxSubFilters + 1]) {
+  StackHeader h;
+  const Status s = ReadStackLayout(data, len, version, &h, offsets);
+  if (s != Status::kOk) return s;
+  // Check 9.
+  if (!ChecksumMatches(data, len - kChecksumBytes)) return Status::kFormatChecksumMismatch;
+  *out = h;
+  return Status::kOk;
+}
+
+Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
+                       uint64_t offsets[kMaxSubFilters + 1]) {
   const size_t header_bytes = StackHeaderBytes(version);
   // Check 5: the stack header and a checksum fit.
   if (len < header_bytes + kChecksumBytes) return Status::kFormatTruncated;
@@ -276,8 +287,6 @@ Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader*
   }
   offsets[h.sub_filter_count] = at;
   if (at < body) return Status::kFormatTrailingBytes;
-  // Check 9.
-  if (!ChecksumMatches(data, static_cast<size_t>(body))) return Status::kFormatChecksumMismatch;
   *out = h;
   return Status::kOk;
 }

@@ -273,6 +273,12 @@ uint8_t FileType(const uint8_t* data, size_t len, uint16_t version);
 Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* header,
                  uint64_t section_offsets[kMaxSubFilters + 1]);
 
+// ReadStack without check 9 (the checksum): the stack header's fields and the
+// sections' lengths, for a reader that makes the checksum itself (a patch's
+// result, patch.cc). Same statuses otherwise.
+Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackHeader* header,
+                       uint64_t section_offsets[kMaxSubFilters + 1]);
+
 constexpr size_t kBloomSectionHeaderBytes = 48;
 
 namespace bloom_field {

@@ -61,6 +61,26 @@ const char* StatusMessage(Status status) {
     case Status::kUrlNonAsciiHost:
       return "the URL's host has non-ASCII characters and must be converted to Punycode "
              "(e.g. with url.domainToASCII) before it is canonicalized again";
+    case Status::kPatchNotAPatch:
+      return "the bytes are not a patch: they do not start with the patch magic \"CKPT\"";
+    case Status::kPatchVersion:
+      return "unsupported patch version: this build reads patch version 1 only";
+    case Status::kPatchTruncated:
+      return "the patch is truncated: it is shorter than a patch header and checksum";
+    case Status::kPatchCorrupt:
+      return "the patch is corrupted or truncated: its checksum, a reserved field or its body "
+             "is wrong; fetch it again (nothing was changed)";
+    case Status::kPatchWrongBase:
+      return "this patch is for another version of the filter: the filter's length or checksum "
+             "is not the patch's base (nothing was changed); apply the patches in order, or "
+             "fetch the whole filter";
+    case Status::kPatchFamily:
+      return "the patch and the filter differ in family, format version or parameters (family, "
+             "table encoding, fingerprint bits, bucket size, bucket count, bit count, hash "
+             "count, expansion or seed): a patch joins two versions of one filter only";
+    case Status::kPatchResultMismatch:
+      return "the patched filter's checksum is not the one the patch names, or it does not "
+             "load: nothing was changed; fetch the whole filter";
   }
   return "unknown status";
 }

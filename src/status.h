@@ -44,6 +44,15 @@ enum class Status : uint8_t {
   kUrlBadHost = 32,       // host only dots, a ':' or '[' left in it, a bad IPv6 literal, mixed UTF-8
   kUrlTooLong = 33,       // it or its canonical form longer than url::kMaxUrlBytes (2 MiB)
   kUrlNonAsciiHost = 34,  // internal: the host is UTF-8 text; the caller maps it to Punycode and retries
+  // ApplyPatch / Diff (src/patch.h, docs/FORMAT.md §17): the patch cannot be
+  // used; nothing is changed.
+  kPatchNotAPatch = 40,       // does not start with "CKPT"
+  kPatchVersion = 41,         // a patch version this build does not read
+  kPatchTruncated = 42,       // shorter than a patch's header and checksum
+  kPatchCorrupt = 43,         // its checksum, a reserved byte or its body is wrong
+  kPatchWrongBase = 44,       // the base's length or checksum is not the patch's base
+  kPatchFamily = 45,          // another family, format version or parameters (Diff: the filters differ)
+  kPatchResultMismatch = 46,  // the decoded result's checksum is not the patch's, or it does not load
 };
 
 // A short English description of `status`, naming what was wrong and what to do.
