@@ -92,6 +92,8 @@ const days = [
   { add: fresh.slice(0, c), remove: pick(0) },
   { add: fresh.slice(c, 2 * c), remove: pick(step >> 1) },
 ];
+const removed1 = new Set(days[1].remove);
+
 // ---------------------------------------------------------------------------
 // The filters.
 const SIZED = N0 + 2 * c;
