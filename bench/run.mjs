@@ -295,7 +295,8 @@ async function main() {
   }
   // Patch sizes of blocklist updates (bench/patch.mjs, its own process; it writes results/patch.md).
   if (RUN_PATCH) {
-    const p = runScript('\npatch', 'patch.mjs', [...(opt.data ? ['--data', opt.data] : []), '--out', opt.out, ...(opt['no-write'] ? ['--no-write'] : [])], { stdio: 'inherit' });
+    const args = [...(opt.data ? ['--data', opt.data] : []), ...(opt.out !== join(ROOT, 'bench', 'results') ? ['--out', opt.out] : []), ...(opt['no-write'] ? ['--no-write'] : [])];
+    const p = runScript('\npatch', 'patch.mjs', args, { stdio: 'inherit' });
     if (p.status !== 0) process.stderr.write(`bench/patch.mjs failed (exit ${p.status})\n`);
   }
   const totalS = (nowMs() - wall) / 1e3;
