@@ -84,8 +84,8 @@ async function patch(args: string[]): Promise<void> {
     result = await applyPatchBytes(base, bytes);
   } catch (e) {
     if (!(e instanceof FilterFormatError)) throw e;
-    const why = e.reason === 'patch-wrong-base' ? `${patchPath} was made for another version of the filter than ${oldPath}` : `${patchPath} cannot be applied to ${oldPath}`;
-    throw new Error(`${why}: ${e.message}; nothing was written`);
+    // The core's message says why: for a patch of another version, "this patch is for another version of the filter".
+    throw new Error(`${patchPath} cannot be applied to ${oldPath}: ${e.message}; nothing was written`);
   }
   writeWhole(output, result, 'filter');
   console.log(`old filter:          ${size(base.length)}  ${oldPath}`);

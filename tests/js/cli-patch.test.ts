@@ -82,7 +82,7 @@ test('patch refuses a patch made for another version: a clear message, exit code
   const r = run(['patch', file('day0.cuckoo'), file('b12.patch'), '-o', file('never.cuckoo')]);
   expect(r.status).toBe(1);
   expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(/^cuckoo-wasm: .*b12\.patch was made for another version of the filter than .*day0\.cuckoo.*nothing was written\n$/);
+  expect(r.stderr).toMatch(/^cuckoo-wasm: .*b12\.patch cannot be applied to .*day0\.cuckoo: .*this patch is for another version of the filter.*nothing was written\n$/);
   expect(existsSync(file('never.cuckoo'))).toBe(false);
   // An existing output file is left as it was.
   writeFileSync(file('kept.cuckoo'), 'keep me');

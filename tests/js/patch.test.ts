@@ -19,6 +19,7 @@ import {
   wasmMemoryUsage,
 } from 'cuckoo-wasm';
 import { AnyFilter, Family, KEY_FAMILY_ROWS } from './families';
+import { seal } from './xxh3';
 
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
@@ -373,4 +374,58 @@ test('a patch larger than any filter is refused before anything is copied: Argum
   await expect(diffBytes(huge, before)).rejects.toThrow(ArgumentRangeError);
   expect(same(f.toBytes(), before)).toBe(true);
   f.dispose();
+});
+
+test('a patch whose result differs from its base in a parameter (crafted: the core makes none) is refused with patch-family, so no cached getter goes stale', async () => {
+  const a = await CuckooFilter.create({ capacity: 200, maxKicks: 500, semiSort: false });
+  const b = await CuckooFilter.create({ capacity: 200, maxKicks: 10, semiSort: false });
+  a.addAll(keysOf('k', 50));
+  b.addAll(keysOf('k', 50));
+  const base = a.toBytes();
+  const result = b.toBytes();
+  expect(result.length).toBe(base.length);
+  // The bytes that differ outside the two checksums (the section's, then the file's: the last 16 bytes): max kicks.
+  const edits: number[] = [];
+  for (let p = 0; p < base.length - 16; ++p) if (base[p] !== result[p]) edits.push(p);
+  expect(edits.length).toBeGreaterThan(0);
+  // The body (docs/FORMAT.md §17.3): gamma(C + 1); the byte edits as a position list with k = 0; the table's empty list.
+  const bits: number[] = [];
+  const put = (v: number, w: number) => { for (let i = 0; i < w; ++i) bits.push((v >> i) & 1); };
+  const gamma = (n: number) => {
+    const l = Math.floor(Math.log2(n));
+    for (let i = 0; i < l; ++i) bits.push(0);
+    for (let i = l; i >= 0; --i) bits.push((n >> i) & 1);
+  };
+  gamma(edits.length + 1);
+  gamma(edits.length + 1);
+  put(0, 6);
+  let previous = -1;
+  for (const p of edits) {
+    for (let i = 0; i < p - (previous + 1); ++i) bits.push(1); // rice(gap, 0): the gap in unary
+    bits.push(0);
+    put(base[p] ^ result[p], 8);
+    previous = p;
+  }
+  gamma(1);
+  const body = new Uint8Array(Math.ceil(bits.length / 8));
+  bits.forEach((bit, i) => (body[i >> 3] |= bit << (i & 7)));
+  const patch = new Uint8Array(40 + body.length + 8);
+  const view = new DataView(patch.buffer);
+  patch.set([0x43, 0x4b, 0x50, 0x54]);
+  view.setUint16(4, 1, true);
+  patch[6] = 1;
+  view.setBigUint64(8, BigInt(base.length), true);
+  patch.set(base.subarray(-8), 16);
+  view.setBigUint64(24, BigInt(result.length), true);
+  patch.set(result.subarray(-8), 32);
+  patch.set(body, 40);
+  seal(patch);
+  expect(await patchInfo(patch)).toMatchObject({ changes: edits.length, baseLength: base.length });
+  const e = expectUnchanged(a, () => a.applyPatch(patch));
+  expect(e).toMatchObject({ name: 'FilterFormatError', reason: 'patch-family' });
+  expect(e.message).toMatch(/max kicks: 500 .* 10/);
+  expect(a.maxKicks).toBe(500);
+  await expect(applyPatchBytes(base, patch)).rejects.toMatchObject({ reason: 'patch-family' });
+  a.dispose();
+  b.dispose();
 });
