@@ -11,7 +11,7 @@
 // diff(). The service worker runs its own module under the manifest's CSP, checks for
 // updates on its own alarm (every 1.5 s in this build), and publishes what it decided
 // in self.__cuckooExtension; the test only reads that and chrome.storage (harness.ts
-// says why).
+// says why), and stops the worker once through CDP, as Chromium stops an idle worker.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
