@@ -152,7 +152,7 @@ async function checkForUpdate() {
   state.updates.push(record);
   if (state.updates.length > MAX_UPDATES) state.updates.shift();
 
-  const patchUrl = manifest.patches[String(current.version)];
+  const patchUrl = manifest.patches.get(String(current.version));
   if (patchUrl) {
     try {
       const patch = await fetchBytes(patchUrl);
@@ -190,9 +190,9 @@ function readManifest(m) {
   if (typeof m !== 'object' || m === null) throw new Error('the update manifest is not a JSON object');
   if (!Number.isSafeInteger(m.version) || m.version < 0) throw new Error(`version ${m.version} is not an integer >= 0`);
   if (!isUrl(m.full)) throw new Error('no "full" URL');
-  const patches = {};
+  const patches = new Map(); // from version (a string, as JSON keys are) → URL
   for (const [from, url] of Object.entries(m.patches ?? {})) {
-    if (isUrl(url)) patches[from] = new URL(url, config.updateUrl).href;
+    if (isUrl(url)) patches.set(from, new URL(url, config.updateUrl).href);
   }
   return { version: m.version, full: new URL(m.full, config.updateUrl).href, patches };
 }
