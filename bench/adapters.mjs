@@ -8,22 +8,32 @@
 // key), has(key) → boolean, serialize() → Uint8Array, memory() → { bytes, how }
 // | null (null: the harness measures the heap; may return a promise),
 // params() → string, dispose(); and where the implementation has them:
-// addAll(keys), hasAll(keys) → boolean[], delete(key) → boolean, rawBits().
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT } from './data.mjs';
+// addAll(keys), hasAll(keys) → boolean[], delete(key) → boolean, rawBits();
+// this package's filters also give `filter` (the object itself, for callers
+// that time its own methods, bench/batch.mjs) and hasUrl / hasAllUrls / addUrls.
+//
+// The module also loads in a browser page (bench/browser.mjs serves bench/ at
+// /bench/ and dist/ at /dist/): Node's built-ins are imported only in Node, and
+// files are found relative to this module's URL. bloomfilter, this package and
+// the JS Set run there; the CommonJS peers need Node.
 import { bloomSizing } from './stats.mjs';
 
-const require = createRequire(import.meta.url);
+const inNode = typeof process !== 'undefined' && !!process.versions?.node;
+const requireIn = async (id) => (await import('node:module')).createRequire(import.meta.url)(id);
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const json = (value) => encoder.encode(JSON.stringify(value));
 const unjson = (bytes) => JSON.parse(decoder.decode(bytes));
+/** A file of the bench package's node_modules, by URL (the same file Node's resolution finds). */
+const moduleFile = (path) => new URL(`./node_modules/${path}`, import.meta.url);
 /** Installed version of a peer, read from the bench package's node_modules (some exports maps hide package.json). */
-const pkgVersion = (name) => `${name}@${JSON.parse(readFileSync(join(ROOT, 'bench', 'node_modules', name, 'package.json'), 'utf8')).version}`;
-const dist = () => import(pathToFileURL(join(ROOT, 'dist', 'index.mjs')).href);
+async function pkgVersion(name) {
+  const file = moduleFile(`${name}/package.json`);
+  const text = inNode ? (await import('node:fs')).readFileSync(file, 'utf8') : await (await fetch(file)).text();
+  return `${name}@${JSON.parse(text).version}`;
+}
+/** dist/index.mjs beside bench/, or the build named by CUCKOO_BENCH_DIST (a file URL; bench/batch.mjs's A/B runs). */
+const dist = () => import((inNode && process.env.CUCKOO_BENCH_DIST) || new URL('../dist/index.mjs', import.meta.url).href);
 
 // ---------------------------------------------------------------------------
 // This package (dist/index.mjs, built by `bash scripts/build.sh`): add/has (and
@@ -49,6 +59,10 @@ function ours(className, { name, kind, past = 1, expansion = 0, options: extra =
     delete: cuckoo ? (key) => f.delete(key) : undefined,
     addAll: (keys) => f.addAll(keys),
     hasAll: (keys) => f.hasAll(keys),
+    addUrls: (urls) => f.addUrls(urls),
+    hasUrl: (url) => f.hasUrl(url),
+    hasAllUrls: (urls) => f.hasAllUrls(urls),
+    filter: f,
     serialize: () => f.toBytes(),
     /** Bytes allocated in wasm memory by create + build (the table and the filter object); a loaded filter: its byteLength. */
     async memory() {
@@ -131,7 +145,7 @@ function peer({ name, kind, pkg, init, create, deserialize, ops, keepsKeys = fal
     kind,
     keepsKeys,
     async init() {
-      this.version = pkg ? pkgVersion(pkg) : `node ${process.version}`;
+      this.version = pkg ? await pkgVersion(pkg) : inNode ? `node ${process.version}` : 'JS in the page';
       lib = await init();
     },
     create: (n, eps, sizing) => wrap(...[].concat(create(lib, n, eps, sizing))),
@@ -145,7 +159,7 @@ function bloomFilters(className, name, kind, ops) {
     name,
     kind,
     pkg: 'bloom-filters',
-    init: async () => require('bloom-filters')[className],
+    init: async () => (await requireIn('bloom-filters'))[className],
     create: (Class, n, eps) => Class.create(n, eps),
     deserialize: (Class, bytes) => Class.fromJSON(unjson(bytes)),
     ops: { has: (f) => (key) => f.has(key), serialize: (f) => json(f.saveAsJSON()), ...ops },
@@ -171,7 +185,7 @@ export const ADAPTERS = {
     name: 'bloomfilter',
     kind: 'Bloom filter',
     pkg: 'bloomfilter',
-    init: async () => (await import('bloomfilter')).BloomFilter,
+    init: async () => (await import(inNode ? 'bloomfilter' : moduleFile('bloomfilter/bloomfilter.js').href)).BloomFilter,
     create: (BloomFilter, n, eps, sizing) => {
       const { bits, hashes } = sizing ?? bloomSizing(n, eps);
       return new BloomFilter(bits, hashes);
@@ -209,7 +223,7 @@ export const ADAPTERS = {
     name: 'cuckoo-filter',
     kind: 'cuckoo filter',
     pkg: 'cuckoo-filter',
-    init: async () => require('cuckoo-filter/src/cuckoo-filter.js'),
+    init: async () => requireIn('cuckoo-filter/src/cuckoo-filter.js'),
     create: (CuckooFilter, n, eps) => {
       const buckets = Math.ceil(n / CF_BUCKET / 0.955);
       const fpBytes = Math.ceil(Math.ceil(Math.log2((2 * CF_BUCKET) / eps)) / 8);

@@ -57,6 +57,8 @@ const { values: opt } = parseArgs({
     'speed-eps': { type: 'string', default: '0.01,0.001' },
     'growth-capacity': { type: 'string', default: '40000' },
     'compare-runs': { type: 'string', default: '9' },
+    node: { type: 'string' }, // the Node.js major the whole run uses (scripts/node-versions.sh); default lts
+    browser: { type: 'boolean', default: false }, // the browser benchmark alone (bench/browser.mjs)
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -65,6 +67,21 @@ if (opt.help) {
   const readme = readFileSync(join(ROOT, 'bench', 'README.md'), 'utf8');
   console.log(readme.slice(readme.indexOf('## Run it'), readme.indexOf('## Files')).trim());
   process.exit(0);
+}
+
+// --node: this runner, and so every worker and script it starts (process.execPath), run on that Node.js
+// release: the one running already, or else the runner starts itself again on it (fetched into the cache once).
+{
+  const versions = join(ROOT, 'scripts', 'node-versions.sh');
+  const release = spawnSync('bash', [versions, '--release', opt.node ?? 'lts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (release.status !== 0) process.exit(2);
+  if (process.version !== `v${release.stdout.trim()}`) {
+    const bin = spawnSync('bash', [versions, opt.node ?? 'lts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (bin.status !== 0) process.exit(1);
+    process.stderr.write(`bench: on Node.js v${release.stdout.trim()} (--node ${opt.node ?? 'lts'}): ${bin.stdout.trim()}\n`);
+    const child = spawnSync(bin.stdout.trim(), [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+    process.exit(child.status ?? 1);
+  }
 }
 
 const NS = opt.n.split(',').map((s) => Number(s.replace(/_/g, '')));
@@ -79,11 +96,12 @@ for (const n of NS) if (!Number.isInteger(n) || n < 1) throw new Error(`--n: bad
 for (const e of EPSS) if (!(e > 0 && e < 1)) throw new Error(`--eps: bad value ${e}`);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs: bad value ${opt.runs}`);
 for (const i of IMPLS) if (!ADAPTERS[i]) throw new Error(`--impl: unknown '${i}'; known: ${Object.keys(ADAPTERS).join(', ')}`);
-if (opt.only && !['main', 'compare', 'url', 'patch'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is not main, compare, url or patch`);
+if (opt.only && !['main', 'compare', 'url', 'patch', 'batch'].includes(opt.only)) throw new Error(`--only: '${opt.only}' is not main, compare, url, patch or batch`);
 const RUN_MAIN = opt.only === undefined || opt.only === 'main';
 const RUN_COMPARE = opt.only === undefined || opt.only === 'compare';
 const RUN_URL = opt.only === undefined || opt.only === 'url';
 const RUN_PATCH = opt.only === undefined || opt.only === 'patch';
+const RUN_BATCH = opt.only === undefined || opt.only === 'batch';
 const SPEED_EPSS = opt['speed-eps'].split(',').map(Number);
 const COMPARE_RUNS = Number(opt['compare-runs']);
 if (!Number.isInteger(COMPARE_RUNS) || COMPARE_RUNS < 1) throw new Error(`--compare-runs: bad value ${opt['compare-runs']}`);
@@ -264,6 +282,11 @@ function runNative(n, eps, binary) {
 }
 
 async function main() {
+  if (opt.browser) {
+    // The browser benchmark alone: its own runner (Chromium, a page under the strict CSP); writes results/browser.md.
+    const args = ['--out', opt.out, '--runs', opt.runs, ...(opt.data ? ['--data', opt.data] : []), ...(opt['no-write'] ? ['--no-write'] : [])];
+    process.exit(runScript('browser', 'browser.mjs', args, { stdio: 'inherit' }).status ?? 1);
+  }
   const wall = nowMs();
   const mach = machine();
   const data = locateData(opt.data);
@@ -272,7 +295,7 @@ async function main() {
       `budget ${BUDGET_S || '∞'} s per implementation and config\n` +
       `machine: ${mach.cpu}, ${mach.cores} cores, ${mach.memoryGiB} GiB, node ${mach.node}, load average ${mach.loadAverageAtStart.join(' ')}\n` +
       `data: ${relative(ROOT, data.blocklist)}, ${relative(ROOT, data.benign)}${KINDS.includes('urls') && data.urls ? `, ${relative(ROOT, data.urls)}` : ''}${data.sample ? ' (IN-REPO SAMPLE: the full lists were not found)' : ''}\n` +
-      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare', RUN_URL && 'url', RUN_PATCH && 'patch'].filter(Boolean).join(', ')}\n`,
+      `parts: ${[RUN_MAIN && 'main', RUN_COMPARE && 'compare', RUN_URL && 'url', RUN_PATCH && 'patch', RUN_BATCH && 'batch'].filter(Boolean).join(', ')}\n`,
   );
   mach.cpuBusyAtStart = await cpuBusy(1000);
   const busy = mach.cpuBusyAtStart > 0.25;
@@ -298,6 +321,12 @@ async function main() {
     const args = [...(opt.data ? ['--data', opt.data] : []), ...(opt.out !== join(ROOT, 'bench', 'results') ? ['--out', opt.out] : []), ...(opt['no-write'] ? ['--no-write'] : [])];
     const p = runScript('\npatch', 'patch.mjs', args, { stdio: 'inherit' });
     if (p.status !== 0) process.stderr.write(`bench/patch.mjs failed (exit ${p.status})\n`);
+  }
+  // Batches against single calls on every Node.js version (bench/batch.mjs; it writes results/batch.md).
+  if (RUN_BATCH) {
+    const args = ['--out', opt.out, '--node', opt.node ?? 'all', ...(opt.data ? ['--data', opt.data] : []), ...(opt['no-write'] ? ['--no-write'] : [])];
+    const p = runScript('\nbatch', 'batch.mjs', args, { stdio: 'inherit' });
+    if (p.status !== 0) process.stderr.write(`bench/batch.mjs failed (exit ${p.status})\n`);
   }
   const totalS = (nowMs() - wall) / 1e3;
   console.log(`\ntotal wall time: ${fmtNum(totalS, 1)} s (${fmtNum(totalS / 60, 1)} min)`);
@@ -372,7 +401,7 @@ async function runMain(mach, busy, data) {
     const opt1 = Math.log2(1 / cfg.eps);
     const head = `## ${cfg.label}`;
     const sub =
-      `Optimum for this ε: log2(1/ε) = ${fmtNum(opt1, 2)} bits per item (any filter); a Bloom filter needs 1.44·log2(1/ε) = ${fmtNum(opt1 / Math.LN2, 2)}. ` +
+      `Node.js ${mach.node}. Optimum for this ε: log2(1/ε) = ${fmtNum(opt1, 2)} bits per item (any filter); a Bloom filter needs 1.44·log2(1/ε) = ${fmtNum(opt1 / Math.LN2, 2)}. ` +
       (k
         ? `Keys: ${fmtInt(k.members)} members` +
           (k.derivedMembers ? ` (${fmtInt(k.members - k.derivedMembers)} real + ${fmtInt(k.derivedMembers)} derived by prefixing cdn., api., … to real domains)` : ' (real)') +

@@ -1,8 +1,19 @@
 // Statistics of the benchmarks: medians of runs, per-round ratios, the fastest
 // of a few passes, samples and counts. Used by every entry point (run.mjs,
-// worker.mjs, compare.mjs, floor.mjs, url.mjs).
+// worker.mjs, compare.mjs, floor.mjs, url.mjs, batch.mjs; and the browser
+// benchmark's page, bench/browser/page.mjs, where the clock is performance.now()).
 
-export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+export const nowMs =
+  typeof process !== 'undefined' && process.hrtime ? () => Number(process.hrtime.bigint()) / 1e6 : () => performance.now();
+
+/**
+ * CPU time of this process (user + system, all its threads), in ms: on a
+ * shared machine, time spent waiting for a CPU is not counted (Node.js only).
+ */
+export const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e3;
+};
 
 /** count, median, min, max of finite numbers (nulls when there are none). */
 export function stats(values) {
@@ -33,17 +44,17 @@ export function pairedRatio(a, b, aKey, bKey = aKey) {
  * stopping once `budgetMs` have been spent, and keeps the fastest pass: on a
  * shared machine the fastest pass is the one least disturbed by other
  * processes. Every pass's result must agree; `check` (untimed) turns a pass's
- * output into the value compared.
+ * output into the value compared; `clock` (ms) is wall time unless given.
  */
-export function bestOf(pass, { passes = 3, budgetMs = Infinity, check = (x) => x } = {}) {
+export function bestOf(pass, { passes = 3, budgetMs = Infinity, check = (x) => x, clock = nowMs } = {}) {
   let best = Infinity;
   let result;
   let spent = 0;
   let done = 0;
   while (done < passes && (done === 0 || spent < budgetMs)) {
-    const t0 = nowMs();
+    const t0 = clock();
     const out = pass();
-    const ms = nowMs() - t0;
+    const ms = clock() - t0;
     const res = check(out);
     if (done > 0 && res !== result) throw new Error(`lookup pass ${done + 1} answered ${res} where pass 1 answered ${result}`);
     result = res;

@@ -5,17 +5,16 @@
 # fuzz (CMakePresets.json). `npm test` runs scripts/setup.sh first (pretest), which installs what is missing and builds.
 # Ends with one line per Node.js version, "node vX.Y.Z: N passed, N failed (...)", then "tests: N passed, N failed" for all.
 #
-# The other Node.js versions are the npm registry's node-<platform>-<arch> packages (Node.js's own binaries), fetched with
-# `npm pack` once and kept in $CUCKOO_NODE_CACHE (default ~/.cache/cuckoo-wasm/node/vX.Y.Z/bin/node), reused by later runs.
+# The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
+# the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
 # The browser tests run once: they test the package inside Chromium, where Node.js only serves the pages and drives the browser.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 rm -rf build/test-results && mkdir -p build/test-results
 
-# The newest release of each major, in the order run. Raise them as new releases come out.
-NODE_VERSIONS=(20.20.2 22.23.3 24.21.0 26.10.0)
-node_cache=${CUCKOO_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuckoo-wasm/node}
+# NODE_VERSIONS (the newest release of each major, in the order run) and node_binary.
+source "$root/scripts/node-versions.sh"
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -43,22 +42,6 @@ bash scripts/fuzz.sh --target redis 50000 > build/test-results/fuzz-redis.log 2>
 fuzz_redis=$?
 tail -n 1 build/test-results/fuzz-redis.log
 [ "$fuzz_redis" -eq 0 ] || tail -n 40 build/test-results/fuzz-redis.log
-
-# The node binary of release $1 (X.Y.Z), from the cache or else fetched into it; prints its path.
-node_binary() {
-  local dir="$node_cache/v$1" tmp
-  if [ ! -x "$dir/bin/node" ]; then
-    tmp=$(mktemp -d) || return 1
-    # Unpacked beside the cache entry, then moved into place: an interrupted fetch leaves no half binary.
-    if (cd "$tmp" && npm pack "node-$(node -p 'process.platform + "-" + process.arch')@$1" --loglevel=error >/dev/null) &&
-      mkdir -p "$tmp/unpacked" && tar xzf "$tmp"/*.tgz -C "$tmp/unpacked" --strip-components=1 package/bin/node package/LICENSE &&
-      mkdir -p "$node_cache" && rm -rf "$dir" && mv "$tmp/unpacked" "$dir"; then
-      echo "(node v$1 fetched from the npm registry into $dir)" >&2
-    fi
-    rm -rf "$tmp"
-  fi
-  [ -x "$dir/bin/node" ] && echo "$dir/bin/node"
-}
 
 echo "== JavaScript tests (jest) on Node.js $(node --version)"
 js_start=$SECONDS
