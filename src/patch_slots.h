@@ -6,6 +6,9 @@
 //   set    fingerprint v is stored at p (semi-sorted: in bucket p / b);
 //   move   the base's fingerprint v at p is gone from there and stored in
 //          slot d of its alternate bucket Alt(p / b, v) (semi-sorted: no d).
+// Moves are coded as eviction chains: a move whose destination held a
+// fingerprint that moved on too is followed by that move, so a kick chain of
+// L evictions is one listed operation with L links of a slot and a bit.
 // Every operation reads the base's table and writes the result's: first all
 // clears (a move clears its source), then all stores, so their order is only
 // the coding's (positions ascending). A semi-sorted bucket is a multiset of
