@@ -346,6 +346,7 @@ Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, si
   if (!format::ChecksumMatches(base, base_len - format::kChecksumBytes)) {
     return Status::kFormatChecksumMismatch;
   }
+  // Every family's files are at most 1 GiB (kMaxFilterBytes) plus their headers.
   if (info.result_length > kMaxFilterBytes + (uint64_t{1} << 20) ||
       info.result_length < format::kPrefixBytes + format::kChecksumBytes) {
     return Status::kPatchCorrupt;

@@ -14,8 +14,9 @@
 // The body codes each region of the result (patch_layout.h) against the same
 // region of the base (zeros where the base has no such sub-filter): bytes
 // outside tables as XOR byte edits, cuckoo tables as slot operations (clear,
-// set, move to the alternate bucket), Bloom bit arrays as flipped bit
-// positions, positions gap-coded with Golomb-Rice (patch_bits.h).
+// set, move to the alternate bucket, moves linked into eviction chains),
+// Bloom bit arrays as flipped bit positions, positions gap-coded with
+// Golomb-Rice (patch_bits.h).
 #ifndef CUCKOO_WASM_SRC_PATCH_H_
 #define CUCKOO_WASM_SRC_PATCH_H_
 

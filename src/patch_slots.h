@@ -6,6 +6,9 @@
 //   set    fingerprint v is stored at p (semi-sorted: in bucket p / b);
 //   move   the base's fingerprint v at p is gone from there and stored in
 //          slot d of its alternate bucket Alt(p / b, v) (semi-sorted: no d).
+// Moves are coded as eviction chains: a move whose destination held a
+// fingerprint that moved on too is followed by that move, so a kick chain of
+// L evictions is one listed operation with L links of a slot and a bit.
 // Every operation reads the base's table and writes the result's: first all
 // clears (a move clears its source), then all stores, so their order is only
 // the coding's (positions ascending). A semi-sorted bucket is a multiset of
@@ -61,7 +64,9 @@ class Vec {
   size_t cap_ = 0;
 };
 
-enum SlotOpKind : uint32_t { kClear = 0, kSet = 1, kMove = 2 };
+// kSetAndMove: a set at the source slot of a chain's first move (where an
+// insert kicked a fingerprint out), coded as one operation.
+enum SlotOpKind : uint32_t { kClear = 0, kSet = 1, kMove = 2, kSetAndMove = 3 };
 constexpr uint32_t kSlotOpKindBits = 2;
 
 struct SlotOp {
@@ -73,6 +78,8 @@ struct SlotOp {
   // whether this move continues another's chain (then it is coded there).
   size_t next;
   bool linked;
+  // kMove: the fingerprint a set stores at this move's source (0: none).
+  uint32_t set_value;
 };
 constexpr size_t kNoNext = SIZE_MAX;
 
@@ -111,6 +118,20 @@ inline bool Marked(const uint64_t* bits, uint64_t i) { return (bits[i >> 6] >> (
 // fingerprint that moved on is followed by that move (packed: the move out of
 // exactly that slot; sorted: any move out of that bucket not yet linked). A
 // chain is coded at its first move; the moves it links are not listed.
+// The index of the first op at a position >= `position` (ops are in position order).
+inline size_t FirstAtOrAfter(const Vec<SlotOp>& ops, uint64_t position) {
+  size_t lo = 0, hi = ops.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (ops[mid].position < position) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 template <class Table>
 void LinkChains(const Region& r, bool sorted, const Table& base, Vec<SlotOp>* ops) {
   const uint32_t b = r.bucket_size;
@@ -119,17 +140,7 @@ void LinkChains(const Region& r, bool sorted, const Table& base, Vec<SlotOp>* op
     if (m.kind != kMove) continue;
     const uint64_t i = m.position / b;
     const uint64_t j = r.Alt(static_cast<uint32_t>(i), base.Read(i, static_cast<uint32_t>(m.position % b)));
-    // The first op at a position >= j * b (ops are in position order).
-    size_t lo = 0, hi = ops->size();
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if ((*ops)[mid].position < j * b) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (size_t x = lo; x < ops->size() && (*ops)[x].position < (j + 1) * b; ++x) {
+    for (size_t x = FirstAtOrAfter(*ops, j * b); x < ops->size() && (*ops)[x].position < (j + 1) * b; ++x) {
       SlotOp& n = (*ops)[x];
       if (x == k || n.kind != kMove || n.linked) continue;
       if (!sorted && n.position != j * b + m.value) continue;
@@ -151,6 +162,21 @@ void LinkChains(const Region& r, bool sorted, const Table& base, Vec<SlotOp>* op
     while ((*ops)[last].next != k) last = (*ops)[last].next;
     (*ops)[last].next = kNoNext;
     m.linked = false;
+  }
+  // A chain's first move takes the set at its source slot (sorted: any set
+  // of its bucket), which is then not listed.
+  for (size_t k = 0; k < ops->size(); ++k) {
+    SlotOp& m = (*ops)[k];
+    if (m.kind != kMove || m.linked) continue;
+    const uint64_t from = sorted ? m.position / b * b : m.position;
+    const uint64_t to = sorted ? from + b : from + 1;
+    for (size_t x = FirstAtOrAfter(*ops, from); x < ops->size() && (*ops)[x].position < to; ++x) {
+      SlotOp& n = (*ops)[x];
+      if (n.kind != kSet || n.linked) continue;
+      m.set_value = n.value;
+      n.linked = true;
+      break;
+    }
   }
 }
 
@@ -200,7 +226,7 @@ bool DiffSlots(const Region& r, const Table& base, const Table& result, Vec<Slot
     const uint64_t i = p / b;
     const uint32_t v = base.Read(i, static_cast<uint32_t>(p % b));
     const uint64_t j = r.Alt(static_cast<uint32_t>(i), v);
-    SlotOp op{p, kClear, 0, kNoNext, false};
+    SlotOp op{p, kClear, 0, kNoNext, false, 0};
     for (uint32_t s = 0; s < b; ++s) {
       if (Marked(added, j * b + s) && result.Read(j, s) == v) {
         added[(j * b + s) >> 6] &= ~(uint64_t{1} << ((j * b + s) & 63));
@@ -215,7 +241,7 @@ bool DiffSlots(const Region& r, const Table& base, const Table& result, Vec<Slot
   for (uint64_t p = 0; p < slots && ok; ++p) {
     if (!Marked(added, p)) continue;
     while (g < gone.size() && gone[g].position <= p && ok) ok = ops->Push(gone[g++]);
-    ok = ok && ops->Push(SlotOp{p, kSet, result.Read(p / b, static_cast<uint32_t>(p % b)), kNoNext, false});
+    ok = ok && ops->Push(SlotOp{p, kSet, result.Read(p / b, static_cast<uint32_t>(p % b)), kNoNext, false, 0});
   }
   while (g < gone.size() && ok) ok = ops->Push(gone[g++]);
   std::free(removed);
@@ -242,8 +268,10 @@ inline bool WriteSlotOps(const Region& r, bool sorted, Vec<SlotOp>& ops, BitWrit
   for (size_t g = 0; g < gaps.size(); ++g) {
     const SlotOp& op = ops[listed[g]];
     w->Rice(gaps[g], rice);
-    w->Bits(op.kind, kSlotOpKindBits);
+    const bool set_and_move = op.kind == kMove && op.set_value != 0;
+    w->Bits(set_and_move ? kSetAndMove : op.kind, kSlotOpKindBits);
     if (op.kind == kSet) w->Bits(op.value, r.fingerprint_bits);
+    if (set_and_move) w->Bits(op.set_value, r.fingerprint_bits);
     if (op.kind != kMove) continue;
     // The chain: per move its destination slot (packed), a bit "continued",
     // and (sorted) the base slot of the move that continues it.
@@ -286,14 +314,16 @@ bool ApplySlots(const Region& r, const Table& base, Table* work, BitReader* in, 
     uint64_t p = 0;
     for (uint64_t k = 0; k < n; ++k) {
       p += in->Rice(rice);
-      const uint32_t kind = static_cast<uint32_t>(in->Bits(kSlotOpKindBits));
-      if (!in->ok() || p >= slots || kind > kMove) return false;
+      uint32_t kind = static_cast<uint32_t>(in->Bits(kSlotOpKindBits));
+      if (!in->ok() || p >= slots) return false;
       uint64_t i = p / b;
       uint32_t s = static_cast<uint32_t>(p % b);
-      if (kind == kSet) {
+      if (kind == kSet || kind == kSetAndMove) {
         const uint32_t value = static_cast<uint32_t>(in->Bits(r.fingerprint_bits));
         if (!in->ok() || value == 0 || (pass == 1 && !Store(work, i, s, value))) return false;
-        continue;
+        if (kind == kSet) continue;
+        ++*changes;
+        kind = kMove;
       }
       // A clear, or a chain of moves from (i, s).
       for (bool more = true; more;) {

@@ -10,6 +10,7 @@
 // Skips when the lists are not there.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -72,10 +73,15 @@ Measured Measure(const char* name, F& f, Del del, bool deletes) {
   const Bytes day1 = BytesOf(f);
   uint8_t* p = nullptr;
   size_t n = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   EXPECT_EQ(Diff(day0.data(), day0.size(), day1.data(), day1.size(), &p, &n), Status::kOk);
+  const auto t1 = Clock::now();
   uint8_t* r = nullptr;
   size_t rn = 0;
   EXPECT_EQ(ApplyPatch(day0.data(), day0.size(), p, n, &r, &rn), Status::kOk);
+  const auto t2 = Clock::now();
+  const auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   EXPECT_EQ(Bytes(r, r + rn), day1) << name;
   PatchInfo info;
   EXPECT_EQ(ReadPatchInfo(p, n, &info), Status::kOk);
@@ -87,9 +93,10 @@ Measured Measure(const char* name, F& f, Del del, bool deletes) {
   const size_t changed = deleted + fresh.size();
   m.per_key = static_cast<double>(n) / static_cast<double>(changed);
   m.share = static_cast<double>(n) / static_cast<double>(day0.size());
-  std::printf("[ patch    ] %-28s filter %9zu B  patch %7zu B  %6zu changed keys  %5.2f B/key  %5.2f%% of the filter  %llu changes coded\n",
+  std::printf("[ patch    ] %-28s filter %9zu B  patch %7zu B  %6zu changed keys  %5.2f B/key  %5.2f%% of the filter  "
+              "%llu changes coded  diff %.0f ms  apply %.0f ms\n",
               name, m.filter, m.patch, changed, m.per_key, 100 * m.share,
-              static_cast<unsigned long long>(info.changes));
+              static_cast<unsigned long long>(info.changes), ms(t1 - t0), ms(t2 - t1));
   return m;
 }
 

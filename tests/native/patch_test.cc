@@ -13,6 +13,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -78,6 +79,9 @@ struct Shape {
   std::function<Subject()> make;
   bool grows;  // the day-2 filter has more sub-filters than day 0
 };
+
+// gtest names a failing shape by its name.
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
 
 CuckooParams Cuckoo(uint64_t capacity, TableEncoding encoding) {
   CuckooParams p;
