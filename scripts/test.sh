@@ -29,7 +29,7 @@ cmake --preset asan >/dev/null &&
   ctest --preset asan -j "$jobs" --output-junit "$root/build/test-results/ctest-asan.xml"
 asan=$?
 
-echo "== fuzzing the C++ deserializer, URL canonicalizer and SCANDUMP reader (libFuzzer + ASan/UBSan, 50,000 executions each)"
+echo "== fuzzing the C++ deserializer, URL canonicalizer, SCANDUMP reader and patch reader (libFuzzer + ASan/UBSan, 50,000 executions each)"
 bash scripts/fuzz.sh 50000 > build/test-results/fuzz.log 2>&1
 fuzz=$?
 tail -n 1 build/test-results/fuzz.log
@@ -42,6 +42,10 @@ bash scripts/fuzz.sh --target redis 50000 > build/test-results/fuzz-redis.log 2>
 fuzz_redis=$?
 tail -n 1 build/test-results/fuzz-redis.log
 [ "$fuzz_redis" -eq 0 ] || tail -n 40 build/test-results/fuzz-redis.log
+bash scripts/fuzz.sh --target patch 50000 > build/test-results/fuzz-patch.log 2>&1
+fuzz_patch=$?
+tail -n 1 build/test-results/fuzz-patch.log
+[ "$fuzz_patch" -eq 0 ] || tail -n 40 build/test-results/fuzz-patch.log
 
 echo "== JavaScript tests (jest) on Node.js $(node --version)"
 js_start=$SECONDS
@@ -90,4 +94,4 @@ for (const run of fs.readFileSync("build/test-results/jest-runs.txt", "utf8").tr
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
-[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$fuzz_redis" -eq 0 ] && [ "$js" -eq 0 ]
+[ "$native" -eq 0 ] && [ "$asan" -eq 0 ] && [ "$fuzz" -eq 0 ] && [ "$fuzz_url" -eq 0 ] && [ "$fuzz_redis" -eq 0 ] && [ "$fuzz_patch" -eq 0 ] && [ "$js" -eq 0 ]

@@ -100,6 +100,7 @@ test('each error status becomes its class, code and reason; format reasons are d
       memory: ['OutOfMemoryError', 'ERR_OUT_OF_MEMORY'],
       format: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
       family: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
+      patch: ['FilterFormatError', 'ERR_FILTER_FORMAT'],
       url: ['InvalidUrlError', 'ERR_INVALID_URL'],
     }[row.kind];
     expect([name, expected]).not.toEqual([name, undefined]);
@@ -110,6 +111,11 @@ test('each error status becomes its class, code and reason; format reasons are d
       expect([name, e.reason]).toEqual([name, row.reason]);
       const wrongType = row.reason === 'is-bloom-filter' || row.reason === 'is-cuckoo-filter';
       expect(e.message).toBe(`${wrongType ? 'wrong filter type' : 'not a valid cuckoo-wasm filter'}: DETAIL`);
+      reasons.push(row.reason!);
+    } else if (row.kind === 'patch') {
+      // A patch refused (FORMAT.md §17): its own reason, distinct from the filter format's.
+      expect([name, e.reason]).toEqual([name, row.reason]);
+      expect(e.message).toBe('patch refused: DETAIL');
       reasons.push(row.reason!);
     } else if (row.kind === 'family') {
       // The one wrong-family status: the reason and message name the family the bytes hold.
@@ -134,7 +140,8 @@ test('each error status becomes its class, code and reason; format reasons are d
     }
   }
   expect(new Set(reasons).size).toBe(reasons.length);
-  expect(reasons.length).toBe(12); // bad-chunk (FormatBadChunk, SCANDUMP chunks) is the twelfth
+  // 12 filter-format reasons (bad-chunk, FormatBadChunk of SCANDUMP chunks, the twelfth) and 7 patch reasons.
+  expect(reasons.length).toBe(19);
 });
 
 test('a value the table does not have is reported as a plain Error naming it', () => {
