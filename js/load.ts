@@ -5,11 +5,44 @@
  * instance.
  */
 import createCuckooCore from 'cuckoo-core-glue';
-import wasmBinary from 'cuckoo-core-wasm';
+import wasmDeflated from 'cuckoo-core-wasm';
 import { WasmLoadError } from './errors.js';
+import { inflateRaw } from './inflate.js';
 import { Core, CoreModule } from './wasm-core.js';
 
 let corePromise: Promise<Core> | undefined;
+
+/**
+ * The .wasm bytes, inflated from the raw DEFLATE stream (RFC 1951) the bundle
+ * embeds (scripts/build.mjs): by the realm's DecompressionStream where it
+ * takes 'deflate-raw', else by js/inflate.ts.
+ */
+async function wasmBinary(): Promise<Uint8Array> {
+  try {
+    const stream = new DecompressionStream('deflate-raw');
+    const writer = stream.writable.getWriter();
+    // A failure shows in the reads below; these promises only settle with it.
+    writer.write(wasmDeflated).catch(() => {});
+    writer.close().catch(() => {});
+    const reader = stream.readable.getReader();
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      chunks.push(r.value);
+      length += r.value.length;
+    }
+    const bytes = new Uint8Array(length);
+    length = 0;
+    for (const c of chunks) {
+      bytes.set(c, length);
+      length += c.length;
+    }
+    return bytes;
+  } catch {
+    // No DecompressionStream, or none for 'deflate-raw' (a TypeError either way).
+    return inflateRaw(wasmDeflated);
+  }
+}
 
 /** Turns whatever stopped the module from loading into a {@link WasmLoadError} that says what to do. */
 function loadError(cause: unknown): WasmLoadError {
@@ -59,14 +92,16 @@ export function loadCore(): Promise<Core> {
         // Instantiate from the embedded bytes: no fetch, no file path, so it works
         // the same in Node (ESM and CJS), browsers, workers and bundlers.
         instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-          WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(({ instance }) => {
-            exports = instance.exports;
-            try {
-              receive(instance); // runs the module's static initialisers (embind registration)
-            } catch (e) {
-              fail(e);
-            }
-          }, fail);
+          wasmBinary()
+            .then((bytes) => WebAssembly.instantiate(bytes as Uint8Array<ArrayBuffer>, imports))
+            .then(({ instance }) => {
+              exports = instance.exports;
+              try {
+                receive(instance); // runs the module's static initialisers (embind registration)
+              } catch (e) {
+                fail(e);
+              }
+            }, fail);
           return {};
         },
         onAbort: fail,
