@@ -55,13 +55,27 @@ describe('inflateRaw', () => {
   });
 });
 
-test('the package loads through it where DecompressionStream is missing', () => {
-  const script = `delete globalThis.DecompressionStream;
+// The three ways js/load.ts inflates the module, each forced in a fresh Node
+// process: Node.js's zlib (process.getBuiltinModule), DecompressionStream, and
+// js/inflate.ts; each must load a working module, and by the way named.
+describe.each([
+  ['zlib', ''],
+  ['DecompressionStream', 'process.getBuiltinModule = undefined;'],
+  ['inflateRaw', 'process.getBuiltinModule = undefined; delete globalThis.DecompressionStream;'],
+])('the package loads through %s', (way, prelude) => {
+  test('and answers', () => {
+    const script = `${prelude}
+const used = [];
+const getBuiltinModule = process.getBuiltinModule;
+if (getBuiltinModule) process.getBuiltinModule = (id) => (used.push('zlib'), getBuiltinModule(id));
+const Stream = globalThis.DecompressionStream;
+if (Stream) globalThis.DecompressionStream = class extends Stream { constructor(f) { used.push('DecompressionStream'); super(f); } };
 const { CuckooFilter } = await import(${JSON.stringify(join(root, 'dist', 'index.mjs'))});
 const f = await CuckooFilter.create({ capacity: 100 });
 f.add('a');
-console.log(JSON.stringify({ a: f.has('a'), hasStream: typeof DecompressionStream }));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15000 });
-  expect(r.stderr).toBe('');
-  expect(JSON.parse(r.stdout.trim())).toEqual({ a: true, hasStream: 'undefined' });
+console.log(JSON.stringify({ a: f.has('a'), used: used.join() || 'inflateRaw' }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15000 });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout.trim())).toEqual({ a: true, used: way });
+  });
 });
