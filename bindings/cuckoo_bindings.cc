@@ -151,10 +151,11 @@ struct Row<Family::kBloom> {
     info.set("falsePositiveRate", f.false_positive_rate());
     info.set("bitCount", static_cast<double>(f.bit_count()));
     info.set("hashCount", static_cast<int>(f.sub_filter(0).hash_count()));
-    info.set("expectedFalsePositiveRate", f.ExpectedFalsePositiveRate());
-    info.set("estimatedCount", f.EstimatedCount());
   }
-  // A sub-filter as js/bloom-filter.ts's BloomSubFilterInfo, field for field.
+  // A sub-filter as js/bloom-filter.ts's BloomSubFilterInfo, field for field,
+  // but its expectedFalsePositiveRate: js/bloom-filter.ts computes that and
+  // estimatedCount from these fields (only reported, they decide no bytes), so
+  // the module links no exp, pow or log1p.
   static void SubInfo(const BloomFilter& s, val& sub) {
     sub.set("capacity", static_cast<double>(s.capacity()));
     sub.set("falsePositiveRate", s.false_positive_rate());
@@ -162,7 +163,6 @@ struct Row<Family::kBloom> {
     sub.set("hashCount", static_cast<int>(s.hash_count()));
     sub.set("size", static_cast<double>(s.size()));
     sub.set("setBitCount", static_cast<double>(s.SetBitCount()));
-    sub.set("expectedFalsePositiveRate", s.ExpectedFalsePositiveRate());
     sub.set("byteLength", static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())));
   }
 };

@@ -18,9 +18,36 @@ interface CoreBloomInfo {
   serializedSize: number;
   bitCount: number;
   hashCount: number;
-  expectedFalsePositiveRate: number;
-  estimatedCount: number;
-  subFilters: BloomSubFilterInfo[];
+  subFilters: Omit<BloomSubFilterInfo, 'expectedFalsePositiveRate'>[];
+}
+
+/**
+ * The sub-filters with their expected false-positive rates, (1 − e^(−k·n/m))^k
+ * each (n its keys), and the filter's: 1 − ∏(1 − rate). Computed here, not in
+ * the core: only reported, they decide no bytes of a filter, and the core's
+ * WebAssembly then needs no exp and pow.
+ */
+function expectedRates(info: CoreBloomInfo): { rate: number; subFilters: BloomSubFilterInfo[] } {
+  let none = 1;
+  const subFilters = info.subFilters.map((s) => {
+    const expectedFalsePositiveRate = (1 - Math.exp((-s.hashCount * s.size) / s.bitCount)) ** s.hashCount;
+    none *= 1 - expectedFalsePositiveRate;
+    const { byteLength, ...rest } = s;
+    return { ...rest, expectedFalsePositiveRate, byteLength };
+  });
+  return { rate: 1 - none, subFilters };
+}
+
+/**
+ * Distinct keys estimated from the set bits X of each sub-filter, summed:
+ * −(m/k)·ln(1 − X/m) (Swamidass & Baldi 2007); Infinity once every bit of a
+ * sub-filter is set.
+ */
+function estimatedCountOf(info: CoreBloomInfo): number {
+  return info.subFilters.reduce(
+    (sum, s) => sum + (s.setBitCount >= s.bitCount ? Infinity : -(s.bitCount / s.hashCount) * Math.log1p(-s.setBitCount / s.bitCount)),
+    0,
+  );
 }
 
 /** Options of {@link BloomFilter.create}. */
@@ -312,7 +339,7 @@ export class BloomFilter extends FamilyFilter {
    * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
    */
   get expectedFalsePositiveRate(): number {
-    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).expectedFalsePositiveRate;
+    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.live())).rate;
   }
 
   /**
@@ -323,7 +350,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws FilterDisposedError after dispose().
    */
   estimatedCount(): number {
-    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).estimatedCount;
+    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
   }
 
   /**
@@ -333,6 +360,7 @@ export class BloomFilter extends FamilyFilter {
    */
   info(): BloomFilterInfo {
     const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.live());
+    const expected = expectedRates(info);
     return {
       type: 'bloom',
       capacity: this.capacity,
@@ -344,9 +372,9 @@ export class BloomFilter extends FamilyFilter {
       byteLength: info.serializedSize,
       bitsPerItem: bitsPerItemOf(info),
       falsePositiveRate: this.falsePositiveRate,
-      expectedFalsePositiveRate: info.expectedFalsePositiveRate,
-      estimatedCount: info.estimatedCount,
-      subFilters: info.subFilters,
+      expectedFalsePositiveRate: expected.rate,
+      estimatedCount: estimatedCountOf(info),
+      subFilters: expected.subFilters,
     };
   }
 

@@ -5,11 +5,51 @@
  * instance.
  */
 import createCuckooCore from 'cuckoo-core-glue';
-import wasmBinary from 'cuckoo-core-wasm';
+import wasmDeflated from 'cuckoo-core-wasm';
 import { WasmLoadError } from './errors.js';
+import { inflateRaw } from './inflate.js';
 import { Core, CoreModule } from './wasm-core.js';
 
 let corePromise: Promise<Core> | undefined;
+
+/** Node.js's zlib, where the realm is Node.js 20.16+ / 22.3+ (a call, not an import: bundlers see none). */
+type Zlib = { inflateRawSync(data: Uint8Array): Uint8Array };
+const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined } }).process;
+
+/**
+ * The .wasm bytes, inflated from the raw DEFLATE stream (RFC 1951) the bundle
+ * embeds (scripts/build.mjs): by Node.js's zlib where there is one (a few
+ * times faster there than its DecompressionStream), else by the realm's
+ * DecompressionStream where it takes 'deflate-raw', else by js/inflate.ts.
+ */
+async function wasmBinary(): Promise<Uint8Array> {
+  const zlib = nodeProcess?.getBuiltinModule?.('zlib');
+  if (zlib) return zlib.inflateRawSync(wasmDeflated);
+  try {
+    const stream = new DecompressionStream('deflate-raw');
+    const writer = stream.writable.getWriter();
+    // A failure shows in the reads below; these promises only settle with it.
+    writer.write(wasmDeflated).catch(() => {});
+    writer.close().catch(() => {});
+    const reader = stream.readable.getReader();
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      chunks.push(r.value);
+      length += r.value.length;
+    }
+    const bytes = new Uint8Array(length);
+    length = 0;
+    for (const c of chunks) {
+      bytes.set(c, length);
+      length += c.length;
+    }
+    return bytes;
+  } catch {
+    // No DecompressionStream, or none for 'deflate-raw' (a TypeError either way).
+    return inflateRaw(wasmDeflated);
+  }
+}
 
 /** Turns whatever stopped the module from loading into a {@link WasmLoadError} that says what to do. */
 function loadError(cause: unknown): WasmLoadError {
@@ -59,14 +99,16 @@ export function loadCore(): Promise<Core> {
         // Instantiate from the embedded bytes: no fetch, no file path, so it works
         // the same in Node (ESM and CJS), browsers, workers and bundlers.
         instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-          WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(({ instance }) => {
-            exports = instance.exports;
-            try {
-              receive(instance); // runs the module's static initialisers (embind registration)
-            } catch (e) {
-              fail(e);
-            }
-          }, fail);
+          wasmBinary()
+            .then((bytes) => WebAssembly.instantiate(bytes as Uint8Array<ArrayBuffer>, imports))
+            .then(({ instance }) => {
+              exports = instance.exports;
+              try {
+                receive(instance); // runs the module's static initialisers (embind registration)
+              } catch (e) {
+                fail(e);
+              }
+            }, fail);
           return {};
         },
         onAbort: fail,

@@ -18,9 +18,12 @@ inline uint64_t HashKey(const uint8_t* key, size_t len, uint64_t seed) {
   return XXH3_64bits_withSeed(key, len, seed);
 }
 
-// XXH3-64, seed 0: the serialized format's checksum.
+// XXH3-64, seed 0: the serialized format's checksum. With seed 0,
+// XXH3_64bits_withSeed is XXH3_64bits (xxhash.h: "seed==0 produces the same
+// results as XXH3_64bits()"), so the checksum goes through the key hash and
+// the module holds one copy of XXH3's code, not two.
 inline uint64_t Checksum(const uint8_t* data, size_t len) {
-  return XXH3_64bits(data, len);
+  return HashKey(data, len, 0);
 }
 
 // 2^64 / φ rounded to odd (the golden-ratio Weyl step of SplitMix64): the
