@@ -16,7 +16,9 @@
 #include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "scalable_filter.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 namespace patch {
 namespace {
@@ -388,3 +390,4 @@ size_t DescribeMismatch(const uint8_t* older, size_t older_len, const uint8_t* n
 }
 
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END

@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "size_optimized.h"
+
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 namespace patch {
 
@@ -189,5 +192,6 @@ class BitReader {
 
 }  // namespace patch
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END
 
 #endif  // CUCKOO_WASM_SRC_PATCH_BITS_H_

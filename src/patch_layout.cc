@@ -4,7 +4,9 @@
 #include <cstring>
 
 #include "cuckoo_tables.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 namespace patch {
 
@@ -288,3 +290,4 @@ size_t Describe(const Mismatch& m, char* out, size_t cap) {
 
 }  // namespace patch
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END

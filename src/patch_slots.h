@@ -28,7 +28,9 @@
 #include "patch_bits.h"
 #include "patch_layout.h"
 #include "semi_sorted_table.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 namespace patch {
 
@@ -361,5 +363,6 @@ bool ApplySlots(const Region& r, const Table& base, Table* work, BitReader* in, 
 
 }  // namespace patch
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END
 
 #endif  // CUCKOO_WASM_SRC_PATCH_SLOTS_H_
