@@ -8,12 +8,13 @@
 #define CUCKOO_WASM_SRC_SIZE_OPTIMIZED_H_
 
 #if defined(__clang__)
-#define CUCKOO_SIZE_OPTIMIZED_BEGIN \
-  _Pragma("clang attribute push (__attribute__((minsize)), apply_to = function)")
+#define CUCKOO_SIZE_OPTIMIZED_BEGIN                                            \
+  _Pragma(                                                                     \
+      "clang attribute push (__attribute__((minsize)), apply_to = function)")
 #define CUCKOO_SIZE_OPTIMIZED_END _Pragma("clang attribute pop")
 #else
 #define CUCKOO_SIZE_OPTIMIZED_BEGIN
 #define CUCKOO_SIZE_OPTIMIZED_END
 #endif
 
-#endif  // CUCKOO_WASM_SRC_SIZE_OPTIMIZED_H_
+#endif // CUCKOO_WASM_SRC_SIZE_OPTIMIZED_H_

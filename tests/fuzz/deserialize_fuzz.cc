@@ -52,6 +52,7 @@
 #include "bloom_filter.h"
 #include "cuckoo_filter.h"
 #include "format.h"
+#include "fuzz_check.h"
 #include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "scalable_filter.h"
@@ -70,15 +71,6 @@ using cuckoo::ScalableCuckooFilter;
 using cuckoo::Status;
 namespace format = cuckoo::format;
 namespace field = cuckoo::format::cuckoo_field;
-
-#define FUZZ_CHECK(cond)                                                          \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__,    \
-                   __LINE__);                                                     \
-      __builtin_trap();                                                           \
-    }                                                                             \
-  } while (0)
 
 // Largest payload the length fix-up builds (bounds time per input): a version-1
 // file, and a version-2 file (three readers, several sub-filters, each

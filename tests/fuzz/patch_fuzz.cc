@@ -33,6 +33,7 @@
 
 #include "cuckoo_filter.h"
 #include "format.h"
+#include "fuzz_check.h"
 #include "patch.h"
 #include "redis_bloom.h"
 #include "redis_cuckoo.h"
@@ -42,14 +43,6 @@ namespace {
 
 using cuckoo::Status;
 using Bytes = std::vector<uint8_t>;
-
-#define FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      __builtin_trap();                                                                   \
-    }                                                                                     \
-  } while (0)
 
 template <class F>
 Bytes BytesOf(const F& f) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "format.h"
+#include "fuzz_check.h"
 #include "redis_bloom.h"
 #include "redis_cuckoo.h"
 #include "redis_dump.h"
@@ -42,14 +43,6 @@ namespace {
 using cuckoo::RedisChunk;
 using cuckoo::Status;
 using Bytes = std::vector<uint8_t>;
-
-#define FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      __builtin_trap();                                                                   \
-    }                                                                                     \
-  } while (0)
 
 // Filters whose tables pass this many bytes are loaded and dumped but not
 // given keys (growth could allocate more, legally, and slowly).

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "status.h"
 #include "url_canon.h"
 #include "url_expressions.h"
@@ -45,15 +46,6 @@ namespace {
 
 using cuckoo::Status;
 namespace url = cuckoo::url;
-
-#define FUZZ_CHECK(cond)                                                          \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "FUZZ_CHECK failed: %s (%s:%d)\n", #cond, __FILE__,    \
-                   __LINE__);                                                     \
-      __builtin_trap();                                                           \
-    }                                                                             \
-  } while (0)
 
 // An exact-size heap copy (1 byte for an empty string, which is then not read).
 std::unique_ptr<uint8_t[]> Copy(const uint8_t* data, size_t len) {
