@@ -146,12 +146,17 @@ export class RedisCuckooFilter extends RedisFilter {
    * `CF.DEL`: removes one stored copy of the key's fingerprint. Delete only keys that were
    * added: deleting another key that shares a fingerprint removes that one's.
    * @returns true if a copy was removed, false if none matched.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
    */
   delete(key: Key): boolean {
     return this.core.keyOp(DELETE, this.live(), key) === 1;
   }
 
-  /** `CF.COUNT`: stored copies of the key's fingerprint in its buckets (an upper bound on its adds). */
+  /**
+   * `CF.COUNT`: stored copies of the key's fingerprint in its buckets, in every sub-filter.
+   * @returns an integer >= the key's adds not deleted (higher when other keys share its fingerprint and bucket).
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
+   */
   count(key: Key): number {
     return this.core.keyOp(COUNT, this.live(), key);
   }
