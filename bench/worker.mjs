@@ -151,18 +151,29 @@ async function runOnce(adapter, members, nonMembers, eps, lookupSample = 0) {
     }
 
     if (typeof f.addAll === 'function') {
+      // Like the lookups, the fastest of LOOKUP_PASSES passes within PASS_BUDGET_MS, each
+      // into a new filter (only the addAll call is timed): one call of a few milliseconds
+      // alone picks up a garbage collection or a tier-up as often as not.
       phase = 'addAll';
-      const g = await adapter.create(capacity, eps, SIZING);
-      try {
-        t0 = nowMs();
-        g.addAll(members);
-        r.addAllMs = nowMs() - t0;
-        r.addAllOps = n / (r.addAllMs / 1e3);
-        phase = 'addAll check';
-        r.addAllFalseNegatives = typeof g.hasAll === 'function' ? n - countTrue(g.hasAll(members)) : absent(g, members);
-      } finally {
-        g.dispose();
+      r.addAllMs = Infinity;
+      let spent = 0;
+      for (let pass = 0; pass < LOOKUP_PASSES && (pass === 0 || spent < PASS_BUDGET_MS); ++pass) {
+        const g = await adapter.create(capacity, eps, SIZING);
+        try {
+          t0 = nowMs();
+          g.addAll(members);
+          const ms = nowMs() - t0;
+          r.addAllMs = Math.min(r.addAllMs, ms);
+          spent += ms;
+          phase = 'addAll check';
+          const missed = typeof g.hasAll === 'function' ? n - countTrue(g.hasAll(members)) : absent(g, members);
+          r.addAllFalseNegatives = Math.max(r.addAllFalseNegatives ?? 0, missed);
+          phase = 'addAll';
+        } finally {
+          g.dispose();
+        }
       }
+      r.addAllOps = n / (r.addAllMs / 1e3);
     }
 
     phase = 'serialize';
