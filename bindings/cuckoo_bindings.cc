@@ -440,36 +440,47 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
 // Patches (src/patch.h, docs/FORMAT.md §17), on serialized bytes. patchDiff and
 // patchApply return the address of a malloc'd block, a u64 (little-endian)
 // byte count L then L bytes (the patch, or the patched filter's bytes), which
-// JS copies out and frees with _free; or -status.
+// JS copies out and frees with _free; or why not: { status, mismatch } (a
+// PatchRefusal of js/core-types.ts), mismatch the core's sentence naming the
+// field in which the two filters differ and both values ("the filters differ
+// in fingerprint bits: 12 in the older filter, 13 in the newer"), present for
+// a kPatchFamily that compared two filters.
 
-int PatchBlock(Status s, uint8_t* payload, size_t len) {
-  if (s != Status::kOk) return Answer(s);
-  auto* block = static_cast<uint8_t*>(std::realloc(payload, len + 8));
-  if (block == nullptr) {
+val PatchBlock(Status s, uint8_t* payload, size_t len, const cuckoo::PatchMismatch& why) {
+  if (s == Status::kOk) {
+    auto* block = static_cast<uint8_t*>(std::realloc(payload, len + 8));
+    if (block != nullptr) {
+      std::memmove(block + 8, block, len);
+      cuckoo::format::PutU64(block, len);
+      return val(static_cast<int>(reinterpret_cast<uintptr_t>(block)));
+    }
     std::free(payload);
-    return Answer(Status::kOutOfMemory);
+    s = Status::kOutOfMemory;
   }
-  std::memmove(block + 8, block, len);
-  cuckoo::format::PutU64(block, len);
-  return static_cast<int>(reinterpret_cast<uintptr_t>(block));
+  val refusal = val::object();
+  refusal.set("status", static_cast<int>(s));
+  if (why.text[0] != '\0') refusal.set("mismatch", val(static_cast<const char*>(why.text)));
+  return refusal;
 }
 
 const uint8_t* In(uintptr_t p) { return reinterpret_cast<const uint8_t*>(p); }
 
-int PatchDiff(uintptr_t older, double older_len, uintptr_t newer, double newer_len) {
+val PatchDiff(uintptr_t older, double older_len, uintptr_t newer, double newer_len) {
   uint8_t* patch = nullptr;
   size_t len = 0;
+  cuckoo::PatchMismatch why;
   const Status s = cuckoo::Diff(In(older), static_cast<size_t>(older_len), In(newer),
-                                static_cast<size_t>(newer_len), &patch, &len);
-  return PatchBlock(s, patch, len);
+                                static_cast<size_t>(newer_len), &patch, &len, &why);
+  return PatchBlock(s, patch, len, why);
 }
 
-int PatchApply(uintptr_t base, double base_len, uintptr_t patch, double patch_len) {
+val PatchApply(uintptr_t base, double base_len, uintptr_t patch, double patch_len) {
   uint8_t* result = nullptr;
   size_t len = 0;
+  cuckoo::PatchMismatch why;
   const Status s = cuckoo::ApplyPatch(In(base), static_cast<size_t>(base_len), In(patch),
-                                      static_cast<size_t>(patch_len), &result, &len);
-  return PatchBlock(s, result, len);
+                                      static_cast<size_t>(patch_len), &result, &len, &why);
+  return PatchBlock(s, result, len, why);
 }
 
 val Hex64(uint64_t v) {
@@ -493,17 +504,6 @@ val PatchInfoOf(uintptr_t patch, double patch_len) {
   info.set("resultChecksum", Hex64(i.result_checksum));
   info.set("changes", static_cast<double>(i.changes));
   return info;
-}
-
-// The field in which two filters differ so that no patch joins them, as a
-// sentence naming both values ("the filters differ in fingerprint bits: 12 in
-// the older filter, 13 in the newer"), for the message of patchDiff's -kPatchFamily;
-// undefined if none does.
-val PatchMismatch(uintptr_t older, double older_len, uintptr_t newer, double newer_len) {
-  char text[256];
-  const size_t n = cuckoo::DescribeMismatch(In(older), static_cast<size_t>(older_len), In(newer),
-                                            static_cast<size_t>(newer_len), text, sizeof text);
-  return n == 0 ? val::undefined() : val(static_cast<const char*>(text));
 }
 
 // Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
@@ -814,7 +814,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("patchDiff", &PatchDiff);
   function("patchApply", &PatchApply);
   function("patchInfo", &PatchInfoOf);
-  function("patchMismatch", &PatchMismatch);
   function("statusMessage", &Message);
   function("allocatedBytes", &AllocatedBytes);
   function("constants", &Constants);

@@ -107,10 +107,9 @@ export type CoreModule = {
   cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
   firstSubFilterRate(fpr: number, expansion: number): number;
-  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): number;
-  patchApply(base: number, baseLength: number, patch: number, patchLength: number): number;
+  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): number | PatchRefusal;
+  patchApply(base: number, baseLength: number, patch: number, patchLength: number): number | PatchRefusal;
   patchInfo(patch: number, patchLength: number): PatchInfo | number;
-  patchMismatch(older: number, olderLength: number, newer: number, newerLength: number): string | undefined;
   statusMessage(status: number): string;
   allocatedBytes(): number;
   constants(): CoreConstants;
@@ -132,7 +131,10 @@ export interface PatchInfo {
   changes: number;
 }
 
-/** Why the core made no patch or result: the status, and for PatchFamily the sentence naming the field that differs and both values. */
+/**
+ * Why the core made no patch or result: the status, and for PatchFamily from two filters compared (a diff's two, or an
+ * apply's base and result) the core's sentence naming the field that differs and both values (src/patch.h PatchMismatch).
+ */
 export interface PatchRefusal {
   status: number;
   mismatch: string | undefined;

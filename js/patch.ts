@@ -118,13 +118,15 @@ export async function diffBytes(older: Uint8Array | ArrayBuffer, newer: Uint8Arr
  * The bytes of the filter `patch` makes of the filter bytes `base`, from bytes alone: byte for byte
  * the newer filter's `toBytes()`. What `filter.applyPatch(patch)` does, for storage that keeps bytes.
  * The patch is checked against `base` (its length and checksum) before anything, and the result
- * (its checksum, a full load as a filter) before it is returned; `base` is never changed.
+ * (its checksum, a full load as a filter, the base's parameters) before it is returned; `base` is
+ * never changed.
  *
  * @param base - the filter's bytes (a Uint8Array, any realm, or ArrayBuffer).
  * @param patch - a patch of {@link diffBytes} or `diff`.
  * @returns a promise of the new filter's bytes, a new Uint8Array the caller owns.
  * @throws FilterFormatError with reason 'patch-wrong-base' (the patch is for another version of
- *   the filter), 'patch-family' (for another family or parameters), 'patch-not-a-patch',
+ *   the filter), 'patch-family' (for another family, or its result's parameters are not the base's:
+ *   the message names the field and both values), 'patch-not-a-patch',
  *   'patch-version', 'patch-truncated', 'patch-corrupt' or 'patch-result-mismatch'.
  * @throws ArgumentTypeError, ArgumentRangeError, OutOfMemoryError, WasmLoadError, as {@link diffBytes}.
  * @example

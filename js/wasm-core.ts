@@ -156,12 +156,12 @@ export class Core {
 
   /** The patch that turns filter bytes `older` into `newer`, or why not. @throws OutOfMemoryError */
   patchDiff(older: Uint8Array, newer: Uint8Array): Uint8Array | PatchRefusal {
-    return this.withBytes(older, (o, on) => this.withBytes(newer, (n, nn) => this.patchResult(this.m.patchDiff(o, on, n, nn), o, on, n, nn)));
+    return this.withBytes(older, (o, on) => this.withBytes(newer, (n, nn) => this.patchResult(this.m.patchDiff(o, on, n, nn))));
   }
 
-  /** The filter bytes `patch` makes of `base` (with the same parameters), or why not. @throws OutOfMemoryError */
+  /** The filter bytes `patch` makes of `base` (the core checks they have its parameters), or why not. @throws OutOfMemoryError */
   patchApply(base: Uint8Array, patch: Uint8Array): Uint8Array | PatchRefusal {
-    return this.withBytes(base, (b, bn) => this.withBytes(patch, (p, pn) => this.patchResult(this.m.patchApply(b, bn, p, pn), b, bn)));
+    return this.withBytes(base, (b, bn) => this.withBytes(patch, (p, pn) => this.patchResult(this.m.patchApply(b, bn, p, pn))));
   }
 
   /** What the header of `patch` says, or -status. @throws OutOfMemoryError */
@@ -169,17 +169,12 @@ export class Core {
     return this.withBytes(patch, (p, n) => this.m.patchInfo(p, n));
   }
 
-  /**
-   * What a patch call returned at `r`: a copy of its block's bytes (a u64 LE byte count, then the bytes; the block is
-   * freed), or its status -r. The filters at `older` and `newer` (the block's, if not given) must agree in parameters.
-   */
-  private patchResult(r: number, older: number, olderLen: number, newer?: number, newerLen = 0): Uint8Array | PatchRefusal {
-    const mismatch = (n: number, nn: number) => this.m.patchMismatch(older, olderLen, n, nn);
-    if (r <= 0) return { status: -r, mismatch: -r === Status.PatchFamily && newer !== undefined ? mismatch(newer, newerLen) : undefined };
+  /** What a patch call returned: a copy of the bytes of the block at `r` (a u64 LE byte count, then the bytes; the block is freed), or the core's refusal. */
+  private patchResult(r: number | PatchRefusal): Uint8Array | PatchRefusal {
+    if (typeof r !== 'number') return r;
     try {
       const length = this.m.HEAPU32[r >>> 2] + this.m.HEAPU32[(r >>> 2) + 1] * 2 ** 32;
-      const differs = newer === undefined ? mismatch(r + 8, length) : undefined;
-      return differs === undefined ? this.m.HEAPU8.slice(r + 8, r + 8 + length) : { status: Status.PatchFamily, mismatch: differs };
+      return this.m.HEAPU8.slice(r + 8, r + 8 + length);
     } finally {
       this.m._free(r);
     }

@@ -202,6 +202,18 @@ const Region* Paired(const Layout& bl, const Region& r, bool* ok) {
   return b;
 }
 
+// kOk if a patch may join the filters `older` and `newer`, whose layouts are
+// l.base and l.result: the same family, format version and parameters
+// (FindMismatch); else kPatchFamily and, if `why` is given, the sentence
+// naming the field and both values. Diff checks its two filters with it,
+// ApplyPatch its base and result.
+Status SameParameters(const Layouts& l, const uint8_t* older, const uint8_t* newer, PatchMismatch* why) {
+  Mismatch m;
+  if (!FindMismatch(l.base, older, l.result, newer, &m)) return Status::kOk;
+  if (why != nullptr) Describe(m, why->text, sizeof why->text);
+  return Status::kPatchFamily;
+}
+
 Status ReadHeader(const uint8_t* p, size_t len, PatchInfo* info) {
   if (len < sizeof kPatchMagic) return Status::kPatchTruncated;
   if (std::memcmp(p, kPatchMagic, sizeof kPatchMagic) != 0) return Status::kPatchNotAPatch;
@@ -221,9 +233,10 @@ Status ReadHeader(const uint8_t* p, size_t len, PatchInfo* info) {
 }
 
 // The result of a patch whose header `info` was read and whose base was
-// checked, into *out (malloc'd, result_length bytes).
+// checked, into *out (malloc'd, result_length bytes); kOk only if it has the
+// checksum the patch names, loads, and has the base's parameters.
 Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
-              const PatchInfo& info, uint8_t* out) {
+              const PatchInfo& info, uint8_t* out, PatchMismatch* why) {
   const size_t res_len = static_cast<size_t>(info.result_length);
   LayoutsPtr l = NewLayouts();
   if (l == nullptr) return Status::kOutOfMemory;
@@ -267,14 +280,18 @@ Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t
   if (GetU64(out + res_len - format::kChecksumBytes) != info.result_checksum) {
     return Status::kPatchResultMismatch;
   }
-  return Loads(info.family, out, res_len) == Status::kOk ? Status::kOk : Status::kPatchResultMismatch;
+  if (Loads(info.family, out, res_len) != Status::kOk) return Status::kPatchResultMismatch;
+  // A valid filter, but is it another version of the base? (A patch can
+  // carry byte edits to any header field; Diff never makes such a patch.)
+  return SameParameters(*l, base, out, why);
 }
 
 }  // namespace
 }  // namespace patch
 
 Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t newer_len,
-            uint8_t** out, size_t* out_len) {
+            uint8_t** out, size_t* out_len, PatchMismatch* why) {
+  if (why != nullptr) why->text[0] = '\0';
   Family fo = Family::kCuckoo;
   Family fn = Family::kCuckoo;
   Status s = PeekFamily(older, older_len, &fo);
@@ -288,8 +305,8 @@ Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t
       patch::ReadLayout(newer, newer_len, &l->result) != Status::kOk) {
     return Status::kFormatBadParameter;  // not reached: both loaded
   }
-  patch::Mismatch m;
-  if (patch::FindMismatch(l->base, older, l->result, newer, &m)) return Status::kPatchFamily;
+  s = patch::SameParameters(*l, older, newer, why);
+  if (s != Status::kOk) return s;
 
   patch::BitWriter body;
   uint64_t changes = 0;
@@ -333,7 +350,8 @@ Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t
 }
 
 Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
-                  uint8_t** result, size_t* result_len) {
+                  uint8_t** result, size_t* result_len, PatchMismatch* why) {
+  if (why != nullptr) why->text[0] = '\0';
   PatchInfo info;
   Status s = patch::ReadHeader(patch, patch_len, &info);
   if (s != Status::kOk) return s;
@@ -355,7 +373,7 @@ Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, si
   }
   auto* out = static_cast<uint8_t*>(std::malloc(static_cast<size_t>(info.result_length)));
   if (out == nullptr) return Status::kOutOfMemory;
-  s = patch::Decode(base, base_len, patch, patch_len, info, out);
+  s = patch::Decode(base, base_len, patch, patch_len, info, out, why);
   if (s != Status::kOk) {
     std::free(out);
     return s;
@@ -374,19 +392,6 @@ Status ReadPatchInfo(const uint8_t* patch, size_t patch_len, PatchInfo* info) {
   if (!in.ok()) return Status::kPatchCorrupt;
   *info = i;
   return Status::kOk;
-}
-
-size_t DescribeMismatch(const uint8_t* older, size_t older_len, const uint8_t* newer,
-                        size_t newer_len, char* out, size_t cap) {
-  out[0] = '\0';
-  patch::LayoutsPtr l = patch::NewLayouts();
-  if (l == nullptr || patch::ReadLayout(older, older_len, &l->base) != Status::kOk ||
-      patch::ReadLayout(newer, newer_len, &l->result) != Status::kOk) {
-    return 0;
-  }
-  patch::Mismatch m;
-  if (!patch::FindMismatch(l->base, older, l->result, newer, &m)) return 0;
-  return patch::Describe(m, out, cap);
 }
 
 }  // namespace cuckoo

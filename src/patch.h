@@ -9,7 +9,8 @@
 // A patch names its base and its result by length and checksum; ApplyPatch
 // checks the base against them before it decodes anything, builds the result
 // in a fresh buffer, and returns it only if its checksum is the one the patch
-// names and it loads as a filter of its family. The base is never written.
+// names, it loads as a filter of its family and it has the base's parameters
+// (the comparison Diff makes of its two filters). The base is never written.
 //
 // The body codes each region of the result (patch_layout.h) against the same
 // region of the base (zeros where the base has no such sub-filter): bytes
@@ -55,14 +56,25 @@ struct PatchInfo {
   uint64_t changes = 0;  // byte edits + slot operations + flipped bits
 };
 
+// The sentence naming the first field in which two filters differ so that no
+// patch joins them (family, format version, encoding, fingerprint bits, bucket
+// size, bucket count, max kicks, seed, a sub-filter's size, ...) with both
+// values, NUL-terminated: "the filters differ in fingerprint bits: 12 in the
+// older filter, 13 in the newer". Diff fills it for its two filters,
+// ApplyPatch for the base (older) and the result (newer); empty on any other
+// answer.
+struct PatchMismatch {
+  char text[256] = {};
+};
+
 // The patch that turns `older` into `newer` (each a whole serialized filter
 // that its family's Deserialize accepts), in a malloc'd block of *patch_len
 // bytes at *patch that the caller frees with free().
 // Errors: the format status of an input that does not load; kPatchFamily if
-// the two differ in family, format version or a parameter (DescribeMismatch
+// the two differ in family, format version or a parameter (*why, if given,
 // says which); kOutOfMemory. On error *patch and *patch_len are untouched.
 Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t newer_len,
-            uint8_t** patch, size_t* patch_len);
+            uint8_t** patch, size_t* patch_len, PatchMismatch* why = nullptr);
 
 // The result of applying `patch` to `base`, in a malloc'd block of
 // *result_len bytes at *result that the caller frees with free().
@@ -74,22 +86,16 @@ Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t
 // length or checksum is not the patch's base); kFormatChecksumMismatch (the
 // base's bytes do not match its own checksum); kPatchCorrupt (the body does
 // not decode against this base); kPatchResultMismatch (the result's checksum
-// is not the one the patch names, or the result does not load);
-// kOutOfMemory. `base` is only read; on error *result is untouched.
+// is not the one the patch names, or the result does not load); kPatchFamily
+// (the result differs from the base in format version or a parameter, as
+// Diff compares them; *why, if given, says which); kOutOfMemory. `base` is
+// only read; on error *result is untouched.
 Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
-                  uint8_t** result, size_t* result_len);
+                  uint8_t** result, size_t* result_len, PatchMismatch* why = nullptr);
 
 // The header of `patch` and the number of changes in its body, after the
 // checks of ApplyPatch that need no base (truncated, magic, version, checksum).
 Status ReadPatchInfo(const uint8_t* patch, size_t patch_len, PatchInfo* info);
-
-// Writes into out[0, cap) a NUL-terminated English sentence naming the first
-// field in which `older` and `newer` differ so that no patch joins them
-// (family, format version, encoding, fingerprint bits, bucket size, bucket
-// count, seed, ...) with both values; returns its length (0 and an empty
-// string if they agree, or if either is not a filter). `cap` >= 1.
-size_t DescribeMismatch(const uint8_t* older, size_t older_len, const uint8_t* newer,
-                        size_t newer_len, char* out, size_t cap);
 
 }  // namespace cuckoo
 
