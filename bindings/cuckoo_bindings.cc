@@ -50,14 +50,13 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
-#include <malloc.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
+#include "allocator.h"
 #include "batch.h"
 #include "family.h"
 #include "patch.h"
@@ -515,8 +514,8 @@ val PatchMismatch(uintptr_t older, double older_len, uintptr_t newer, double new
   return n == 0 ? val::undefined() : val(static_cast<const char*>(text));
 }
 
-// Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
-double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
+// Bytes of the heap blocks in use (bindings/allocator.cc).
+double AllocatedBytes() { return static_cast<double>(cuckoo_wasm::LiveHeapBytes()); }
 
 // The JS string is read from StatusMessage's static ASCII text.
 val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
