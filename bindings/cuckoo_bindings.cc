@@ -50,14 +50,13 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
-#include <malloc.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
+#include "allocator.h"
 #include "batch.h"
 #include "family.h"
 #include "patch.h"
@@ -65,10 +64,16 @@
 #include "redis_cuckoo.h"
 #include "redis_dump.h"
 #include "scalable_filter.h"
+#include "size_optimized.h"
 #include "sizing.h"
 #include "url_filter.h"
 
 namespace {
+
+// The cold calls (once per filter or per error) are compiled for size
+// (size_optimized.h); OnFamily, which the URL exports use, and the hot
+// operations below are not.
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
@@ -204,6 +209,8 @@ struct Row<Family::kRedisBloom> {
   }
 };
 
+CUCKOO_SIZE_OPTIMIZED_END
+
 // fn(Row<F>{}) for the family numbered `family`; `refused` for a number that
 // names no family (switching on the int, so no value is taken for another).
 template <typename R, typename Fn>
@@ -217,6 +224,7 @@ R OnFamily(int family, R refused, Fn&& fn) {
   }
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 constexpr int kNoFamily = -static_cast<int>(Status::kInvalidArgument);
 
 template <typename RowT>
@@ -506,8 +514,8 @@ val PatchInfoOf(uintptr_t patch, double patch_len) {
   return info;
 }
 
-// Bytes the allocator has handed out and not had back (dlmalloc's mallinfo).
-double AllocatedBytes() { return static_cast<double>(mallinfo().uordblks); }
+// Bytes of the heap blocks in use (bindings/allocator.cc).
+double AllocatedBytes() { return static_cast<double>(cuckoo_wasm::LiveHeapBytes()); }
 
 // The JS string is read from StatusMessage's static ASCII text.
 val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
@@ -589,6 +597,8 @@ val Constants() {
   c.set("defaultSeedHigh", static_cast<uint32_t>(cuckoo::kDefaultSeed >> 32));
   return c;
 }
+
+CUCKOO_SIZE_OPTIMIZED_END
 
 // ---------------------------------------------------------------------------
 // Hot operations, one template each; HOT_EXPORTS stamps a family's row of them.

@@ -6,6 +6,7 @@
 
 #include "batch.h"
 #include "hash.h"
+#include "size_optimized.h"
 
 namespace cuckoo {
 
@@ -126,6 +127,7 @@ Status BloomFilter::Create(const BloomParams& params, std::unique_ptr<BloomFilte
   return Make(params, bits, hashes, out);
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hashes,
                          uint64_t item_count, const uint8_t* words,
                          std::unique_ptr<BloomFilter>* out) {
@@ -138,6 +140,7 @@ Status BloomFilter::Load(const BloomParams& params, uint64_t bits, uint32_t hash
   *out = std::move(filter);
   return Status::kOk;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 void BloomFilter::AddHash(uint64_t hash) {
   ++size_;
@@ -164,6 +167,7 @@ void BloomFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, siz
   });
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 Status BloomFilter::Union(const BloomFilter& other) {
   if (!IsCompatible(other)) return Status::kInvalidArgument;
   const uint64_t n = word_bytes() / 8;
@@ -190,5 +194,6 @@ double BloomFilter::EstimatedCount() const {
   if (x >= m) return HUGE_VAL;
   return -(m / hashes_) * std::log1p(-x / m);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo

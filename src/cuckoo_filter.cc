@@ -7,9 +7,11 @@
 #include "batch.h"
 #include "format.h"
 #include "hash.h"
+#include "size_optimized.h"
 
 namespace cuckoo {
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 double CuckooFilter::TargetLoadFactor(uint32_t bucket_size) {
   switch (bucket_size) {
     case 2: return 0.84;
@@ -40,6 +42,7 @@ uint64_t CuckooFilter::SerializedSizeFor(const CuckooParams& p) {
   return format::CuckooFileBytes(
       TableByteLength(p.encoding, m, p.bucket_size, p.fingerprint_bits));
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 Status CuckooFilter::Make(const CuckooParams& params, uint64_t bucket_count,
                           std::unique_ptr<CuckooFilter>* out) {
@@ -102,6 +105,7 @@ uint64_t CuckooFilter::SerializedSize() const {
   return format::CuckooFileBytes(table_.Visit([](const auto& t) { return t.byte_length(); }));
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 format::CuckooHeader CuckooFilter::Header() const {
   format::CuckooHeader h;
   h.params = params_;
@@ -142,5 +146,6 @@ Status CuckooFilter::Deserialize(const uint8_t* data, size_t len,
   *out = std::move(filter);
   return Status::kOk;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo

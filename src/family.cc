@@ -1,7 +1,9 @@
 #include "family.h"
 
 #include "format.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 
 Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
@@ -19,3 +21,4 @@ Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
 }
 
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END

@@ -4,7 +4,9 @@
 
 #include "cuckoo_tables.h"
 #include "hash.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 namespace format {
 
@@ -432,3 +434,4 @@ Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection*
 
 }  // namespace format
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END

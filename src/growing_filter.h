@@ -50,6 +50,7 @@
 #include "allocation.h"
 #include "batch.h"
 #include "format.h"
+#include "size_optimized.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -225,6 +226,7 @@ uint64_t GrowingFilter<Self, Family>::SerializedSize() const {
          Sum([](const Sub& s) { return Family::SectionBytes(s); });
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 template <class Self, class Family>
 void GrowingFilter<Self, Family>::Serialize(uint8_t* out) const {
   if (version_ == format::kFormatVersion) {
@@ -296,6 +298,7 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
   *out = std::move(filter);
   return Status::kOk;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo
 

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "batch.h"
+#include "size_optimized.h"
 
 namespace cuckoo {
 
@@ -46,6 +47,7 @@ bool TestRedisBits(const uint8_t* data, const RedisBloomHash& h, uint64_t m, uin
 constexpr uint64_t kRedisInfoLinkBytes = 64;
 constexpr uint64_t kRedisInfoFilterBytes = 32;
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 bool ValidRedisGrowth(uint32_t growth, bool non_scaling) {
   return growth <= kRedisBloomMaxExpansion && (non_scaling || growth >= 1);
 }
@@ -56,6 +58,7 @@ bool RedisLinkFollows(const RedisBloomLinkShape& prev, const RedisBloomLinkShape
   return growth != 0 && prev.entries <= UINT64_MAX / growth &&
          link.entries == prev.entries * growth && link.error == prev.error / 2;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace
 
@@ -76,6 +79,7 @@ bool RedisBloomLinkShape::For(uint64_t entries, double error, RedisBloomLinkShap
   return true;
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 bool RedisBloomLinkShape::Consistent() const {
   if (entries == 0 || !(error > 0 && error < 1) || !(bpe > 0) || !std::isfinite(bpe)) return false;
   const double expected = RedisBitsPerEntry(error);
@@ -83,6 +87,7 @@ bool RedisBloomLinkShape::Consistent() const {
   return hashes == RedisHashesFor(bpe) && bits != 0 && bits % 64 == 0 && bytes == bits / 8 &&
          bits == RedisBitsFor(entries, bpe);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 Status RedisBloomLink::Create(const RedisBloomLinkShape& shape,
                               std::unique_ptr<RedisBloomLink>* out) {
@@ -132,6 +137,7 @@ Status RedisBloomFamily::MakeNext(const RedisBloomLink&, const RedisBloomLink& n
   return s;
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 void RedisBloomFamily::WriteSection(const RedisBloomLink& link, uint8_t* out) {
   format::RedisBloomSection r;
   r.entries = link.entries();
@@ -201,6 +207,7 @@ Status RedisBloomFilter::Create(const RedisBloomParams& p, std::unique_ptr<Redis
   first->set_growth(p.expansion);
   return Wrap(std::move(first), non_scaling ? 0 : p.expansion, out);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 Status RedisBloomFilter::AddNew(const uint8_t* key, size_t len, bool* added) {
   *added = false;
@@ -211,6 +218,7 @@ Status RedisBloomFilter::AddNew(const uint8_t* key, size_t len, bool* added) {
   return s;
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 uint64_t RedisBloomFilter::redis_size() const {
   return kRedisInfoFilterBytes +
          Sum([](const RedisBloomLink& l) { return l.bytes() + kRedisInfoLinkBytes; });
@@ -359,5 +367,6 @@ Status RedisBloomFilter::FinishDump() {
   const uint64_t total = Sum([](const RedisBloomLink& l) { return l.bytes(); });
   return loaded_ == total ? Status::kOk : Status::kFormatBadChunk;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo

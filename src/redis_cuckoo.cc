@@ -5,6 +5,7 @@
 
 #include "batch.h"
 #include "murmur_hash.h"
+#include "size_optimized.h"
 
 namespace cuckoo {
 
@@ -77,6 +78,7 @@ Status RedisCuckooFamily::MakeNext(const RedisCuckooSub& first, const RedisCucko
                               first.max_iterations(), next);
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 void RedisCuckooFamily::WriteSection(const RedisCuckooSub& f, uint8_t* out) {
   format::RedisCuckooSection r;
   r.bucket_count = f.bucket_count();
@@ -139,6 +141,7 @@ Status RedisCuckooFilter::Create(const RedisCuckooParams& params,
   if (s != Status::kOk) return s;
   return Wrap(std::move(first), params.expansion, out);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 void RedisCuckooFilter::Probes(const uint8_t* key, size_t len, Probe* out) const {
   RedisCuckooFamily::Walk walk(*subs_[0], RedisCuckooFamily::Hash(key, len, seed()), expansion_);
@@ -178,6 +181,7 @@ uint32_t RedisCuckooFilter::Count(const uint8_t* key, size_t len) const {
   return n;
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 uint64_t RedisCuckooFilter::redis_size() const {
   return Sum([](const RedisCuckooSub& s) { return s.table().byte_length(); }) + 40 +
          16 * uint64_t{count_};
@@ -284,5 +288,6 @@ Status RedisCuckooFilter::FinishDump() {
   if (items != expected_items_) return Status::kFormatCountMismatch;
   return Status::kOk;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo

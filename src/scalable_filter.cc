@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "size_optimized.h"
+
 namespace cuckoo {
 
 // ---------------------------------------------------------------------------
@@ -58,6 +60,7 @@ Status CuckooFamily::MakeNext(const CuckooFilter& first, const CuckooFilter&, ui
   return s == Status::kInvalidArgument ? Status::kGrowthLimit : s;  // f or m out of range
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 Status CuckooFamily::LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,
                                  uint32_t j, const CuckooFilter* prev, const CuckooFilter* first,
                                  std::unique_ptr<CuckooFilter>* out) {
@@ -94,6 +97,7 @@ Status ScalableCuckooFilter::Create(const CuckooParams& params, uint32_t expansi
   if (s != Status::kOk) return s;
   return Wrap(std::move(first), expansion, out);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 double ScalableCuckooFilter::load_factor() const {
   const uint64_t stored =
@@ -127,6 +131,7 @@ uint32_t ScalableCuckooFilter::Count(const uint8_t* key, size_t len) const {
 // ---------------------------------------------------------------------------
 // Bloom family
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace {
 
 // The scheme byte of a Bloom filter of these positions, and back (FORMAT.md
@@ -149,6 +154,7 @@ bool BloomFamily::Writable(uint16_t version, const BloomFilter& first, uint32_t)
                          ? format::kFormatVersionStack
                          : format::kFormatVersionBloom);
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 Status BloomFamily::MakeNext(const BloomFilter&, const BloomFilter& newest, uint32_t,
                              uint32_t expansion, uint64_t bytes_now,
@@ -167,6 +173,7 @@ Status BloomFamily::MakeNext(const BloomFilter&, const BloomFilter& newest, uint
   return BloomFilter::Create(p, next);
 }
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 void BloomFamily::WriteSection(const BloomFilter& f, uint8_t* out) {
   format::BloomSection b;
   b.hash_count = f.hash_count();
@@ -242,5 +249,6 @@ double ScalableBloomFilter::ExpectedFalsePositiveRate() const {
   for (uint32_t j = 0; j < count_; ++j) none *= 1 - subs_[j]->ExpectedFalsePositiveRate();
   return 1 - none;
 }
+CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace cuckoo

@@ -6,7 +6,9 @@
 #include "cuckoo_filter.h"
 #include "cuckoo_params.h"
 #include "format.h"
+#include "size_optimized.h"
 
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 
 uint32_t FingerprintBitsFor(double false_positive_rate, uint32_t bucket_size) {
@@ -48,3 +50,4 @@ uint64_t BloomSerializedSizeFor(uint64_t capacity, double false_positive_rate,
 }
 
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END

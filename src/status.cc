@@ -1,5 +1,8 @@
 #include "status.h"
 
+#include "size_optimized.h"
+
+CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 
 const char* StatusMessage(Status status) {
@@ -86,3 +89,4 @@ const char* StatusMessage(Status status) {
 }
 
 }  // namespace cuckoo
+CUCKOO_SIZE_OPTIMIZED_END
