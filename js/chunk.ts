@@ -141,10 +141,11 @@ export class Chunk {
    * Packs the keys as UTF-8 / raw bytes back to back into `heap[base, base +
    * cap)` (cap >= {@link maxBytes}) and their n + 1 offsets into `offsets[o ..]`:
    * key i is at base + [offsets[o + i], offsets[o + i + 1]). Then empties the
-   * chunk. Runs no user code. The arrays are any the caller gives (the
-   * boundary gives views of wasm memory taken just before).
+   * chunk, and returns how many keys it held. Runs no user code. The arrays
+   * are any the caller gives (the boundary gives views of wasm memory taken
+   * just before).
    */
-  packInto(heap: Uint8Array, base: number, cap: number, offsets: Uint32Array, o: number): void {
+  packInto(heap: Uint8Array, base: number, cap: number, offsets: Uint32Array, o: number): number {
     const keys = this.keys;
     const n = this.count;
     if (this.allStrings) {
@@ -190,6 +191,7 @@ export class Chunk {
       offsets[o + n] = at;
     }
     this.clear();
+    return n;
   }
 
   /** Empties the chunk for the next keys. */
