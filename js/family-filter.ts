@@ -108,7 +108,7 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
    * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
    * iterator do meanwhile (calls on this filter see the keys read before them).
    *
@@ -133,7 +133,7 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
    * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
    * meanwhile. Given `out`, the answers go into it as bytes and the batch allocates nothing per key
    * (the `boolean[]` it otherwise returns is, for many keys, a large new object); reuse one `out` for
