@@ -113,6 +113,15 @@ describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
       expect(bytes(Uint8Array.from(out))).toEqual(bytes(loop(f, queries)));
     });
 
+    test('keys sliced from one text with a character above U+00FF (two-byte strings, ASCII or not), over many chunks: the answers of a loop', () => {
+      const text = [...members, ...keysOf('none', 3000), 'ĀĀ.example', ...members.map((k) => `https://${k}/path`)].join('\n');
+      const keys = text.split('\n');
+      const out = new Uint8Array(keys.length);
+      expect(bytes(f.hasAll(keys, out))).toEqual(bytes(loop(f, keys)));
+      expect(f.hasAll(keys)).toEqual(Array.from(loop(f, keys), Boolean));
+      expect(out.subarray(0, members.length).every((b) => b === 1)).toBe(true);
+    });
+
     test('property: hasAll(keys, out) is a loop of has() for any keys, any out length >= keys, array or iterator', () => {
       const key = fc.oneof(
         fc.constantFrom(...members.slice(0, 50)),
