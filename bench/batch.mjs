@@ -18,7 +18,10 @@
 // Time is CPU time (process.cpuUsage: user + system), not wall time: on a
 // shared machine the time a process waits for a CPU is not counted. Each
 // single call is timed twice: a loop counting the answers, and a loop storing
-// them into `new Array(n)`, the same output as the batch's.
+// them into `new Array(n)`, the same output as the batch's. Each batch is
+// timed twice too: returning its boolean[], and writing into a Uint8Array
+// reused from pass to pass (`hasAll(keys, out)`, `hasAllUrls(urls, out)`),
+// which allocates nothing per answer (a build without that form shows —).
 //
 // Queries: members and non-members alternating. Fresh strings: flat copies
 // (JSON round trip). Sliced strings: the same queries as `text.split('\n')`
@@ -124,7 +127,14 @@ async function workerMain() {
       return hits;
     },
     hasAllUrls: (f, keys) => countTrue(f.hasAllUrls(keys)),
+    'hasAll(out)': (f, keys) => countTrue(f.hasAll(keys, reused(keys.length))),
+    'hasAllUrls(out)': (f, keys) => countTrue(f.hasAllUrls(keys, reused(keys.length))),
   };
+  /** The Uint8Array a batch writes into, one per length, made before the first pass. */
+  const outs = new Map();
+  const reused = (n) => outs.get(n) ?? outs.set(n, new Uint8Array(n)).get(n);
+  const probe = new Uint8Array(1);
+  const into = sets.domains.keyed.hasAll(['x'], probe) === probe; // false for a build before `out`
   const jobs = [];
   for (const pair of PAIRS) {
     for (const kind of pair.keys) {
@@ -132,7 +142,8 @@ async function workerMain() {
         const s = sets[kind];
         const f = pair.batch === 'hasAll' ? s.keyed : s.urled;
         const keys = s.strings[strings];
-        for (const op of [pair.single, `${pair.single}[]`, pair.batch]) jobs.push({ id: `${kind}/${strings}/${op}`, n: keys.length, run: () => loops[op](f, keys) });
+        const ops = [pair.single, `${pair.single}[]`, pair.batch, ...(into ? [`${pair.batch}(out)`] : [])];
+        for (const op of ops) jobs.push({ id: `${kind}/${strings}/${op}`, n: keys.length, run: () => loops[op](f, keys) });
       }
     }
   }
@@ -222,7 +233,8 @@ function report(results, nodes, families, dists, mach, totalS) {
     `Made by ${madeBy('batch.mjs')} in ${fmtNum(totalS / 60, 1)} min on ${mach.cpu} (${mach.cores} cores); load average ${mach.loadAverageAtStart.join(' ')} at start, ${loadAverage().join(' ')} at end. ` +
       `ns per key of CPU time (user + system: time spent waiting for a CPU on a shared machine is not counted), median over ${ROUNDS} rounds × ${opt.repeats} process(es) (min–max); each value the fastest of ${PASSES} passes. ` +
       '"loop": `for` over the keys, one single call each, counting the answers; "loop into boolean[]": the same storing each answer into `new Array(n)`, the array the batch returns. ' +
-      'batch / loop is the median of per-round ratios (min–max): at most 1 means the batch is never slower. ' +
+      '"batch into Uint8Array": `hasAll(keys, out)` / `hasAllUrls(urls, out)`, the answers written into one Uint8Array reused from pass to pass. ' +
+      'batch / loop is the median of per-round ratios (min–max): at most 1 means the batch is never slower (the last column says so for the batch that returns a boolean[]). ' +
       `Domains: ${fmtInt(N)} members of blocklist_domains.txt and as many benign domains, alternating; URLs: the phishing URLs and as many \`https://<benign domain>/\`, alternating. ` +
       'Fresh: flat strings; sliced: `text.split("\\n")` of one text. See the header of bench/batch.mjs.',
     '',
@@ -239,17 +251,21 @@ function report(results, nodes, families, dists, mach, totalS) {
               const single = stats(runs.map((r) => r[id(pair.single)]));
               const batch = stats(runs.map((r) => r[id(pair.batch)]));
               const array = stats(runs.map((r) => r[id(`${pair.single}[]`)]));
+              const into = stats(runs.map((r) => r[id(`${pair.batch}(out)`)]));
               const ratio = pairedRatio(runs, runs, id(pair.batch), id(pair.single));
               const ratioArray = pairedRatio(runs, runs, id(pair.batch), id(`${pair.single}[]`));
+              const ratioInto = pairedRatio(runs, runs, id(`${pair.batch}(out)`), id(pair.single));
               rows.push([`v${release}`, FAMILIES[family].name, ...(dists.length > 1 ? [dist.label] : []), `${pair.batch} / ${pair.single}`, kind, strings,
-                nsCell(single), nsCell(array), nsCell(batch), ratioCell(ratio), ratioCell(ratioArray), ratio.median == null ? '—' : ratio.median <= 1 ? 'ok' : '**slower**']);
+                nsCell(single), nsCell(array), nsCell(batch), nsCell(into), ratioCell(ratio), ratioCell(ratioArray), ratioCell(ratioInto),
+                ratio.median == null ? '—' : ratio.median <= 1 ? 'ok' : '**slower**']);
             }
           }
         }
       }
     }
   }
-  md.push(markdownTable(['Node.js', 'family', ...(dists.length > 1 ? ['build'] : []), 'calls', 'keys', 'strings', 'loop ns/key', 'loop into boolean[] ns/key', 'batch ns/key', 'batch / loop', 'batch / loop into boolean[]', ''], rows), '');
+  md.push(markdownTable(['Node.js', 'family', ...(dists.length > 1 ? ['build'] : []), 'calls', 'keys', 'strings', 'loop ns/key', 'loop into boolean[] ns/key', 'batch ns/key', 'batch into Uint8Array ns/key',
+    'batch / loop', 'batch / loop into boolean[]', 'batch into Uint8Array / loop', ''], rows), '');
   const slower = rows.filter((r) => r.at(-1) !== 'ok');
   md.push(slower.length ? `**${slower.length} of ${rows.length} rows have a batch slower than single calls (median).**` : `In all ${rows.length} rows the batch costs at most the single calls (median).`, '');
   return md.join('\n');

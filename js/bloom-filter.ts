@@ -164,11 +164,13 @@ export interface BloomFilter {
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number;
 
   /**
-   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}).
-   * @returns `result[i] === has(keys[i])`.
+   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}),
+   * optionally into the caller's Uint8Array `out` (one byte per key, 1 or 0; as {@link CuckooFilter.hasAll}).
+   * @returns without `out`: `result[i] === has(keys[i])`, a new boolean[]. With it: `out`.
    * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
    */
-  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[];
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
 
   /**
    * Serializes the filter (docs/FORMAT.md §14, version 4; a filter loaded from version 2 or 3 bytes writes its version again):

@@ -11,9 +11,12 @@ export const BATCH_MAX_KEYS = 8192;
 /**
  * Most UTF-16 code units (plus Uint8Array bytes) in one chunk. Keeps a chunk's
  * joined string below V8's large-object size (128 KiB), where building and
- * encoding it gets markedly slower. One longer key makes a chunk of its own.
+ * encoding it gets markedly slower before Node.js 26, also when V8 holds it
+ * with two bytes per unit: a string with a unit above U+00FF, and any string
+ * sliced or joined from one (every line of a file read as one text that has a
+ * single such character anywhere). One longer key makes a chunk of its own.
  */
-const BATCH_MAX_UNITS = 64 * 1024;
+const BATCH_MAX_UNITS = 32 * 1024;
 /** Bytes of keys a batch region holds at least: UTF-8 needs at most 3 bytes per unit. */
 export const BATCH_KEY_BYTES = 3 * BATCH_MAX_UNITS;
 /** A code unit that is not ASCII: where a chunk's joined encoding stops matching its offsets. */
@@ -141,10 +144,11 @@ export class Chunk {
    * Packs the keys as UTF-8 / raw bytes back to back into `heap[base, base +
    * cap)` (cap >= {@link maxBytes}) and their n + 1 offsets into `offsets[o ..]`:
    * key i is at base + [offsets[o + i], offsets[o + i + 1]). Then empties the
-   * chunk. Runs no user code. The arrays are any the caller gives (the
-   * boundary gives views of wasm memory taken just before).
+   * chunk, and returns how many keys it held. Runs no user code. The arrays
+   * are any the caller gives (the boundary gives views of wasm memory taken
+   * just before).
    */
-  packInto(heap: Uint8Array, base: number, cap: number, offsets: Uint32Array, o: number): void {
+  packInto(heap: Uint8Array, base: number, cap: number, offsets: Uint32Array, o: number): number {
     const keys = this.keys;
     const n = this.count;
     if (this.allStrings) {
@@ -190,6 +194,7 @@ export class Chunk {
       offsets[o + n] = at;
     }
     this.clear();
+    return n;
   }
 
   /** Empties the chunk for the next keys. */
@@ -225,7 +230,7 @@ const EMPTY_STAGE_INDEX = new Uint32Array(0);
 let spareBytes: Uint8Array = EMPTY_STAGE;
 let spareAt: Uint32Array = EMPTY_STAGE_INDEX;
 let spareLength: Uint32Array = EMPTY_STAGE_INDEX;
-/** Largest stage kept (bytes): one chunk's keys, 64K units, fit; a stage grown for one huge key is let go. */
+/** Largest stage kept (bytes): one chunk's keys, 32K units, fit; a stage grown for one huge key is let go. */
 const SPARE_STAGE_MAX = 1 << 20;
 
 /**

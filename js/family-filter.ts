@@ -6,6 +6,7 @@
  * getters and info(), and the error of a full filter.
  */
 import { Key } from './checks.js';
+import { Answers } from './answers.js';
 import { Chunk } from './chunk.js';
 import { FamilyDescriptor, familyOf } from './family.js';
 import { seedFromWords } from './options.js';
@@ -107,7 +108,7 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
    * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
    * iterator do meanwhile (calls on this filter see the keys read before them).
    *
@@ -132,23 +133,38 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 64K code units).
+   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
    * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
-   * meanwhile.
+   * meanwhile. Given `out`, the answers go into it as bytes and the batch allocates nothing per key
+   * (the `boolean[]` it otherwise returns is, for many keys, a large new object); reuse one `out` for
+   * batch after batch.
    *
    * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
    *   and Uint8Arrays (any realm), each Uint8Array copied when it is read.
-   * @returns `result[i] === has(keys[i])`, one boolean per key.
-   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array.
-   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array holds).
+   * @param out - optional: a Uint8Array (any realm, a view of a SharedArrayBuffer too) with at least
+   *   one byte per key; `out[i]` becomes 1 if `has(keys[i])`, else 0, and the bytes past the last key
+   *   are left as they were. With an iterator, whose length is unknown, a key arriving past the end of
+   *   `out` throws ArgumentRangeError before it is looked up. Its length is read again before each
+   *   chunk's answers are written, so the caller's code may resize or transfer its buffer mid-batch:
+   *   the batch then throws, writing nothing past the end and nothing into a detached buffer. On any
+   *   error, `out` may hold the answers of some of the keys before the failing one.
+   * @returns without `out`: `result[i] === has(keys[i])`, one boolean per key, a new array. With it: `out`.
+   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array;
+   *   if `out` is not a Uint8Array, or its buffer is (or becomes, mid-batch) detached.
+   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array
+   *   holds); if `out` is shorter than the keys (the message says both lengths), or shrinks mid-batch.
    * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
    * @example
    * ```ts
    * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
+   * const answers = new Uint8Array(65536); // reused: one byte per key
+   * for (const part of parts) f.hasAll(part, answers); // answers[i] === 1: part[i] may be in the filter
    * ```
    */
-  hasAll(keys: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    return this.containKeys(keys);
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: Uint8Array): boolean[] | Uint8Array {
+    return this.containKeys(keys, undefined, out);
   }
 
   /**
@@ -191,7 +207,7 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /** @internal */
-  protected containChunk(handle: Handle, chunk: Chunk, out: boolean[], at: number): number {
+  protected containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number {
     return this.core.containBatch(this.fx, handle, chunk, out, at);
   }
 }

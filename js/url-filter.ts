@@ -6,6 +6,7 @@
  */
 import { Key } from './checks.js';
 import { BATCH_MAX_KEYS, Chunk } from './chunk.js';
+import { Answers, writeAnswers } from './answers.js';
 import { Status } from './status.js';
 import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
 import { Handle } from './wasm-core.js';
@@ -121,13 +122,24 @@ export abstract class UrlFilter extends WasmFilter {
   }
 
   /**
-   * `hasUrl` for many URLs, crossing into WebAssembly once per chunk.
-   * @returns `result[i] === hasUrl(urls[i])`.
+   * `hasUrl` for many URLs, crossing into WebAssembly once per chunk; optionally into the caller's
+   * Uint8Array `out`, as `hasAll(keys, out)` takes it: `out[i]` becomes 1 if `hasUrl(urls[i])`,
+   * else 0, and the batch allocates nothing per URL.
+   * @param urls - an iterable or array-like of URLs (strings or UTF-8 Uint8Arrays), as for `hasAll`.
+   * @param out - optional: a Uint8Array with at least one byte per URL (see `hasAll` for its checks).
+   * @returns without `out`: `result[i] === hasUrl(urls[i])`, a new boolean[]. With it: `out`.
    * @throws InvalidUrlError at the first URL that cannot be one (its `index` names it).
-   *   ArgumentTypeError, ArgumentRangeError, FilterDisposedError as for `hasAll`.
+   *   ArgumentTypeError, ArgumentRangeError, FilterDisposedError as for `hasAll` (`out` included).
+   * @example
+   * ```ts
+   * const answers = new Uint8Array(urls.length);
+   * f.hasAllUrls(urls, answers); // answers[i] === 1: urls[i] may be blocked
+   * ```
    */
-  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>): boolean[] {
-    return this.containKeys(urls, UrlFilter.urlOps);
+  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAllUrls<Out extends Uint8Array>(urls: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
+  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>, out?: Uint8Array): boolean[] | Uint8Array {
+    return this.containKeys(urls, UrlFilter.urlOps, out);
   }
 
   /**
@@ -172,20 +184,25 @@ export abstract class UrlFilter extends WasmFilter {
     return added;
   }
 
-  /** containChunk for URLs: internationalized hosts are looked up again one by one. */
-  private containUrlChunk(handle: Handle, chunk: Chunk, out: boolean[], at: number): number {
+  /**
+   * containChunk for URLs: internationalized hosts are looked up again one by
+   * one; the answers are written once every URL of the chunk has one.
+   */
+  private containUrlChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number {
     const n = chunk.count;
     const codes = (codeScratch ??= new Int8Array(BATCH_MAX_KEYS));
     this.core.urlMatchBatch(this.familyId, handle, chunk, codes);
     for (let i = 0; i < n; ++i) {
       let code = codes[i];
-      if (code === -Status.UrlNonAsciiHost) {
-        const url = chunk.key(i);
-        code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.familyId, handle, url, host));
+      if (code < 0) {
+        if (code === -Status.UrlNonAsciiHost) {
+          const url = chunk.key(i);
+          code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.familyId, handle, url, host));
+        }
+        if (code < 0) throw urlError(this.core, -code, chunk.key(i), at + i);
+        codes[i] = code;
       }
-      if (code < 0) throw urlError(this.core, -code, chunk.key(i), at + i);
-      out[at + i] = code === 1;
     }
-    return at + n;
+    return writeAnswers(codes, 0, n, out, at);
   }
 }

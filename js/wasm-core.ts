@@ -18,6 +18,7 @@
  */
 import { Key, byteLengthOf, isKey, keyTypeError } from './checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from './chunk.js';
+import { Answers, writeAnswers } from './answers.js';
 import { Status, statusError } from './status.js';
 import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp, OtherExports, PREFIXES, PatchInfo, PatchRefusal, RawBoundary, UrlCall } from './core-types.js';
 import { ColdCalls, OpenCalls, openCalls, takeExports } from './core-exports.js';
@@ -222,20 +223,20 @@ export class Core {
 
   /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in ({@link batchStatus}: why). */
   addBatch(fx: FamilyExports, handle: Handle, chunk: Chunk): number {
-    const n = chunk.count;
-    this.writeChunk(chunk);
+    const n = this.writeChunk(chunk);
     return fx.add_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
   }
 
-  /** Looks up the chunk's keys: their answers go to `out[at ..]`; returns the index after the last. */
-  containBatch(fx: FamilyExports, handle: Handle, chunk: Chunk, out: boolean[], at: number): number {
-    const n = chunk.count;
-    this.writeChunk(chunk);
+  /** Looks up the chunk's keys: their answers go to `out[at ..]` (js/answers.ts); returns the index after the last. */
+  containBatch(fx: FamilyExports, handle: Handle, chunk: Chunk, out: Answers, at: number): number {
+    const n = this.writeChunk(chunk);
     fx.contain_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
-    const heap = this.m.HEAPU8;
-    const results = this.batchResults;
-    for (let i = 0; i < n; ++i) out[at++] = heap[results + i] !== 0;
-    return at;
+    return writeAnswers(this.m.HEAPU8, this.batchResults, n, out, at);
+  }
+
+  /** True if `buffer` is wasm memory's (answers written into it would overwrite the module's data). */
+  isMemory(buffer: ArrayBufferLike): boolean {
+    return buffer === this.m.HEAPU8.buffer;
   }
 
   /** The status of the last add batch: Ok, or why its last key was not added. */
@@ -332,16 +333,15 @@ export class Core {
    * found, else -status, the status that refused URL i (UrlNonAsciiHost included).
    */
   urlMatchBatch(family: number, handle: Handle, chunk: Chunk, codes: Int8Array): void {
-    const n = chunk.count;
-    this.writeChunkForUrls(chunk);
+    const n = this.writeChunkForUrls(chunk);
     this.hot.url_match_batch(family, handle, this.batchPtr, this.batchOffsets, n, this.batchResults, this.urlPtr, this.urlCap);
     codes.set(this.m.HEAP8.subarray(this.batchResults, this.batchResults + n));
   }
 
   /** writeChunk, with the URL region sized for the chunk's longest possible key. */
-  private writeChunkForUrls(chunk: Chunk): void {
+  private writeChunkForUrls(chunk: Chunk): number {
     this.ensureUrlRegion(chunk.maxBytes);
-    this.writeChunk(chunk);
+    return this.writeChunk(chunk);
   }
 
   private urlCall(url: Key, host: AsciiHost, call: UrlCall): number {
@@ -484,10 +484,10 @@ export class Core {
     return this.batchPtr + this.batchCap + (BATCH_MAX_KEYS + 1) * 4;
   }
 
-  /** Writes a chunk's keys and offsets into the batch region (see {@link batchOffsets}) and empties the chunk. */
-  private writeChunk(chunk: Chunk): void {
+  /** Writes a chunk's keys and offsets into the batch region (see {@link batchOffsets}), empties the chunk, and returns how many keys it held. */
+  private writeChunk(chunk: Chunk): number {
     this.ensureBatch(chunk.maxBytes);
     // Views taken now: memory may have grown while keys were read.
-    chunk.packInto(this.m.HEAPU8, this.batchPtr, this.batchCap, this.m.HEAPU32, this.batchOffsets >>> 2);
+    return chunk.packInto(this.m.HEAPU8, this.batchPtr, this.batchCap, this.m.HEAPU32, this.batchOffsets >>> 2);
   }
 }

@@ -10,53 +10,15 @@
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from './errors.js';
 import { familyOf } from './family.js';
 import { familyMismatch, patchError, patchInput } from './patch.js';
-import { Key, byteLengthOf, describe, isArrayBuffer, isDetached, isKey, isUint8Array, keyTypeError } from './checks.js';
+import { Key, byteLengthOf, isKey, keyTypeError } from './checks.js';
 import { Chunk } from './chunk.js';
+import { Answers, checkAnswerBytes, checkRoom } from './answers.js';
 import { MAX_ARRAY_LENGTH, closeIterator, keySource } from './key-source.js';
 import { loadCore } from './load.js';
-import { MAX_WASM_MEMORY, Status } from './status.js';
+import { Status } from './status.js';
 import { Core, Handle, RawBoundary } from './wasm-core.js';
 
-/**
- * What every `fromBytes` does before its family's core reads the bytes: checks
- * that they are a Uint8Array or ArrayBuffer (of any realm), loads the module,
- * then checks that the buffer is not detached (the caller's code runs during
- * the await and may transfer it) and not longer than any filter can be.
- * @throws ArgumentTypeError, ArgumentRangeError, WasmLoadError
- * @internal
- */
-export async function checkedBytes(
-  bytes: unknown,
-): Promise<{ core: Core; view: Uint8Array; length: number }> {
-  // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
-  if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
-    throw new ArgumentTypeError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
-  }
-  const core = await loadCore();
-  if (isDetached(bytes)) {
-    throw new ArgumentTypeError(
-      'fromBytes got a detached buffer (transferred to a worker, or resized away): it has no bytes to read; pass the bytes before transferring them',
-    );
-  }
-  const view = isArrayBuffer(bytes) ? new Uint8Array(bytes) : bytes;
-  const length = byteLengthOf(view);
-  if (length > MAX_WASM_MEMORY / 2) {
-    throw new ArgumentRangeError(
-      `${length} bytes is larger than any filter this build can hold (at most ${MAX_WASM_MEMORY / 2} bytes)`,
-    );
-  }
-  return { core, view, length };
-}
-
-/**
- * Serialized bits per item of a filter as the core reports it: its bytes · 8
- * over the capacity of all its sub-filters.
- * @internal
- */
-export function bitsPerItemOf(info: { serializedSize: number; subFilters: { capacity: number }[] }): number {
-  const capacity = info.subFilters.reduce((n, sub) => n + sub.capacity, 0);
-  return (info.serializedSize * 8) / capacity;
-}
+export { bitsPerItemOf, checkedBytes } from './filter-bytes.js';
 
 declare global {
   interface SymbolConstructor {
@@ -88,8 +50,8 @@ const registry = new FinalizationRegistry<{ core: Core; handle: Handle; family: 
 export interface BatchOps {
   /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
   add(filter: WasmFilter, handle: Handle, chunk: Chunk): number;
-  /** Looks up the chunk's keys: their answers go to `out[at ..]`; returns the index after the last. */
-  contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: boolean[], at: number): number;
+  /** Looks up the chunk's keys: their answers go to `out[at ..]` (checked long enough); returns the index after the last. */
+  contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: Answers, at: number): number;
   /** True for a key refused before it is read into a chunk (a URL longer than the core takes). */
   refuses?(filter: WasmFilter, key: Key): boolean;
   /**
@@ -105,7 +67,9 @@ interface Batch {
   /** Keys read from the caller and not yet written to wasm memory. */
   readonly chunk: Chunk;
   /** hasAll: the answers, in key order. Undefined for addAll. */
-  out: boolean[] | undefined;
+  out: Answers | undefined;
+  /** hasAll into the caller's Uint8Array: `out`, its room checked before each write. */
+  readonly into: Uint8Array | undefined;
   /** hasAll: how many of {@link out} are answered. */
   answered: number;
   /** addAll: keys added so far. */
@@ -170,7 +134,7 @@ export abstract class WasmFilter {
    * `out[at ..]`; returns the index after the last.
    * @internal
    */
-  protected abstract containChunk(handle: Handle, chunk: Chunk, out: boolean[], at: number): number;
+  protected abstract containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number;
 
   /**
    * The error of an add that found no room, after `added` keys of its batch went in.
@@ -233,21 +197,23 @@ export abstract class WasmFilter {
    * @internal
    */
   protected addKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): { added: number; full: boolean } {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, answered: 0, added: 0, full: false, failure: undefined, ops };
+    const batch: Batch = { chunk: new Chunk(), out: undefined, into: undefined, answered: 0, added: 0, full: false, failure: undefined, ops };
     this.runBatch(keys, batch);
     return batch;
   }
 
   /**
    * hasAll: one answer per key, as a loop of single lookups would give, a
-   * chunk per crossing.
+   * chunk per crossing: a new boolean[], or into `into` (js/answers.ts), which
+   * is returned.
    * @internal
    */
-  protected containKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): boolean[] {
-    const batch: Batch = { chunk: new Chunk(), out: [], answered: 0, added: 0, full: false, failure: undefined, ops };
+  protected containKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps, into?: unknown): Answers {
+    const bytes = into === undefined ? undefined : checkAnswerBytes(into, (b) => this.core.isMemory(b));
+    const batch: Batch = { chunk: new Chunk(), out: bytes ?? [], into: bytes, answered: 0, added: 0, full: false, failure: undefined, ops };
     this.runBatch(keys, batch);
     const out = batch.out!;
-    out.length = batch.answered; // an array-like's answers were allocated up front
+    if (bytes === undefined) (out as boolean[]).length = batch.answered; // an array-like's answers were allocated up front
     return out;
   }
 
@@ -260,7 +226,8 @@ export abstract class WasmFilter {
    */
   private runBatch(keys: unknown, batch: Batch): void {
     const source = keySource(keys);
-    if (batch.out !== undefined && source.iterator === undefined && source.length > MAX_ARRAY_LENGTH) {
+    if (batch.into !== undefined && source.iterator === undefined) checkRoom(batch.into, source.length, 0);
+    else if (batch.out !== undefined && source.iterator === undefined && source.length > MAX_ARRAY_LENGTH) {
       throw new ArgumentRangeError(
         `keys has length ${source.length}: the answers are an array, which holds at most 4,294,967,295; look the keys up in parts`,
       );
@@ -271,7 +238,7 @@ export abstract class WasmFilter {
     try {
       if (source.iterator === undefined) {
         const { list, length } = source;
-        if (batch.out !== undefined) batch.out = new Array<boolean>(length);
+        if (batch.out !== undefined && batch.into === undefined) batch.out = new Array<boolean>(length);
         const chunk = batch.chunk;
         for (let i = 0; i < length; ++i) {
           const key = list[i];
@@ -298,6 +265,7 @@ export abstract class WasmFilter {
             throw e;
           }
           if (this.pending !== batch) this.resume(batch);
+          if (batch.into !== undefined) checkRoom(batch.into, i + 1, i); // a key past its end is refused
           if (this.take(batch, key, i)) return;
         }
       }
@@ -354,6 +322,7 @@ export abstract class WasmFilter {
       batch.added += done;
       if (done < n) batch.full = true;
     } else {
+      if (batch.into !== undefined) checkRoom(batch.into, batch.answered + n, batch.answered);
       batch.answered = batch.ops.contain(this, h, chunk, batch.out, batch.answered);
     }
   }
