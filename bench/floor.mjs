@@ -9,7 +9,7 @@
 // the charCodeAt copy into a view over wasm memory that has() uses for short
 // ASCII keys; TextEncoder.encodeInto (its path for other strings); the chunk
 // packing of hasAll()/addAll() (offsets + rope concatenation + one encodeInto
-// per chunk of ≤ 8192 keys and ≤ 64K code units), and the same with
+// per chunk of ≤ 8192 keys and ≤ 32K code units, js/chunk.ts), and the same with
 // Array.prototype.join; hasAll()'s answer array (a fresh Array of N booleans:
 // above 16K elements V8 puts it in fresh pages, whose first touch costs page
 // faults); a 32-bit FNV-1a in JS over the UTF-16 code units (what
@@ -215,13 +215,13 @@ async function main() {
       for (let i = 0; i < n; ++i) s += encoder.encodeInto(members[i], scratch).written;
       return s;
     }),
-    measure('chunk packing as hasAll() does it: chunks of ≤ 8192 keys and ≤ 64K units, offsets + rope concatenation + one encodeInto', n, () => {
+    measure('chunk packing as hasAll() does it: chunks of ≤ 8192 keys and ≤ 32K units, offsets + rope concatenation + one encodeInto', n, () => {
       let s = 0;
       for (let a = 0; a < n; ) {
         let joined = '';
         let used = 0;
         let q = a;
-        for (; q < n && q - a < 8192 && used < 65536; ++q) {
+        for (; q < n && q - a < 8192 && used < 32768; ++q) {
           const k = members[q];
           packOffsets[q - a] = used;
           used += k.length;
@@ -238,7 +238,7 @@ async function main() {
       for (let a = 0; a < n; ) {
         let used = 0;
         let q = a;
-        for (; q < n && q - a < 8192 && used < 65536; ++q) {
+        for (; q < n && q - a < 8192 && used < 32768; ++q) {
           packOffsets[q - a] = used;
           used += members[q].length;
         }

@@ -6,7 +6,7 @@ import { loadCore } from './load.js';
 import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from './options.js';
 import { MAX_WASM_MEMORY, statusError } from './status.js';
 import { Core, Handle } from './wasm-core.js';
-import { bitsPerItemOf } from './wasm-filter.js';
+import { bitsPerItemOf } from './filter-bytes.js';
 
 /** Parameters and statistics of one Bloom filter, as the core reports them. */
 interface CoreBloomInfo {

@@ -7,7 +7,7 @@ import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpan
 import { MAX_WASM_MEMORY, Status, statusError } from './status.js';
 import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
 import { Core, Handle } from './wasm-core.js';
-import { bitsPerItemOf } from './wasm-filter.js';
+import { bitsPerItemOf } from './filter-bytes.js';
 
 const COUNT = keyOpOf(CUCKOO, 'count');
 const DELETE = keyOpOf(CUCKOO, 'delete');

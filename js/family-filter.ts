@@ -13,7 +13,7 @@ import { seedFromWords } from './options.js';
 import { statusError } from './status.js';
 import { UrlFilter } from './url-filter.js';
 import { Core, FamilyExports, Handle } from './wasm-core.js';
-import { checkedBytes } from './wasm-filter.js';
+import { checkedBytes } from './filter-bytes.js';
 
 /** What the core's info() reports for every family (bindings/cuckoo_bindings.cc Info). */
 interface CommonInfo {

@@ -18,8 +18,6 @@ import { loadCore } from './load.js';
 import { Status } from './status.js';
 import { Core, Handle, RawBoundary } from './wasm-core.js';
 
-export { bitsPerItemOf, checkedBytes } from './filter-bytes.js';
-
 declare global {
   interface SymbolConstructor {
     /**

@@ -627,7 +627,7 @@ describe.each(FAMILIES)('%s: batches agree with loops of single calls', (_, make
     f.dispose();
   });
 
-  test('a huge batch: 20,000 URLs, some longer than 64K code units (a chunk\'s size), all answered', async () => {
+  test('a huge batch: 20,000 URLs, some longer than 64K code units (twice a chunk\'s size), all answered', async () => {
     const f = await make(40000);
     const long = (i: number) => `http://long-${i}.example/${'seg/'.repeat(17_000 + i)}page?${'q'.repeat(1000)}`;
     const urls = Array.from({ length: 20000 }, (_, i) => (i % 2500 === 7 ? long(i) : i % 11 === 0 ? `http://ü-${i}.example/x` : `http://u-${i}.example/x`));
