@@ -12,23 +12,11 @@ import { join } from 'node:path';
 import * as vm from 'node:vm';
 import * as fc from 'fast-check';
 import { ArgumentRangeError, ArgumentTypeError, CuckooFilter, FilterDisposedError, wasmMemoryUsage } from 'cuckoo-wasm';
-import { AnyFilter, FAMILIES, FAMILY_ROWS, Family } from './families';
+import { AnyFilter, FAMILIES, FAMILY_ROWS, Family, withGetter } from './families';
 
 const dist = join(__dirname, '..', '..', 'dist', 'index.cjs');
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-
-/** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
-function withGetter(keys: string[], at: number, effect: () => void): string[] {
-  const copy = keys.slice();
-  Object.defineProperty(copy, at, {
-    get() {
-      effect();
-      return keys[at];
-    },
-  });
-  return copy;
-}
 
 /** Checks the module still works for everyone: a new filter of each family, an add, a lookup. */
 async function moduleStillWorks(): Promise<void> {

@@ -12,7 +12,7 @@ import * as vm from 'node:vm';
 import * as fc from 'fast-check';
 import { ArgumentRangeError, ArgumentTypeError, InvalidUrlError } from 'cuckoo-wasm';
 import type { Key } from 'cuckoo-wasm';
-import { AnyFilter, KEY_FAMILY_ROWS } from './families';
+import { AnyFilter, KEY_FAMILY_ROWS, withGetter } from './families';
 
 const root = join(__dirname, '..', '..');
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
@@ -26,18 +26,6 @@ const resizable = (n: number, max: number) =>
   new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Resizable)(n, { maxByteLength: max });
 /** Detaches `buffer`, as a transfer to a worker does. */
 const detach = (buffer: ArrayBufferLike) => structuredClone(buffer, { transfer: [buffer as ArrayBuffer] });
-
-/** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
-function withGetter<T>(keys: T[], at: number, effect: () => void): T[] {
-  const copy = keys.slice();
-  Object.defineProperty(copy, at, {
-    get() {
-      effect();
-      return keys[at];
-    },
-  });
-  return copy;
-}
 
 describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
   let f: AnyFilter;

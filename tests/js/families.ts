@@ -169,3 +169,15 @@ export const REDIS_FAMILIES: readonly Family[] = [
 
 /** FAMILIES and REDIS_FAMILIES, as rows: for the suites that hold for every filter with keys. */
 export const KEY_FAMILY_ROWS: [string, Family][] = [...FAMILIES, ...REDIS_FAMILIES].map((f) => [f.name, f]);
+
+/** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
+export function withGetter<T>(keys: T[], at: number, effect: () => void): T[] {
+  const copy = keys.slice();
+  Object.defineProperty(copy, at, {
+    get() {
+      effect();
+      return keys[at];
+    },
+  });
+  return copy;
+}
