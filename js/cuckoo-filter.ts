@@ -471,7 +471,11 @@ export class CuckooFilter extends FamilyFilter {
 export interface WasmMemoryUsage {
   /** Size of the module's linear memory: grows on demand, never shrinks (at most 2 GiB). */
   heapBytes: number;
-  /** Bytes currently allocated in it: filters, their tables, and the library's scratch buffers. */
+  /**
+   * Bytes asked for by the allocations in use in it: filters, their tables, and the library's
+   * scratch buffers (bindings/allocator.cc counts them exactly; the allocator's own block headers
+   * and alignment are not included). Back to the same number after a filter is created and disposed.
+   */
   allocatedBytes: number;
 }
 
@@ -481,6 +485,7 @@ export interface WasmMemoryUsage {
  * via a `FinalizationRegistry`) frees it.
  *
  * @returns `{ heapBytes, allocatedBytes }`, in bytes.
+ * @throws WasmLoadError if the module cannot be loaded (for example under a CSP without 'wasm-unsafe-eval').
  * @example
  * ```ts
  * const before = (await wasmMemoryUsage()).allocatedBytes;
