@@ -204,7 +204,7 @@ function profile(family: Family): PropertyRun[] {
         key: tinierKey,
         mix: { ...growingMix, maxCommands: 40 },
         numRuns: 60,
-        floors: { reached3: 12, reached6: 3, deletesGrown: 4000, addUniqueFalse: 15 },
+        floors: { reached3: 12, reached6: 3, deletesGrown: 1000, addUniqueFalse: 15 },
       },
     ];
   }
