@@ -51,7 +51,6 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -449,10 +448,29 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
 // patchApply return the address of a malloc'd block, a u64 (little-endian)
 // byte count L then L bytes (the patch, or the patched filter's bytes), which
 // JS copies out and frees with _free; or why not: { status, mismatch } (a
-// PatchRefusal of js/core-types.ts), mismatch the core's sentence naming the
-// field in which the two filters differ and both values ("the filters differ
-// in fingerprint bits: 12 in the older filter, 13 in the newer"), present for
-// a kPatchFamily that compared two filters.
+// PatchRefusal of js/core-types.ts), mismatch the core's PatchMismatch as
+// { field, section, older, newer }, present for a kPatchFamily that compared
+// two filters: a rate's values as numbers, any other value as its decimal
+// digits (a seed is 64 bits). js/patch.ts writes the sentence.
+
+// v's digits in base 10 or 16, at least `width` of them (leading zeros).
+val Digits(uint64_t v, unsigned base, int width) {
+  char text[21];
+  int i = sizeof text - 1;
+  text[i] = '\0';
+  do {
+    text[--i] = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v != 0 || static_cast<int>(sizeof text) - 1 - i < width);
+  return val(static_cast<const char*>(text + i));
+}
+
+val MismatchValue(const cuckoo::PatchMismatch& m, uint64_t v) {
+  if (!m.real) return Digits(v, 10, 1);
+  double x;
+  std::memcpy(&x, &v, sizeof x);
+  return val(x);
+}
 
 val PatchBlock(Status s, uint8_t* payload, size_t len, const cuckoo::PatchMismatch& why) {
   if (s == Status::kOk) {
@@ -467,7 +485,14 @@ val PatchBlock(Status s, uint8_t* payload, size_t len, const cuckoo::PatchMismat
   }
   val refusal = val::object();
   refusal.set("status", static_cast<int>(s));
-  if (why.text[0] != '\0') refusal.set("mismatch", val(static_cast<const char*>(why.text)));
+  if (why.field != nullptr) {
+    val mismatch = val::object();
+    mismatch.set("field", val(why.field));
+    mismatch.set("section", why.section);
+    mismatch.set("older", MismatchValue(why, why.older));
+    mismatch.set("newer", MismatchValue(why, why.newer));
+    refusal.set("mismatch", mismatch);
+  }
   return refusal;
 }
 
@@ -491,12 +516,6 @@ val PatchApply(uintptr_t base, double base_len, uintptr_t patch, double patch_le
   return PatchBlock(s, result, len, why);
 }
 
-val Hex64(uint64_t v) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
-  return val(static_cast<const char*>(hex));
-}
-
 // { version, family, baseLength, resultLength, baseChecksum, resultChecksum
 // (16 hex digits), changes }, or -status.
 val PatchInfoOf(uintptr_t patch, double patch_len) {
@@ -508,8 +527,8 @@ val PatchInfoOf(uintptr_t patch, double patch_len) {
   info.set("family", static_cast<int>(i.family));
   info.set("baseLength", static_cast<double>(i.base_length));
   info.set("resultLength", static_cast<double>(i.result_length));
-  info.set("baseChecksum", Hex64(i.base_checksum));
-  info.set("resultChecksum", Hex64(i.result_checksum));
+  info.set("baseChecksum", Digits(i.base_checksum, 16, 16));
+  info.set("resultChecksum", Digits(i.result_checksum, 16, 16));
   info.set("changes", static_cast<double>(i.changes));
   return info;
 }

@@ -133,11 +133,23 @@ export interface PatchInfo {
 
 /**
  * Why the core made no patch or result: the status, and for PatchFamily from two filters compared (a diff's two, or an
- * apply's base and result) the core's sentence naming the field that differs and both values (src/patch.h PatchMismatch).
+ * apply's base and result) the field that differs and both values (src/patch.h PatchMismatch).
  */
 export interface PatchRefusal {
   status: number;
-  mismatch: string | undefined;
+  mismatch: PatchMismatch | undefined;
+}
+
+/**
+ * src/patch.h PatchMismatch: the field as docs/FORMAT.md names it ('family', 'fingerprint bits', ..., 'size in bytes'),
+ * the sub-filter it is in ('size in bytes'; else -1), and its value in the older filter and the newer: a rate's as a
+ * number, any other's as its decimal digits ('family': a family id of src/family.h).
+ */
+export interface PatchMismatch {
+  field: string;
+  section: number;
+  older: number | string;
+  newer: number | string;
 }
 
 /** What {@link Core.testing} gives tests and benchmarks (js/testing.ts). */

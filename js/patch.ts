@@ -11,7 +11,7 @@ import { ArgumentRangeError, ArgumentTypeError, FilterFormatError } from './erro
 import { familyOf } from './family.js';
 import { loadCore } from './load.js';
 import { MAX_WASM_MEMORY, statusError } from './status.js';
-import type { Core, PatchRefusal } from './wasm-core.js';
+import type { Core, PatchMismatch, PatchRefusal } from './wasm-core.js';
 
 /**
  * What a patch's header says (docs/FORMAT.md §17), read without applying it.
@@ -67,9 +67,21 @@ export function patchInput(value: unknown, what: string, accepted = 'a Uint8Arra
  */
 export function patchError(core: Core, refusal: PatchRefusal | number, action: string, bytes: number): Error {
   const status = typeof refusal === 'number' ? -refusal : refusal.status;
-  const detail = (typeof refusal === 'number' ? undefined : refusal.mismatch) ?? core.statusMessage(status);
+  const mismatch = typeof refusal === 'number' ? undefined : refusal.mismatch;
+  const detail = mismatch ? mismatchSentence(mismatch) : core.statusMessage(status);
   const e = statusError(status, { detail, bytes });
   return e instanceof FilterFormatError ? new FilterFormatError(`${action}: ${detail}`, e.reason) : e;
+}
+
+/**
+ * "the filters differ in fingerprint bits: 12 in the older filter, 13 in the newer": the sentence of a PatchFamily
+ * refusal from two filters compared.
+ * @internal
+ */
+export function mismatchSentence(m: PatchMismatch): string {
+  const shown = (v: number | string) => (m.field === 'family' ? familyOf(Number(v))?.className ?? `family ${v}` : String(v));
+  const what = m.section >= 0 ? `sub-filter ${m.section}'s ${m.field}` : m.field;
+  return `the filters differ in ${what}: ${shown(m.older)} in the older filter, ${shown(m.newer)} in the newer`;
 }
 
 /**

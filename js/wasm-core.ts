@@ -23,7 +23,7 @@ import { Status, statusError } from './status.js';
 import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp, OtherExports, PREFIXES, PatchInfo, PatchRefusal, RawBoundary, UrlCall } from './core-types.js';
 import { ColdCalls, OpenCalls, openCalls, takeExports } from './core-exports.js';
 
-export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, PatchInfo, PatchRefusal, RawBoundary } from './core-types.js';
+export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */

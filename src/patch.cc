@@ -204,13 +204,13 @@ const Region* Paired(const Layout& bl, const Region& r, bool* ok) {
 
 // kOk if a patch may join the filters `older` and `newer`, whose layouts are
 // l.base and l.result: the same family, format version and parameters
-// (FindMismatch); else kPatchFamily and, if `why` is given, the sentence
-// naming the field and both values. Diff checks its two filters with it,
-// ApplyPatch its base and result.
+// (FindMismatch); else kPatchFamily and, if `why` is given, the field and
+// both values. Diff checks its two filters with it, ApplyPatch its base and
+// result.
 Status SameParameters(const Layouts& l, const uint8_t* older, const uint8_t* newer, PatchMismatch* why) {
-  Mismatch m;
+  PatchMismatch m;
   if (!FindMismatch(l.base, older, l.result, newer, &m)) return Status::kOk;
-  if (why != nullptr) Describe(m, why->text, sizeof why->text);
+  if (why != nullptr) *why = m;
   return Status::kPatchFamily;
 }
 
@@ -291,7 +291,7 @@ Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t
 
 Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t newer_len,
             uint8_t** out, size_t* out_len, PatchMismatch* why) {
-  if (why != nullptr) why->text[0] = '\0';
+  if (why != nullptr) *why = PatchMismatch{};
   Family fo = Family::kCuckoo;
   Family fn = Family::kCuckoo;
   Status s = PeekFamily(older, older_len, &fo);
@@ -351,7 +351,7 @@ Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t
 
 Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
                   uint8_t** result, size_t* result_len, PatchMismatch* why) {
-  if (why != nullptr) why->text[0] = '\0';
+  if (why != nullptr) *why = PatchMismatch{};
   PatchInfo info;
   Status s = patch::ReadHeader(patch, patch_len, &info);
   if (s != Status::kOk) return s;

@@ -56,15 +56,22 @@ struct PatchInfo {
   uint64_t changes = 0;  // byte edits + slot operations + flipped bits
 };
 
-// The sentence naming the first field in which two filters differ so that no
-// patch joins them (family, format version, encoding, fingerprint bits, bucket
-// size, bucket count, max kicks, seed, a sub-filter's size, ...) with both
-// values, NUL-terminated: "the filters differ in fingerprint bits: 12 in the
-// older filter, 13 in the newer". Diff fills it for its two filters,
-// ApplyPatch for the base (older) and the result (newer); empty on any other
-// answer.
+// The first field in which two filters differ so that no patch joins them,
+// and its two values. Diff fills it for its two filters, ApplyPatch for the
+// base (older) and the result (newer); on any other answer `field` is null.
+// (js/patch.ts writes the sentence: "the filters differ in fingerprint bits:
+// 12 in the older filter, 13 in the newer".)
 struct PatchMismatch {
-  char text[256] = {};
+  // "family", "format version", a header field as docs/FORMAT.md names it
+  // ("table encoding", "fingerprint bits", "bucket size", "bucket count",
+  // "max kicks", "seed", "capacity", "hash count", "bit count",
+  // "false-positive rate", "error rate", ...), or "size in bytes" (a
+  // sub-filter's length); null if none.
+  const char* field = nullptr;
+  uint64_t older = 0;  // the value in the older filter: "family" a family id (src/family.h),
+  uint64_t newer = 0;  // a rate the bits of its f64 (real), anything else the integer
+  bool real = false;   // the values are the bits of an f64
+  int section = -1;    // "size in bytes": the sub-filter's index; else -1
 };
 
 // The patch that turns `older` into `newer` (each a whole serialized filter

@@ -1,7 +1,5 @@
 #include "patch_layout.h"
 
-#include <cstdio>
-#include <cstring>
 
 #include "cuckoo_tables.h"
 #include "size_optimized.h"
@@ -199,10 +197,10 @@ uint64_t FieldValue(const uint8_t* p, const Field& f) {
 }
 
 template <size_t N>
-bool Differs(const Field (&fields)[N], const uint8_t* a, const uint8_t* b, Mismatch* m) {
+bool Differs(const Field (&fields)[N], const uint8_t* a, const uint8_t* b, PatchMismatch* m) {
   for (const Field& f : fields) {
     if (FieldValue(a, f) != FieldValue(b, f)) {
-      m->name = f.name;
+      m->field = f.name;
       m->older = FieldValue(a, f);
       m->newer = FieldValue(b, f);
       m->real = f.real;
@@ -215,13 +213,13 @@ bool Differs(const Field (&fields)[N], const uint8_t* a, const uint8_t* b, Misma
 }  // namespace
 
 bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, const uint8_t* newer,
-                  Mismatch* m) {
+                  PatchMismatch* m) {
   if (lo.family != ln.family) {
-    *m = Mismatch{"family", lo.family, ln.family, false, -1};
+    *m = PatchMismatch{"family", lo.family, ln.family, false, -1};
     return true;
   }
   if (lo.version != ln.version) {
-    *m = Mismatch{"format version", lo.version, ln.version, false, -1};
+    *m = PatchMismatch{"format version", lo.version, ln.version, false, -1};
     return true;
   }
   if (lo.version == format::kFormatVersionExplicit && Differs(kStackV4Fields, older, newer, m)) return true;
@@ -242,50 +240,11 @@ bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, cons
     if (r.section == kFileLevel) continue;
     const Region* o = lo.Find(r.section, r.role);
     if (o != nullptr && o->length != r.length) {
-      *m = Mismatch{"size in bytes", o->length, r.length, false, r.section};
+      *m = PatchMismatch{"size in bytes", o->length, r.length, false, r.section};
       return true;
     }
   }
   return false;
-}
-
-namespace {
-
-const char* FamilyName(uint64_t family) {
-  switch (family) {
-    case format::kTypeCuckoo: return "cuckoo";
-    case format::kTypeBloom: return "Bloom";
-    case format::kTypeRedisCuckoo: return "Redis cuckoo";
-    case format::kTypeRedisBloom: return "Redis Bloom";
-    default: return "unknown";
-  }
-}
-
-}  // namespace
-
-size_t Describe(const Mismatch& m, char* out, size_t cap) {
-  char a[32], b[32], what[64];
-  if (m.real) {
-    double x, y;
-    std::memcpy(&x, &m.older, sizeof x);
-    std::memcpy(&y, &m.newer, sizeof y);
-    std::snprintf(a, sizeof a, "%.17g", x);
-    std::snprintf(b, sizeof b, "%.17g", y);
-  } else if (std::strcmp(m.name, "family") == 0) {
-    std::snprintf(a, sizeof a, "%s", FamilyName(m.older));
-    std::snprintf(b, sizeof b, "%s", FamilyName(m.newer));
-  } else {
-    std::snprintf(a, sizeof a, "%llu", static_cast<unsigned long long>(m.older));
-    std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(m.newer));
-  }
-  if (m.section >= 0) {
-    std::snprintf(what, sizeof what, "sub-filter %d's %s", m.section, m.name);
-  } else {
-    std::snprintf(what, sizeof what, "%s", m.name);
-  }
-  const int n = std::snprintf(out, cap, "the filters differ in %s: %s in the older filter, %s in the newer", what,
-                              a, b);
-  return n < 0 ? 0 : (static_cast<size_t>(n) < cap ? static_cast<size_t>(n) : cap - 1);
 }
 
 }  // namespace patch

@@ -13,6 +13,7 @@
 
 #include "cuckoo_keys.h"
 #include "format.h"
+#include "patch.h"
 #include "redis_cuckoo.h"
 #include "status.h"
 
@@ -87,15 +88,6 @@ struct Layout {
 // Statuses as the format readers (kFormatTruncated, kFormatBadParameter, ...).
 Status ReadLayout(const uint8_t* data, size_t len, Layout* out);
 
-// The first field in which two filters differ so that no patch joins them.
-struct Mismatch {
-  const char* name = nullptr;  // "family", "format version", "fingerprint bits", ...
-  uint64_t older = 0;
-  uint64_t newer = 0;
-  bool real = false;  // the values are f64 bits
-  int section = -1;   // a sub-filter's size: its index
-};
-
 // True and *m if no patch joins `older` and `newer`, whose layouts are `lo`
 // and `ln`: they differ in family, format version, a field of the stack
 // header (encoding, scheme, growth, hash id, expansion, seed), a parameter of
@@ -104,11 +96,7 @@ struct Mismatch {
 // Bloom: entries, error, hashes, growth, bits), or the size of a sub-filter
 // both have.
 bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, const uint8_t* newer,
-                  Mismatch* m);
-
-// Writes "the filters differ in <field>: <older> in the older filter, <newer>
-// in the newer" into out[0, cap) (cap >= 1), NUL-terminated; returns its length.
-size_t Describe(const Mismatch& m, char* out, size_t cap);
+                  PatchMismatch* m);
 
 }  // namespace patch
 }  // namespace cuckoo

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import {
   ArgumentRangeError,
   ArgumentTypeError,
+  BloomFilter,
   CuckooFilter,
   FilterDisposedError,
   FilterFormatError,
@@ -363,6 +364,34 @@ test('cuckoo: diff of the two table encodings (same class, other parameters) is 
   expect(e.message).toMatch(/encoding/);
   packed.dispose();
   semi.dispose();
+});
+
+test('patch-family names the field and both values as the filters hold them: an id as its class, a rate as a number, a 64-bit seed whole', async () => {
+  const message = async (older: Uint8Array, newer: Uint8Array) => {
+    const e = await diffBytes(older, newer).then(() => undefined, (x: Error) => x);
+    expect(e).toMatchObject({ name: 'FilterFormatError', reason: 'patch-family' });
+    return (e as Error).message;
+  };
+  const cuckoo = await CuckooFilter.create({ capacity: 1000, semiSort: false });
+  const semi = await CuckooFilter.create({ capacity: 1000, semiSort: true });
+  const bloom = await BloomFilter.create({ capacity: 1000, falsePositiveRate: 0.01 });
+  // A rate so close that the bit and hash counts are the same: the rate itself is the first field that differs.
+  const bloomNear = await BloomFilter.create({ capacity: 1000, falsePositiveRate: 0.010000001 });
+  const seeded = await CuckooFilter.create({ capacity: 1000, semiSort: false, seed: 2n ** 64n - 1n });
+  const seededNext = await CuckooFilter.create({ capacity: 1000, semiSort: false, seed: 2n ** 64n - 2n });
+  expect(await message(cuckoo.toBytes(), bloom.toBytes())).toBe(
+    'cannot diff these filters: the filters differ in family: CuckooFilter in the older filter, BloomFilter in the newer',
+  );
+  expect(await message(cuckoo.toBytes(), semi.toBytes())).toBe(
+    'cannot diff these filters: the filters differ in table encoding: 0 in the older filter, 1 in the newer',
+  );
+  expect(await message(bloom.toBytes(), bloomNear.toBytes())).toBe(
+    'cannot diff these filters: the filters differ in false-positive rate: 0.01 in the older filter, 0.010000001 in the newer',
+  );
+  expect(await message(seeded.toBytes(), seededNext.toBytes())).toBe(
+    'cannot diff these filters: the filters differ in seed: 18446744073709551615 in the older filter, 18446744073709551614 in the newer',
+  );
+  for (const f of [cuckoo, semi, bloom, bloomNear, seeded, seededNext]) f.dispose();
 });
 
 test('a patch larger than any filter is refused before anything is copied: ArgumentRangeError', async () => {

@@ -314,7 +314,8 @@ TEST(Patch, OtherFamilyAndOtherParametersAreRefusedByName) {
   struct Case {
     const Bytes* older;
     const Bytes* newer;
-    const char* says;
+    const char* field;
+    uint64_t was, is;
   };
   CuckooParams p = Cuckoo(1500, TableEncoding::kPacked);
   p.fingerprint_bits = 13;
@@ -326,25 +327,29 @@ TEST(Patch, OtherFamilyAndOtherParametersAreRefusedByName) {
   ASSERT_EQ(ScalableCuckooFilter::Create(p, 0, &g), Status::kOk);
   const Bytes seed43 = Wrap(Own(std::move(g)), true).bytes();
   const Case cases[] = {
-      {&cuckoo[0], &bloom[0], "the filters differ in family: cuckoo in the older filter, Bloom in the newer"},
-      {&cuckoo[0], &semi[0], "the filters differ in table encoding: 0 in the older filter, 1 in the newer"},
-      {&cuckoo[0], &thirteen, "the filters differ in fingerprint bits: 12 in the older filter, 13 in the newer"},
-      {&cuckoo[0], &seed43, "the filters differ in seed: 42 in the older filter, 43 in the newer"},
+      {&cuckoo[0], &bloom[0], "family", 1, 2},
+      {&cuckoo[0], &semi[0], "table encoding", 0, 1},
+      {&cuckoo[0], &thirteen, "fingerprint bits", 12, 13},
+      {&cuckoo[0], &seed43, "seed", 42, 43},
   };
   uint8_t* out = nullptr;
   size_t out_len = 0;
   PatchMismatch why;
   for (const Case& c : cases) {
-    std::strcpy(why.text, "stale");
+    why = PatchMismatch{"stale", 7, 7, true, 3};
     EXPECT_EQ(Diff(c.older->data(), c.older->size(), c.newer->data(), c.newer->size(), &out, &out_len, &why),
               Status::kPatchFamily);
-    EXPECT_STREQ(why.text, c.says);
+    EXPECT_STREQ(why.field, c.field);
+    EXPECT_EQ(why.older, c.was);
+    EXPECT_EQ(why.newer, c.is);
+    EXPECT_FALSE(why.real);
+    EXPECT_EQ(why.section, -1);
   }
-  // Filters a patch joins: no sentence.
+  // Filters a patch joins: no mismatch.
   ASSERT_EQ(Diff(cuckoo[0].data(), cuckoo[0].size(), cuckoo[1].data(), cuckoo[1].size(), &out, &out_len, &why),
             Status::kOk);
   std::free(out);
-  EXPECT_STREQ(why.text, "");
+  EXPECT_EQ(why.field, nullptr);
   // Diff of bytes that are no filter: their format status.
   Bytes junk = cuckoo[1];
   junk[junk.size() / 2] ^= 1;
@@ -381,13 +386,16 @@ TEST(Patch, ResultWithOtherParametersIsRefusedByName) {
   const Family family[] = {Family::kCuckoo, Family::kCuckoo, Family::kRedisCuckoo};
   const char* const field[] = {"max kicks", "max kicks", "max iterations"};
   for (size_t k = 0; k < base.size(); ++k) {
-    const std::string says = std::string("the filters differ in ") + field[k] + ": 500 in the older filter, 10 in the newer";
+    const std::string says = field[k];
     PatchMismatch why;
     uint8_t* out = nullptr;
     size_t n = 0;
     ASSERT_EQ(Diff(base[k].data(), base[k].size(), result[k].data(), result[k].size(), &out, &n, &why),
               Status::kPatchFamily);
-    EXPECT_EQ(why.text, says);
+    ASSERT_NE(why.field, nullptr);
+    EXPECT_EQ(std::string(why.field), says);
+    EXPECT_EQ(why.older, 500u);
+    EXPECT_EQ(why.newer, 10u);
     Bytes got;  // the hand-made framing is right: to the base itself, it applies
     ASSERT_EQ(Apply(base[k], CraftPatch(base[k], base[k], family[k], 1), &got), Status::kOk) << says;
     EXPECT_EQ(got, base[k]);
@@ -396,9 +404,12 @@ TEST(Patch, ResultWithOtherParametersIsRefusedByName) {
     PatchInfo info;
     ASSERT_EQ(ReadPatchInfo(crafted.data(), crafted.size(), &info), Status::kOk);
     EXPECT_GT(info.changes, 0u);
-    std::strcpy(why.text, "stale");
+    why = PatchMismatch{"stale", 7, 7, true, 3};
     EXPECT_EQ(Apply(base[k], crafted, &got, &why), Status::kPatchFamily) << says;
-    EXPECT_EQ(why.text, says);
+    ASSERT_NE(why.field, nullptr);
+    EXPECT_EQ(std::string(why.field), says);
+    EXPECT_EQ(why.older, 500u);
+    EXPECT_EQ(why.newer, 10u);
   }
 }
 
