@@ -1,11 +1,17 @@
 // Build-time modules resolved by scripts/build.mjs (esbuild aliases):
-// the Emscripten glue, and the .wasm it instantiates as a raw DEFLATE stream
-// (RFC 1951), embedded as bytes (js/load.ts inflates it).
+// the Emscripten glue, and the .wasm it instantiates, embedded as bytes: a raw
+// DEFLATE stream (RFC 1951) that js/load.ts inflates where
+// CUCKOO_WASM_DEFLATED, else the .wasm as is.
 declare module 'cuckoo-core-glue' {
   const createCuckooCore: (overrides: Record<string, unknown>) => Promise<unknown>;
   export default createCuckooCore;
 }
 declare module 'cuckoo-core-wasm' {
-  const wasmDeflated: Uint8Array<ArrayBuffer>;
-  export default wasmDeflated;
+  const wasmEmbedded: Uint8Array<ArrayBuffer>;
+  export default wasmEmbedded;
 }
+// Set by scripts/build.mjs (esbuild define): true in dist/index.* (for
+// browsers and bundlers: the .wasm deflated, 10 KB smaller gzipped), false in
+// dist/node.* and dist/cli.cjs (for Node.js: the .wasm as is, so the first
+// create() loads no zlib).
+declare const CUCKOO_WASM_DEFLATED: boolean;

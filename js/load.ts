@@ -5,7 +5,7 @@
  * instance.
  */
 import createCuckooCore from 'cuckoo-core-glue';
-import wasmDeflated from 'cuckoo-core-wasm';
+import wasmEmbedded from 'cuckoo-core-wasm';
 import { WasmLoadError } from './errors.js';
 import { inflateRaw } from './inflate.js';
 import { Core, CoreModule } from './wasm-core.js';
@@ -17,19 +17,21 @@ type Zlib = { inflateRawSync(data: Uint8Array): Uint8Array };
 const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined } }).process;
 
 /**
- * The .wasm bytes, inflated from the raw DEFLATE stream (RFC 1951) the bundle
- * embeds (scripts/build.mjs): by Node.js's zlib where there is one (a few
- * times faster there than its DecompressionStream), else by the realm's
+ * The .wasm bytes: as the bundle embeds them in the Node.js build (dist/node.*),
+ * else inflated from the raw DEFLATE stream (RFC 1951) the bundle embeds
+ * (scripts/build.mjs): by Node.js's zlib where there is one (a few times
+ * faster there than its DecompressionStream), else by the realm's
  * DecompressionStream where it takes 'deflate-raw', else by js/inflate.ts.
  */
 async function wasmBinary(): Promise<Uint8Array> {
+  if (!CUCKOO_WASM_DEFLATED) return wasmEmbedded;
   const zlib = nodeProcess?.getBuiltinModule?.('zlib');
-  if (zlib) return zlib.inflateRawSync(wasmDeflated);
+  if (zlib) return zlib.inflateRawSync(wasmEmbedded);
   try {
     const stream = new DecompressionStream('deflate-raw');
     const writer = stream.writable.getWriter();
     // A failure shows in the reads below; these promises only settle with it.
-    writer.write(wasmDeflated).catch(() => {});
+    writer.write(wasmEmbedded).catch(() => {});
     writer.close().catch(() => {});
     const reader = stream.readable.getReader();
     const chunks: Uint8Array[] = [];
@@ -47,7 +49,7 @@ async function wasmBinary(): Promise<Uint8Array> {
     return bytes;
   } catch {
     // No DecompressionStream, or none for 'deflate-raw' (a TypeError either way).
-    return inflateRaw(wasmDeflated);
+    return inflateRaw(wasmEmbedded);
   }
 }
 

@@ -1,9 +1,12 @@
 // Builds the npm package's JavaScript from TypeScript and the wasm build
 // (build/wasm/cuckoo-core.{js,wasm}, made by `cmake --build build/wasm`):
-//   dist/index.mjs    ES module       } the glue and the .wasm are bundled in (the .wasm as a
-//   dist/index.cjs    CommonJS        } raw DEFLATE stream, made with zopfli, that js/load.ts
-//                                     } inflates), so no fetch, file path or bundler setup is needed
-//   dist/cli.cjs      the `cuckoo-wasm` command
+//   dist/index.mjs    ES module       } for browsers and bundlers: the glue and the .wasm are
+//   dist/index.cjs    CommonJS        } bundled in (the .wasm as a raw DEFLATE stream, made with
+//                                     } zopfli, that js/load.ts inflates), so no fetch, file
+//                                     } path or bundler setup is needed
+//   dist/node.mjs     ES module       } for Node.js (package.json's "node" condition): the same,
+//   dist/node.cjs     CommonJS        } with the .wasm as is (a faster first create(): no zlib)
+//   dist/cli.cjs      the `cuckoo-wasm` command (the .wasm as is)
 //   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
 //                     ./index.mjs; not in package.json "exports"
 //   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view)
@@ -40,7 +43,8 @@ const common = {
     'cuckoo-core-glue': join(wasmDir, 'cuckoo-core.js'),
     'cuckoo-core-wasm': deflated,
   },
-  loader: { '.deflate': 'binary' },
+  define: { CUCKOO_WASM_DEFLATED: 'true' },
+  loader: { '.deflate': 'binary', '.wasm': 'binary' },
   legalComments: 'inline',
   // Minified, with keepNames: functions and classes keep their names (as
   // their .name), so error classes, stack traces and the class names in
@@ -56,11 +60,22 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'index.mjs') });
-await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'index.cjs') });
-await build({
+// Node.js: the .wasm as is (esbuild decodes it with Buffer there), for a first
+// create() that loads no zlib: on Node.js 26, loading zlib and inflating take
+// about 7 ms of a cold start. Wire size does not matter there.
+const forNode = {
   ...common,
   platform: 'node',
+  alias: { ...common.alias, 'cuckoo-core-wasm': join(wasmDir, 'cuckoo-core.wasm') },
+  define: { CUCKOO_WASM_DEFLATED: 'false' },
+};
+
+await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'index.mjs') });
+await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'index.cjs') });
+await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'node.mjs') });
+await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'node.cjs') });
+await build({
+  ...forNode,
   entryPoints: [join(root, 'js/cli.ts')],
   format: 'cjs',
   outfile: join(dist, 'cli.cjs'),
@@ -99,4 +114,4 @@ const readmePath = join(root, 'README.md');
 const readme = readFileSync(readmePath, 'utf8');
 const updated = readme.replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${figures}$2`);
 if (updated !== readme) writeFileSync(readmePath, updated);
-console.log(`built dist/ (index.mjs: ${mjs.length} bytes, ${gzipped} gzipped; index.cjs, cli.cjs, testing.mjs, types)`);
+console.log(`built dist/ (index.mjs: ${mjs.length} bytes, ${gzipped} gzipped; index.cjs, node.mjs, node.cjs, cli.cjs, testing.mjs, types)`);

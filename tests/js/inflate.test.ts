@@ -55,6 +55,24 @@ describe('inflateRaw', () => {
   });
 });
 
+// The Node.js build (dist/node.*, package.json's "node" condition) embeds the
+// .wasm as is: it loads with no zlib, no DecompressionStream and no inflater.
+test.each(['node.mjs', 'node.cjs'])('dist/%s loads without inflating anything', (file) => {
+  const path = join(root, 'dist', file);
+  expect(readFileSync(path, 'utf8')).not.toMatch(/DecompressionStream|inflateRawSync|deflate-raw/);
+  const script = `const used = [];
+const getBuiltinModule = process.getBuiltinModule;
+process.getBuiltinModule = (id) => (used.push(id), getBuiltinModule(id));
+globalThis.DecompressionStream = class { constructor() { used.push('DecompressionStream'); throw new TypeError('none'); } };
+const { CuckooFilter } = await import(${JSON.stringify(path)});
+const f = await CuckooFilter.create({ capacity: 100 });
+f.add('a');
+console.log(JSON.stringify({ a: f.has('a'), b: f.has('b'), used }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15000 });
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout.trim())).toEqual({ a: true, b: false, used: [] });
+});
+
 // The three ways js/load.ts inflates the module, each forced in a fresh Node
 // process: Node.js's zlib (process.getBuiltinModule), DecompressionStream, and
 // js/inflate.ts; each must load a working module, and by the way named.

@@ -20,7 +20,7 @@ beforeAll(() => {
   const info = JSON.parse(out.slice(out.indexOf('[')));
   tarball = join(dir, info[0].filename);
   const files: string[] = info[0].files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'package.json', 'README.md']));
+  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
   sh('mkdir', ['-p', app], dir);
@@ -45,6 +45,19 @@ try { await CuckooFilter.fromBytes(new Uint8Array(3)); } catch (e) { format = e 
 console.log(JSON.stringify([g.has('esm.example'), g.has('nope.example'), format]));
 `);
   expect(sh(process.execPath, ['esm.mjs'], app).trim()).toBe('[true,false,true]');
+});
+
+test('Node.js resolves the package to dist/node.* (the .wasm as is); other tools to dist/index.* (the .wasm deflated)', () => {
+  const app = join(dir, 'app');
+  writeFileSync(join(app, 'resolve.mjs'), `
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+console.log(JSON.stringify([import.meta.resolve('cuckoo-wasm'), require.resolve('cuckoo-wasm')].map((p) => p.split('/').slice(-2).join('/'))));
+`);
+  expect(sh(process.execPath, ['resolve.mjs'], app).trim()).toBe('["dist/node.mjs","dist/node.cjs"]');
+  // A bundler for the browser does not set "node": the "import" and "require" conditions.
+  const exportsMap = JSON.parse(sh('cat', [join(app, 'node_modules', 'cuckoo-wasm', 'package.json')], app)).exports['.'];
+  expect([exportsMap.import.default, exportsMap.require.default]).toEqual(['./dist/index.mjs', './dist/index.cjs']);
 });
 
 test('CommonJS require', () => {
