@@ -11,7 +11,7 @@ declare module 'cuckoo-core-wasm' {
   export default wasmEmbedded;
 }
 // Set by scripts/build.mjs (esbuild define): true in dist/index.* (for
-// browsers and bundlers: the .wasm deflated, 10 KB smaller gzipped), false in
+// browsers and bundlers: the .wasm deflated, smaller on the wire), false in
 // dist/node.* and dist/cli.cjs (for Node.js: the .wasm as is, so the first
 // create() loads no zlib).
 declare const CUCKOO_WASM_DEFLATED: boolean;

@@ -60,9 +60,9 @@ const common = {
   logLevel: 'warning',
 };
 
-// Node.js: the .wasm as is (esbuild decodes it with Buffer there), for a first
-// create() that loads no zlib: on Node.js 26, loading zlib and inflating take
-// about 7 ms of a cold start. Wire size does not matter there.
+// Node.js: the .wasm as is (esbuild decodes it with Buffer there), so that the
+// first create() loads no zlib and inflates nothing (bench/ab.mjs --only-load
+// times it). Wire size does not matter there.
 const forNode = {
   ...common,
   platform: 'node',
