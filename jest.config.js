@@ -1,4 +1,7 @@
-/** Jest runs the TypeScript tests in tests/ against the built package (dist/index.cjs). */
+/**
+ * Jest runs the TypeScript tests in tests/ against the built package as Node.js resolves it (dist/node.cjs, the
+ * "node" condition); tests that need the browsers' build (dist/index.*, the .wasm deflated) name its path.
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
@@ -7,7 +10,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tests/tsconfig.json' }],
   },
   moduleNameMapper: {
-    '^cuckoo-wasm$': '<rootDir>/dist/index.cjs',
+    '^cuckoo-wasm$': '<rootDir>/dist/node.cjs',
   },
   testTimeout: 120000,
 };
