@@ -453,15 +453,16 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
 // two filters: a rate's values as numbers, any other value as its decimal
 // digits (a seed is 64 bits). js/patch.ts writes the sentence.
 
-// v's digits in base 10 or 16, at least `width` of them (leading zeros).
+// v's digits in base 10 or 16 (lowercase), at least `width` (at most 20) of
+// them: leading zeros.
 val Digits(uint64_t v, unsigned base, int width) {
-  char text[21];
+  char text[21];  // 2^64 - 1 has 20 decimal digits
   int i = sizeof text - 1;
   text[i] = '\0';
   do {
     text[--i] = "0123456789abcdef"[v % base];
     v /= base;
-  } while (v != 0 || static_cast<int>(sizeof text) - 1 - i < width);
+  } while (i > 0 && (v != 0 || static_cast<int>(sizeof text) - 1 - i < width));
   return val(static_cast<const char*>(text + i));
 }
 

@@ -88,8 +88,8 @@ const KINDS = {
           c.found.foreignReason,
         ),
   // A patch that cannot be made or applied (docs/FORMAT.md §17); the detail says why (for 'patch-family' from a
-  // diff's two filters or an apply's base and result, the core's sentence naming the field and both values). Nothing
-  // was changed.
+  // diff's two filters or an apply's base and result, the field and both values: js/patch.ts mismatchSentence).
+  // Nothing was changed.
   patch: (c: StatusContext, reason: FilterFormatReason) => new FilterFormatError(`patch refused: ${c.detail}`, reason),
   format: (c: StatusContext, reason: FilterFormatReason) =>
     new FilterFormatError(

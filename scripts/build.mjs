@@ -60,7 +60,7 @@ const common = {
   logLevel: 'warning',
 };
 
-// Node.js: the .wasm as is (esbuild decodes it with Buffer there), so that the
+// Node.js: the .wasm as is (its base64 decoded by Node's own decoder), so that the
 // first create() loads no zlib and inflates nothing (bench/ab.mjs --only-load
 // times it). Wire size does not matter there.
 const forNode = {

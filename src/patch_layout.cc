@@ -1,7 +1,7 @@
 #include "patch_layout.h"
 
-
 #include "cuckoo_tables.h"
+#include "family.h"
 #include "size_optimized.h"
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
@@ -211,6 +211,13 @@ bool Differs(const Field (&fields)[N], const uint8_t* a, const uint8_t* b, Patch
 }
 
 }  // namespace
+
+// A "family" mismatch reports the format's type bytes as PatchMismatch says: family ids.
+static_assert(format::kTypeCuckoo == static_cast<uint8_t>(Family::kCuckoo) &&
+                  format::kTypeBloom == static_cast<uint8_t>(Family::kBloom) &&
+                  format::kTypeRedisCuckoo == static_cast<uint8_t>(Family::kRedisCuckoo) &&
+                  format::kTypeRedisBloom == static_cast<uint8_t>(Family::kRedisBloom),
+              "format type bytes are family ids");
 
 bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, const uint8_t* newer,
                   PatchMismatch* m) {

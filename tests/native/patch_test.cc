@@ -310,7 +310,7 @@ TEST(Patch, OtherFamilyAndOtherParametersAreRefusedByName) {
   Bytes patch, result;
   // Apply: a cuckoo patch to a Bloom filter.
   EXPECT_EQ(Apply(bloom[0], MustDiff(cuckoo[0], cuckoo[1]), &result), Status::kPatchFamily);
-  // Diff: each pair that differs, and the sentence naming the field.
+  // Diff: each pair that differs, the field and both values.
   struct Case {
     const Bytes* older;
     const Bytes* newer;
@@ -345,6 +345,19 @@ TEST(Patch, OtherFamilyAndOtherParametersAreRefusedByName) {
     EXPECT_FALSE(why.real);
     EXPECT_EQ(why.section, -1);
   }
+  // A rate: its f64 bits, marked real (the rates so close that bit and hash counts agree).
+  const Bytes rate = ScalableBloom(1000, 0.01, 0, 0).bytes();
+  const Bytes near = ScalableBloom(1000, 0.010000001, 0, 0).bytes();
+  why = PatchMismatch{};
+  EXPECT_EQ(Diff(rate.data(), rate.size(), near.data(), near.size(), &out, &out_len, &why), Status::kPatchFamily);
+  ASSERT_NE(why.field, nullptr);
+  EXPECT_STREQ(why.field, "false-positive rate");
+  EXPECT_TRUE(why.real);
+  double older_rate = 0, newer_rate = 0;
+  std::memcpy(&older_rate, &why.older, sizeof older_rate);
+  std::memcpy(&newer_rate, &why.newer, sizeof newer_rate);
+  EXPECT_EQ(older_rate, 0.01);
+  EXPECT_EQ(newer_rate, 0.010000001);
   // Filters a patch joins: no mismatch.
   ASSERT_EQ(Diff(cuckoo[0].data(), cuckoo[0].size(), cuckoo[1].data(), cuckoo[1].size(), &out, &out_len, &why),
             Status::kOk);
