@@ -68,9 +68,12 @@ struct PatchMismatch {
   // "false-positive rate", "error rate", ...), or "size in bytes" (a
   // sub-filter's length); null if none.
   const char* field = nullptr;
-  uint64_t older = 0;  // the value in the older filter: "family" a family id (src/family.h),
-  uint64_t newer = 0;  // a rate the bits of its f64 (real), anything else the integer
-  bool real = false;   // the values are the bits of an f64
+  // The field's value in the older filter and in the newer: for "family" a
+  // family id (src/family.h), for a rate the bits of its f64 (then `real`),
+  // for any other field the integer itself.
+  uint64_t older = 0;
+  uint64_t newer = 0;
+  bool real = false;
   int section = -1;    // "size in bytes": the sub-filter's index; else -1
 };
 
