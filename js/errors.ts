@@ -106,6 +106,11 @@ export class ArgumentRangeError extends codedError('ArgumentRangeError', 'ERR_OU
 export type WasmLoadReason =
   /** The page's or extension's Content-Security-Policy forbids compiling WebAssembly. */
   | 'csp-blocked'
+  /**
+   * The platform compiles no WebAssembly from bytes (Cloudflare Workers, Vercel Edge: "Wasm code generation
+   * disallowed by embedder"): import the package's .wasm as a module and hand it to `initWasm` first.
+   */
+  | 'compile-disallowed'
   /** This JavaScript engine has no WebAssembly (e.g. Node.js with `--jitless`, or it is switched off). */
   | 'no-webassembly'
   /** Compiling, instantiating or initialising the module failed for another reason (see `cause`). */
@@ -127,6 +132,30 @@ export class WasmLoadError extends codedError('WasmLoadError', 'ERR_WASM_LOAD', 
     super(message);
     this.reason = reason;
     this.cause = cause;
+  }
+}
+
+/** Why {@link WasmInitError} was thrown. */
+export type WasmInitReason =
+  /** `initWasm` was called before (and did not fail): it takes a module once per realm. */
+  | 'called-twice'
+  /** The module is already loaded or loading (by a `create` / `fromBytes` before `initWasm`). */
+  | 'already-loaded'
+  /** What was handed in is not this version of cuckoo-wasm's module (another module, or another release's). */
+  | 'not-this-module';
+
+/**
+ * Thrown (as a rejection of `initWasm`) when the WebAssembly module handed in cannot be used: `initWasm` was
+ * already called, the module is already loaded, or it is not the module of this version of cuckoo-wasm (its
+ * `dist/cuckoo-core.wasm`). Nothing is changed: filters keep using the module they have.
+ */
+export class WasmInitError extends codedError('WasmInitError', 'ERR_WASM_INIT', Error) {
+  /** What was wrong. */
+  readonly reason: WasmInitReason;
+
+  constructor(message: string, reason: WasmInitReason) {
+    super(message);
+    this.reason = reason;
   }
 }
 

@@ -15,3 +15,16 @@ declare module 'cuckoo-core-wasm' {
 // dist/node.* and dist/cli.cjs (for Node.js: the .wasm as is, so the first
 // create() loads no zlib).
 declare const CUCKOO_WASM_DEFLATED: boolean;
+// The module's default source (esbuild alias): js/wasm-embedded.ts, or js/wasm-workerd.ts in dist/workerd.mjs.
+declare module 'cuckoo-core-default' {
+  const defaultWasm: () => Promise<Uint8Array | WebAssembly.Module>;
+  export default defaultWasm;
+}
+// An imported .wasm, as Workers' bundlers give it (js/wasm-workerd.ts): the module compiled.
+declare module '*.wasm' {
+  const wasmModule: WebAssembly.Module;
+  export default wasmModule;
+}
+// Set by scripts/build.mjs (esbuild define): the id of this release's module, which the shipped
+// dist/cuckoo-core.wasm carries in its 'cuckoo-wasm' custom section (js/load.ts checks it).
+declare const CUCKOO_WASM_ID: string;

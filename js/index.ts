@@ -28,6 +28,9 @@ export {
   FilterFullError,
   InvalidUrlError,
   OutOfMemoryError,
+  WasmInitError,
   WasmLoadError,
 } from './errors.js';
-export type { FilterFormatReason, InvalidUrlReason, WasmLoadReason } from './errors.js';
+export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './errors.js';
+export { initWasm } from './load.js';
+export type { WasmSource } from './load.js';

@@ -6,6 +6,12 @@
 //                                     } path or bundler setup is needed
 //   dist/node.mjs     ES module       } for Node.js (package.json's "node" condition): the same,
 //   dist/node.cjs     CommonJS        } with the .wasm as is (a faster first create(): no zlib)
+//   dist/workerd.mjs  ES module for Cloudflare Workers (package.json's "workerd" condition): the same
+//                     code without the embedded .wasm; it imports ./cuckoo-core.wasm as a module, which
+//                     Workers' bundlers (wrangler's esbuild) upload beside the Worker
+//   dist/cuckoo-core.wasm  the module as a file (package export "./cuckoo-core.wasm"), for the
+//                     workerd build and initWasm(); its custom section 'cuckoo-wasm' holds the
+//                     release's id (CUCKOO_WASM_ID), which initWasm checks
 //   dist/cli.cjs      the `cuckoo-wasm` command (the .wasm as is)
 //   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
 //                     ./index.mjs; not in package.json "exports"
@@ -15,6 +21,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { deflateAsync } from '@gfx/zopfli';
 import { dirname, join } from 'node:path';
@@ -30,6 +37,28 @@ for (const f of ['cuckoo-core.js', 'cuckoo-core.wasm']) {
 }
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+
+// The module as a file, marked as this release's: a custom section (WebAssembly core spec §5.5.3: id 0,
+// size, name, bytes) named 'cuckoo-wasm' holding the package version and a hash of the module. The
+// embedded copies are the .wasm as built, without it.
+const wasm = readFileSync(join(wasmDir, 'cuckoo-core.wasm'));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const wasmId = `${version}+${createHash('sha256').update(wasm).digest('hex').slice(0, 16)}`;
+writeFileSync(join(dist, 'cuckoo-core.wasm'), Buffer.concat([wasm, customSection('cuckoo-wasm', Buffer.from(wasmId))]));
+
+function customSection(name, payload) {
+  const leb128 = (n) => {
+    const out = [];
+    do {
+      out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n >>>= 7;
+    } while (n > 0);
+    return Buffer.from(out);
+  };
+  const content = Buffer.concat([leb128(name.length), Buffer.from(name), payload]);
+  return Buffer.concat([Buffer.from([0]), leb128(content.length), content]);
+}
 
 // The .wasm as raw DEFLATE (RFC 1951), zopfli's: about 5% smaller than zlib's best.
 const deflated = join(wasmDir, 'cuckoo-core.wasm.deflate');
@@ -42,8 +71,9 @@ const common = {
   alias: {
     'cuckoo-core-glue': join(wasmDir, 'cuckoo-core.js'),
     'cuckoo-core-wasm': deflated,
+    'cuckoo-core-default': join(root, 'js/wasm-embedded.ts'),
   },
-  define: { CUCKOO_WASM_DEFLATED: 'true' },
+  define: { CUCKOO_WASM_DEFLATED: 'true', CUCKOO_WASM_ID: JSON.stringify(wasmId) },
   loader: { '.deflate': 'binary', '.wasm': 'binary' },
   legalComments: 'inline',
   // Minified, with keepNames: functions and classes keep their names (as
@@ -67,13 +97,22 @@ const forNode = {
   ...common,
   platform: 'node',
   alias: { ...common.alias, 'cuckoo-core-wasm': join(wasmDir, 'cuckoo-core.wasm') },
-  define: { CUCKOO_WASM_DEFLATED: 'false' },
+  define: { ...common.define, CUCKOO_WASM_DEFLATED: 'false' },
+};
+
+// Workers: no .wasm embedded; js/wasm-workerd.ts imports ./cuckoo-core.wasm (kept as an import,
+// which resolves to dist/cuckoo-core.wasm beside the bundle).
+const forWorkerd = {
+  ...common,
+  alias: { ...common.alias, 'cuckoo-core-default': join(root, 'js/wasm-workerd.ts') },
+  external: ['./cuckoo-core.wasm'],
 };
 
 await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'index.mjs') });
 await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'index.cjs') });
 await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'node.mjs') });
 await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'node.cjs') });
+await build({ ...forWorkerd, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'workerd.mjs') });
 await build({
   ...forNode,
   entryPoints: [join(root, 'js/cli.ts')],
@@ -114,4 +153,6 @@ const readmePath = join(root, 'README.md');
 const readme = readFileSync(readmePath, 'utf8');
 const updated = readme.replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${figures}$2`);
 if (updated !== readme) writeFileSync(readmePath, updated);
-console.log(`built dist/ (index.mjs: ${mjs.length} bytes, ${gzipped} gzipped; index.cjs, node.mjs, node.cjs, cli.cjs, testing.mjs, types)`);
+console.log(
+  `built dist/ (index.mjs: ${mjs.length} bytes, ${gzipped} gzipped; index.cjs, node.mjs, node.cjs, workerd.mjs, cuckoo-core.wasm, cli.cjs, testing.mjs, types)`,
+);
