@@ -8,6 +8,9 @@
 # The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
 # the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
 # The browser tests run once: they test the package inside Chromium, where Node.js only serves the pages and drives the browser.
+# So do the runtime tests (tests/runtimes/): the scenario in workerd, Deno and Bun, whose binaries and versions come from
+# scripts/runtime-versions.sh (the npm registry's packages, cached in ~/.cache/cuckoo-wasm/runtimes); each ends with a
+# line "RUNTIME VERSION: scenario passed|FAILED (...)" in the summary.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -56,13 +59,13 @@ echo "$(node --version) $((SECONDS - js_start)) all" > build/test-results/jest-r
 own_major=$(node -p 'process.versions.node.split(".")[0]')
 for version in "${NODE_VERSIONS[@]}"; do
   [ "${version%%.*}" = "$own_major" ] && continue
-  echo "== JavaScript tests (jest) but the browser tests, on Node.js v$version"
+  echo "== JavaScript tests (jest) but the browser and runtime tests, on Node.js v$version"
   start=$SECONDS
   if bin=$(node_binary "$version"); then
     # Child processes the tests start (the CLI, npm, node) run on the same version.
-    # The ignore pattern last: jest takes every argument after it as one more pattern.
+    # The ignore patterns last: jest takes every argument after them as one more pattern.
     PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/jest/bin/jest.js --ci --json \
-      --outputFile="build/test-results/jest-node$version.json" "$@" --testPathIgnorePatterns '/tests/browser/' || js=1
+      --outputFile="build/test-results/jest-node$version.json" "$@" --testPathIgnorePatterns '/tests/browser/' '/tests/runtimes/' || js=1
   else
     echo "could not install Node.js v$version from the npm registry" >&2
     js=1
@@ -90,7 +93,15 @@ for (const run of fs.readFileSync("build/test-results/jest-runs.txt", "utf8").tr
     p = j.numPassedTests; f = j.numFailedTests + j.numRuntimeErrorTestSuites;
   } catch {}
   passed += p; failed += f;
-  console.log(`node ${version}: ${p} passed, ${f} failed (Jest${which === "all" ? "" : " without the browser tests"}, ${seconds} s)`);
+  console.log(`node ${version}: ${p} passed, ${f} failed (Jest${which === "all" ? "" : " without the browser and runtime tests"}, ${seconds} s)`);
+}
+// One line per runtime of tests/runtimes/ (counted in the Jest run above), from the outcome each wrote.
+for (const file of fs.readdirSync("build/test-results").filter((f) => /^runtime-.*\.json$/.test(f)).sort()) {
+  const r = JSON.parse(fs.readFileSync("build/test-results/" + file, "utf8"));
+  const what = r.ok
+    ? `scenario passed (${r.resolved}; ${r.listed} listed URLs, ${r.falseNegatives} false negatives; ${r.seconds} s)`
+    : `scenario FAILED: ${r.failures.join("; ")}`;
+  console.log(`${r.name} ${r.version}: ${what}`);
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 '
