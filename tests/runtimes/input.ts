@@ -8,7 +8,7 @@
 // examples/data/benign-opendns.txt on neither list) and hostile bytes. Written once per run as
 // build/runtimes/input.json (inputToJson's form) and reused while it is newer than dist/cli.cjs, the lists and this file.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const root = join(__dirname, '..', '..');
@@ -128,4 +128,12 @@ export function scenarioInputFile(): string {
   const fresh = existsSync(inputPath) && [cli, ...lists, __filename].every((p) => mtime(p) < mtime(inputPath));
   if (!fresh) makeScenarioInput();
   return inputPath;
+}
+
+/** Installs the built package into DIR/node_modules/cuckoo-wasm as npm installs it (package.json, LICENSE, dist/); DIR is emptied first. */
+export function installPackage(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  const pkg = join(dir, 'node_modules', 'cuckoo-wasm');
+  mkdirSync(pkg, { recursive: true });
+  for (const f of ['package.json', 'LICENSE', 'dist']) cpSync(join(root, f), join(pkg, f), { recursive: true });
 }

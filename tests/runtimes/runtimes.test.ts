@@ -6,9 +6,9 @@
 // node_modules/cuckoo-wasm) and resolved by the runtime's own conditions. Its result must pass and equal Node.js's.
 // Each runtime's outcome is written to build/test-results/runtime-NAME.json for scripts/test.sh's summary.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, scenarioInputFile, scenarioPath, workDir } from './input';
+import { installPackage, root, scenarioInputFile, scenarioPath, workDir } from './input';
 import { bundleWorker, EDGE_CONDITIONS, serveWorkers, WorkerdServer } from './workerd';
 
 const app = join(workDir, 'app');
@@ -87,10 +87,7 @@ async function recorded(name: string, version: string, body: () => Promise<Resul
 beforeAll(() => {
   inputFile = scenarioInputFile();
   // The package as npm installs it, beside the host and the scenario.
-  rmSync(app, { recursive: true, force: true });
-  const pkg = join(app, 'node_modules', 'cuckoo-wasm');
-  mkdirSync(pkg, { recursive: true });
-  for (const f of ['package.json', 'LICENSE', 'dist']) cpSync(join(root, f), join(pkg, f), { recursive: true });
+  installPackage(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'runtime-scenario', private: true, type: 'module' }) + '\n');
   cpSync(scenarioPath, join(app, 'scenario.mjs'));
   for (const f of ['host.mjs', 'worker.mjs', 'worker-init.mjs']) cpSync(join(__dirname, f), join(app, f));

@@ -23,9 +23,15 @@ export interface WorkerBundle {
 
 /**
  * Bundles `entry` into `dir` (emptied first) as wrangler does: worker.js, and each imported .wasm (also
- * `.wasm?module`) copied beside it as HASH-NAME.wasm and imported by that name.
+ * `.wasm?module`) copied beside it as HASH-NAME.wasm and imported by that name. `nodePaths`: more folders
+ * to resolve packages from (a node_modules holding the installed package, for an entry outside it).
  */
-export async function bundleWorker(entry: string, dir: string, conditions = WRANGLER_CONDITIONS): Promise<WorkerBundle> {
+export async function bundleWorker(
+  entry: string,
+  dir: string,
+  conditions = WRANGLER_CONDITIONS,
+  nodePaths: string[] = [],
+): Promise<WorkerBundle> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const wasm: WorkerBundle['modules'] = [];
@@ -54,6 +60,7 @@ export async function bundleWorker(entry: string, dir: string, conditions = WRAN
     target: 'es2022',
     conditions,
     plugins: [wasmModules],
+    nodePaths,
     metafile: true,
     logLevel: 'error',
   });
