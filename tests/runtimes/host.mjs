@@ -1,9 +1,10 @@
 // Runs the scenario (scenario.mjs) on Node.js, Deno or Bun, with cuckoo-wasm imported as that runtime resolves the
 // installed package (tests/runtimes/runtimes.test.ts installs it beside a copy of this file):
-//   node host.mjs input.json  |  deno run --allow-read host.mjs input.json  |  bun host.mjs input.json
-// Prints one JSON line: the scenario's result, with `runtime` (name and version) and `resolved` (the file the
-// runtime resolved 'cuckoo-wasm' to, relative to the package).
-import * as lib from 'cuckoo-wasm';
+//   node host.mjs input.json  |  deno run --allow-read=input.json host.mjs input.json  |  bun host.mjs input.json
+// On Deno and Bun, Node.js's globals (process, Buffer, global, require) are removed before the package is imported,
+// so the scenario shows that it needs none of them there. Prints one JSON line: the scenario's result, with
+// `runtime` (name and version), `resolved` (the file the runtime resolved 'cuckoo-wasm' to, relative to the
+// package) and `nodeGlobals` (the Node.js globals left while it ran).
 import { inputFromJson, runScenario } from './scenario.mjs';
 
 const deno = globalThis.Deno;
@@ -14,12 +15,21 @@ const text = deno
   : bun
     ? await bun.file(args[0]).text()
     : await (await import('node:fs/promises')).readFile(args[0], 'utf8');
+const runtime = deno ? `deno ${deno.version.deno}` : bun ? `bun ${bun.version}` : `node ${globalThis.process.version}`;
 
+const NODE_GLOBALS = ['process', 'Buffer', 'global', 'require'];
+if (deno || bun) {
+  for (const name of NODE_GLOBALS) {
+    try {
+      delete globalThis[name];
+    } catch {
+      // not configurable: then it is reported in nodeGlobals
+    }
+  }
+}
+const lib = await import('cuckoo-wasm');
 const result = await runScenario(lib, inputFromJson(text));
-result.runtime = deno
-  ? `deno ${deno.version.deno}`
-  : bun
-    ? `bun ${bun.version}`
-    : `node ${globalThis.process.version}`;
+result.runtime = runtime;
+result.nodeGlobals = NODE_GLOBALS.filter((name) => globalThis[name] !== undefined);
 result.resolved = import.meta.resolve('cuckoo-wasm').replace(/^.*\/node_modules\/cuckoo-wasm\//, '');
 console.log(JSON.stringify(result));
