@@ -148,6 +148,15 @@ export type WasmInitReason =
  * Thrown (as a rejection of `initWasm`) when the WebAssembly module handed in cannot be used: `initWasm` was
  * already called, the module is already loaded, or it is not the module of this version of cuckoo-wasm (its
  * `dist/cuckoo-core.wasm`). Nothing is changed: filters keep using the module they have.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await initWasm(wasm);
+ * } catch (e) {
+ *   if (!(e instanceof WasmInitError && e.reason === 'called-twice')) throw e; // another module of the app set it
+ * }
+ * ```
  */
 export class WasmInitError extends codedError('WasmInitError', 'ERR_WASM_INIT', Error) {
   /** What was wrong. */

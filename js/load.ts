@@ -53,8 +53,8 @@ export type WasmSource = object | string | ArrayBuffer | ArrayBufferView;
  * await initWasm(wasm);
  * const filter = await CuckooFilter.fromBytes(bytes);
  *
- * // A page that fetches the module itself (cached apart from the script):
- * await initWasm(new URL('cuckoo-wasm/cuckoo-core.wasm', import.meta.url));
+ * // A page that serves cuckoo-core.wasm itself (fetched, and cached, apart from the script):
+ * await initWasm(fetch('/static/cuckoo-core.wasm'));
  * ```
  */
 export function initWasm(source: WasmSource): Promise<void> {

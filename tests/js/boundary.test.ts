@@ -3,7 +3,9 @@
 // filter-level operations, so none of them may mention the module's memory views,
 // its allocator, its `_`-prefixed exports, the cf_* exports, the module object or
 // the build-time modules that provide it; js/load.ts, which instantiates the
-// module, may name the glue and the instance, and nothing else.
+// module, may name the glue and the instance, and nothing else; so may the
+// module's default sources it instantiates (js/wasm-embedded.ts: the embedded
+// bytes; js/wasm-workerd.ts: the .wasm imported as a module).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -18,6 +20,8 @@ const ALLOWED = [BOUNDARY, 'glue.d.ts', 'core-types.ts', 'testing.ts'];
 /** Files allowed some kinds of access only: what each may name. */
 const PARTLY: Record<string, string[]> = {
   'load.ts': ['the Emscripten glue or the .wasm bytes', 'the wasm instance'],
+  'wasm-embedded.ts': ['the Emscripten glue or the .wasm bytes', 'the wasm instance'],
+  'wasm-workerd.ts': ['the wasm instance'],
 };
 
 /** Names only the boundary may use, each with what it is. */
