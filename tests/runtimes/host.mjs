@@ -4,7 +4,7 @@
 // On Deno and Bun, Node.js's globals (process, Buffer, global, require) are removed before the package is imported,
 // so the scenario shows that it needs none of them there. Prints one JSON line: the scenario's result, with
 // `runtime` (name and version), `resolved` (the file the runtime resolved 'cuckoo-wasm' to, relative to the
-// package) and `nodeGlobals` (the Node.js globals left while it ran).
+// package) and, on Deno and Bun, `nodeGlobals` (the Node.js globals left while it ran).
 import { inputFromJson, runScenario } from './scenario.mjs';
 
 const deno = globalThis.Deno;
@@ -30,6 +30,6 @@ if (deno || bun) {
 const lib = await import('cuckoo-wasm');
 const result = await runScenario(lib, inputFromJson(text));
 result.runtime = runtime;
-result.nodeGlobals = NODE_GLOBALS.filter((name) => globalThis[name] !== undefined);
+if (deno || bun) result.nodeGlobals = NODE_GLOBALS.filter((name) => globalThis[name] !== undefined);
 result.resolved = import.meta.resolve('cuckoo-wasm').replace(/^.*\/node_modules\/cuckoo-wasm\//, '');
 console.log(JSON.stringify(result));
