@@ -21,11 +21,15 @@ export const REDIS_USAGE = `
       (redis://[[user]:password@]host[:port][/db], or rediss:// for TLS) and writes it to FILE
       in this library's format: query and info read it, and RedisCuckooFilter.fromBytes /
       RedisBloomFilter.fromBytes load it in a page, answering exactly as CF.EXISTS / BF.EXISTS.
+      Keys deleted on the server are gone from FILE as from the server (compactions included), and
+      info FILE shows the cuckoo filter's delete count.
       --type is found with TYPE when omitted. Needs the package redis (node-redis v5 or v6)
   cuckoo-wasm redis-push FILE URL KEY [--replace]
       loads a RedisBloom filter FILE (from redis-pull, or toBytes() of RedisCuckooFilter /
       RedisBloomFilter) into KEY with CF.LOADCHUNK / BF.LOADCHUNK. KEY must not exist, unless
-      --replace is given (it is deleted first). Needs the package redis (node-redis v5 or v6)`;
+      --replace is given (it is deleted first). A cuckoo filter keeps its delete count and
+      sub-filters, so the server's next CF.DEL compacts it when the filter's own would have.
+      Needs the package redis (node-redis v5 or v6)`;
 
 /** A mistake in a command's arguments: its message is followed by a pointer to --help (js/cli.ts). */
 export class UsageError extends Error {}
