@@ -7,7 +7,7 @@
 #
 # The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
 # the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
-# The browser tests run once: they test the package inside Chromium, where Node.js only serves the pages and drives the browser.
+# The browser tests run once: they test the package inside Chromium and Firefox, where Node.js only serves the pages and drives the browsers.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
