@@ -57,7 +57,7 @@ async function wasmBinary(): Promise<Uint8Array> {
 function loadError(cause: unknown): WasmLoadError {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
   // Chromium: "Refused to compile or instantiate WebAssembly module because 'unsafe-eval'
-  // is not an allowed source of script ..."; Firefox: "... blocked by CSP".
+  // is not an allowed source of script ..."; Firefox: "call to WebAssembly.instantiate() blocked by CSP".
   if (/Content.Security.Policy|\bCSP\b|unsafe-eval/i.test(detail)) {
     return new WasmLoadError(
       "cuckoo-wasm cannot compile its WebAssembly module: the Content-Security-Policy forbids it. " +
