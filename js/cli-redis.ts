@@ -9,11 +9,12 @@
  * commands load it, from where cuckoo-wasm is installed or else from the current folder.
  * Errors: thrown as Error (one line; the caller prints it and exits with code 1).
  */
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FilterFormatError, RedisBloomFilter, RedisCuckooFilter } from './index.js';
+import { writeWhole } from './cli-files.js';
 
 export const REDIS_USAGE = `
   cuckoo-wasm redis-pull URL KEY -o FILE [--type cf|bf]
@@ -152,11 +153,7 @@ async function pull(args: string[]): Promise<void> {
     }
     try {
       const bytes = filter.toBytes();
-      try {
-        writeFileSync(values.output, bytes);
-      } catch (e) {
-        throw new Error(`cannot write filter ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
+      writeWhole(values.output, bytes, 'filter');
       const info = filter.info();
       console.log(`pulled:              ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${chunks} chunks`);
       console.log(`items:               ${info.numberOfItemsInserted}`);
