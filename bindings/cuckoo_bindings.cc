@@ -337,6 +337,9 @@ int RedisCuckooCreate(double capacity, int bucket_size, int max_iterations, int 
   return Opened(s, std::move(filter));
 }
 
+// CF.COMPACT on the Redis cuckoo filter `handle` (allocates nothing, cannot fail).
+void RedisCuckooCompact(uintptr_t handle) { reinterpret_cast<RedisCuckooFilter*>(handle)->Compact(); }
+
 int RedisBloomCreate(double error_rate, double capacity, int expansion, bool non_scaling) {
   cuckoo::RedisBloomParams p;
   p.error_rate = error_rate;
@@ -823,6 +826,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("cuckooCreate", &CuckooCreate);
   function("bloomCreate", &BloomCreate);
   function("redisCuckooCreate", &RedisCuckooCreate);
+  function("redisCuckooCompact", &RedisCuckooCompact);
   function("redisBloomCreate", &RedisBloomCreate);
   function("dumpChunkCount", &DumpChunkCount);
   function("dumpHeaderBytes", &DumpHeaderBytes);

@@ -7,10 +7,10 @@
  * refused patch or a failed write leaves no file, or the one that was there, untouched.
  * Errors: thrown as Error (one line; js/cli.ts prints it and exits with code 1).
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FilterFormatError, applyPatchBytes, diffBytes, patchInfo } from './index.js';
 import { UsageError } from './cli-redis.js';
+import { readFile, writeWhole } from './cli-files.js';
 
 export const PATCH_USAGE = `
   cuckoo-wasm diff OLD NEW -o PATCH
@@ -21,26 +21,6 @@ export const PATCH_USAGE = `
       applies PATCH to filter file OLD and writes the result to NEW, byte for byte the filter the
       patch was made from. A patch made for another version of the filter (or another filter, or
       a damaged one) is refused, and nothing is written`;
-
-function readBytes(path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw new Error(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
-
-/** Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed over it. */
-function writeWhole(path: string, bytes: Uint8Array, what: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, bytes, { flag: 'wx' });
-    renameSync(temporary, path);
-  } catch (e) {
-    rmSync(temporary, { force: true });
-    throw new Error(`cannot write ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
 
 /** `bytes` as a count with its size in KiB or MiB. */
 function size(bytes: number): string {
@@ -57,8 +37,8 @@ function commandArgs(command: string, args: string[], operands: string): { posit
 
 async function diff(args: string[]): Promise<void> {
   const { positionals: [oldPath, newPath], output } = commandArgs('diff', args, 'OLD and NEW');
-  const older = readBytes(oldPath, 'filter');
-  const newer = readBytes(newPath, 'filter');
+  const older = readFile(oldPath, 'filter');
+  const newer = readFile(newPath, 'filter');
   let patch: Uint8Array;
   try {
     patch = await diffBytes(older, newer);
@@ -77,8 +57,8 @@ async function diff(args: string[]): Promise<void> {
 
 async function patch(args: string[]): Promise<void> {
   const { positionals: [oldPath, patchPath], output } = commandArgs('patch', args, 'OLD and PATCH');
-  const base = readBytes(oldPath, 'filter');
-  const bytes = readBytes(patchPath, 'patch');
+  const base = readFile(oldPath, 'filter');
+  const bytes = readFile(patchPath, 'patch');
   let result: Uint8Array;
   try {
     result = await applyPatchBytes(base, bytes);

@@ -9,11 +9,12 @@
  * commands load it, from where cuckoo-wasm is installed or else from the current folder.
  * Errors: thrown as Error (one line; the caller prints it and exits with code 1).
  */
-import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FilterFormatError, RedisBloomFilter, RedisCuckooFilter } from './index.js';
+import { writeWhole } from './cli-files.js';
 
 export const REDIS_USAGE = `
   cuckoo-wasm redis-pull URL KEY -o FILE [--type cf|bf]
@@ -21,11 +22,15 @@ export const REDIS_USAGE = `
       (redis://[[user]:password@]host[:port][/db], or rediss:// for TLS) and writes it to FILE
       in this library's format: query and info read it, and RedisCuckooFilter.fromBytes /
       RedisBloomFilter.fromBytes load it in a page, answering exactly as CF.EXISTS / BF.EXISTS.
+      Keys deleted on the server are gone from FILE as from the server (compactions included), and
+      info FILE shows the cuckoo filter's delete count.
       --type is found with TYPE when omitted. Needs the package redis (node-redis v5 or v6)
   cuckoo-wasm redis-push FILE URL KEY [--replace]
       loads a RedisBloom filter FILE (from redis-pull, or toBytes() of RedisCuckooFilter /
       RedisBloomFilter) into KEY with CF.LOADCHUNK / BF.LOADCHUNK. KEY must not exist, unless
-      --replace is given (it is deleted first). Needs the package redis (node-redis v5 or v6)`;
+      --replace is given (it is deleted first). A cuckoo filter keeps its delete count and
+      sub-filters, so the server's next CF.DEL compacts it when the filter's own would have.
+      Needs the package redis (node-redis v5 or v6)`;
 
 /** A mistake in a command's arguments: its message is followed by a pointer to --help (js/cli.ts). */
 export class UsageError extends Error {}
@@ -148,11 +153,7 @@ async function pull(args: string[]): Promise<void> {
     }
     try {
       const bytes = filter.toBytes();
-      try {
-        writeFileSync(values.output, bytes);
-      } catch (e) {
-        throw new Error(`cannot write filter ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
+      writeWhole(values.output, bytes, 'filter');
       const info = filter.info();
       console.log(`pulled:              ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${chunks} chunks`);
       console.log(`items:               ${info.numberOfItemsInserted}`);

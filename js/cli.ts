@@ -9,7 +9,6 @@
  * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from './index.js';
@@ -21,6 +20,7 @@ import { quoted } from './status.js';
 import { loadCore } from './load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './cli-redis.js';
 import { PATCH_USAGE, patchCommand } from './cli-patch.js';
+import { readFile, writeWhole } from './cli-files.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
@@ -48,29 +48,6 @@ const USAGE = `usage:
       a line that is not a URL is reported on stderr (the exit code is then 1)
   cuckoo-wasm info FILE
       prints the filter's type, parameters and statistics, and its sub-filters${REDIS_USAGE}${PATCH_USAGE}`;
-
-/** Why a file could not be opened, for the codes a user can act on. */
-const FILE_ERRORS: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a parent of it is not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-};
-
-function fileError(verb: string, what: string, path: string, e: unknown): Error {
-  const code = (e as NodeJS.ErrnoException).code;
-  const reason = code === undefined ? (e as Error).message : `${code}${code in FILE_ERRORS ? ` (${FILE_ERRORS[code]})` : ''}`;
-  return new Error(`cannot ${verb} ${what} ${path}: ${reason}`);
-}
-
-function readFile(path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw fileError('read', what, path, e);
-  }
-}
 
 /**
  * A list's text. Lists are UTF-8: bytes that are not would each decode to
@@ -292,11 +269,7 @@ async function build(args: string[]): Promise<void> {
       throw new Error(whyFull({ filter, list, added: e.added, keys: keys.length, requested, keepDuplicates, counts }));
     }
     const bytes = filter.toBytes();
-    try {
-      writeFileSync(values.output, bytes);
-    } catch (e) {
-      throw fileError('write', 'filter', values.output, e);
-    }
+    writeWhole(values.output, bytes, 'filter');
     console.log([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...read.report].join('\n'));
     console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     console.log(`bytes:               ${bytes.length}`);

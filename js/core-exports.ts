@@ -10,16 +10,18 @@ import { seedWords } from './options.js';
 /**
  * The embind functions called as they are (no memory involved): sizing (src/sizing.h; -InvalidArgument when
  * refused), the Bloom filters' compatibility and union, the Redis families' creation (a handle or -status),
- * chunk count and the end of a load (0 or -status).
+ * CF.COMPACT, chunk count and the end of a load (0 or -status).
  */
 export type ColdCalls = Pick<
   CoreModule,
   | 'fingerprintBitsFor' | 'firstSubFilterRate' | 'cuckooSerializedSizeFor' | 'bloomSerializedSizeFor'
-  | 'bloomCompatible' | 'bloomUnion' | 'redisCuckooCreate' | 'redisBloomCreate' | 'dumpChunkCount' | 'finishDump'
+  | 'bloomCompatible' | 'bloomUnion' | 'redisCuckooCreate' | 'redisCuckooCompact' | 'redisBloomCreate' | 'dumpChunkCount'
+  | 'finishDump'
 >;
 const COLD: readonly (keyof ColdCalls)[] = [
   'fingerprintBitsFor', 'firstSubFilterRate', 'cuckooSerializedSizeFor', 'bloomSerializedSizeFor',
-  'bloomCompatible', 'bloomUnion', 'redisCuckooCreate', 'redisBloomCreate', 'dumpChunkCount', 'finishDump',
+  'bloomCompatible', 'bloomUnion', 'redisCuckooCreate', 'redisCuckooCompact', 'redisBloomCreate', 'dumpChunkCount',
+  'finishDump',
 ];
 
 /**

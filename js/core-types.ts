@@ -89,6 +89,7 @@ export type CoreModule = {
   cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
   bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
   redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
+  redisCuckooCompact(handle: number): void;
   redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
   dumpChunkCount(family: number, handle: number): number;
   dumpHeaderBytes(family: number, handle: number): number;

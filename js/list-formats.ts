@@ -4,7 +4,8 @@
  *
  * - `lines`: one entry per line, as js/lines.ts reads it (trimmed, blank and `#` lines skipped).
  * - `hosts`: hosts(5) lines, `ADDRESS HOST [HOST...]` with `#` comments anywhere on a line. Every
- *   host is an entry except local names (localhost, broadcasthost, ip6-*, local, an address).
+ *   host is an entry except local names (localhost, broadcasthost, ip6-*, local) and addresses
+ *   (`0.0.0.0 0.0.0.0`, `127.0.0.1 ::1`), each skipped and counted as its own kind.
  * - `adblock`: Adblock Plus / uBlock Origin network rules. `||host^` (or `||host`) blocks a
  *   host: its entry is the host. `||host/path`, `||host:port/…` and `|http(s)://…|` block URLs:
  *   their entry is the URL, taken with --urls only. `!` comments and `[Adblock Plus …]` headers
@@ -36,7 +37,8 @@ export const SKIP_KINDS = {
   unanchored: 'unanchored rules (match anywhere in a URL, not a host or URL prefix)',
   'needs-urls': 'URL rules (||host/path, |https://…|): add --urls to take them',
   'not-a-host': 'rules whose host has characters no host has',
-  'local-name': 'local names (localhost, broadcasthost, ip6-*, local, addresses)',
+  'local-name': 'local names (localhost, broadcasthost, ip6-*, local)',
+  address: 'addresses in place of a host name (0.0.0.0 0.0.0.0, 127.0.0.1 ::1)',
   'no-address': 'lines that do not start with an address (not hosts lines)',
   'no-value': 'rows with the column empty or missing',
 } as const;
@@ -187,7 +189,7 @@ function isAddress(token: string): boolean {
 /** A name a hosts file gives the machine or its network, not a host to block. */
 function isLocalName(host: string): boolean {
   const h = host.toLowerCase();
-  return LOCAL_NAMES.has(h) || h.startsWith('ip6-') || isAddress(h);
+  return LOCAL_NAMES.has(h) || h.startsWith('ip6-');
 }
 
 function hostsEntries(lines: readonly string[], skips: Skips): NumberedEntry[] {
@@ -201,7 +203,8 @@ function hostsEntries(lines: readonly string[], skips: Skips): NumberedEntry[] {
       return;
     }
     for (const host of tokens.slice(1)) {
-      if (isLocalName(host)) skips.add('local-name', host, i + 1);
+      if (isAddress(host)) skips.add('address', host, i + 1);
+      else if (isLocalName(host)) skips.add('local-name', host, i + 1);
       else entries.push({ entry: host, line: i + 1 });
     }
   });

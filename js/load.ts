@@ -156,7 +156,7 @@ function noWebAssembly(): WasmLoadError {
 function loadError(cause: unknown): WasmLoadError {
   const detail = describe(cause);
   // Chromium: "Refused to compile or instantiate WebAssembly module because 'unsafe-eval'
-  // is not an allowed source of script ..."; Firefox: "... blocked by CSP".
+  // is not an allowed source of script ..."; Firefox: "call to WebAssembly.instantiate() blocked by CSP".
   if (/Content.Security.Policy|\bCSP\b|unsafe-eval/i.test(detail)) {
     return new WasmLoadError(
       "cuckoo-wasm cannot compile its WebAssembly module: the Content-Security-Policy forbids it. " +

@@ -143,13 +143,35 @@ export class RedisCuckooFilter extends RedisFilter {
   }
 
   /**
-   * `CF.DEL`: removes one stored copy of the key's fingerprint. Delete only keys that were
-   * added: deleting another key that shares a fingerprint removes that one's.
-   * @returns true if a copy was removed, false if none matched.
+   * `CF.DEL`: removes one stored copy of the key's fingerprint (sub-filters newest first,
+   * then the key's first bucket, then its alternate). Delete only keys that were added:
+   * deleting another key that shares a fingerprint removes that one's. As on the server, a
+   * delete that leaves more than one sub-filter and more deletes than a tenth of the items
+   * compacts the filter ({@link compact}, stopping at the first sub-filter it cannot empty);
+   * `info().numberOfItemsDeleted` then starts again from 0, and {@link subFilterCount},
+   * {@link byteLength} and the SCANDUMP chunks may shrink. Format: docs/FORMAT.md §15.3.
+   * @returns true if a copy was removed, false if none matched (nothing changed).
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
    */
   delete(key: Key): boolean {
     return this.core.keyOp(DELETE, this.live(), key) === 1;
+  }
+
+  /**
+   * `CF.COMPACT`: moves fingerprints from newer sub-filters into older ones where the key's
+   * buckets there have an empty slot, from the newest sub-filter down to the second, and
+   * frees the newest sub-filters it empties; `info().numberOfItemsDeleted` becomes 0. Every
+   * stored key is still found (no false negatives), and the bytes are the server's after
+   * the same command. Allocates nothing. Format: docs/FORMAT.md §15.3.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * for (const gone of removed) f.delete(gone);
+   * f.compact(); // as CF.COMPACT: fewer sub-filters where the rest fit in the older ones
+   * ```
+   */
+  compact(): void {
+    this.core.cold.redisCuckooCompact(this.live());
   }
 
   /**

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes a fresh clone ready to test, demo and pack: installs the toolchain from
 # Debian's packages if it is missing (emscripten, cmake, g++, GoogleTest,
-# clang-14 with its sanitizer/fuzzer runtimes; with --browser also chromium, which
-# the browser tests drive; xxHash is vendored in third_party/),
+# clang-14 with its sanitizer/fuzzer runtimes; with --browser also chromium and
+# firefox-esr, which the browser tests drive; xxHash is vendored in third_party/),
 # runs `npm ci` when node_modules is missing or older than package-lock.json,
 # then builds (scripts/build.sh). Safe to run again: each step skips what is done.
 set -euo pipefail
@@ -17,7 +17,10 @@ command -v make >/dev/null || need+=(make)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 command -v clang++-14 >/dev/null || need+=(clang-14)
 ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
-if [ "${1:-}" = --browser ] && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
+if [ "${1:-}" = --browser ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+  [ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} (Debian packages)"
   if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo -n); else

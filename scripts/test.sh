@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run of each target, then the Jest tests (API, real data, format,
 # CLI, npm pack, browser) on the Node.js running this script, then the Jest tests but the browser ones on each other Node.js
-# major of NODE_VERSIONS (package.json "engines" names the same majors). The C++ runs are the CMake presets native, asan and
+# major of NODE_VERSIONS (package.json "engines" accepts every Node.js from 20 on; these are the majors tested). The C++ runs are the CMake presets native, asan and
 # fuzz (CMakePresets.json). `npm test` runs scripts/setup.sh first (pretest), which installs what is missing and builds.
 # Ends with one line per Node.js version, "node vX.Y.Z: N passed, N failed (...)", then "tests: N passed, N failed" for all.
 #
 # The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
 # the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
-# The browser tests run once: they test the package inside Chromium, where Node.js only serves the pages and drives the browser.
+# The browser tests run once: they test the package inside Chromium and Firefox, where Node.js only serves the pages and drives the browsers.
 # So do the runtime tests (tests/runtimes/): the scenario in workerd, Deno and Bun, whose binaries and versions come from
 # scripts/runtime-versions.sh (the npm registry's packages, cached in ~/.cache/cuckoo-wasm/runtimes); each ends with a
 # line "RUNTIME VERSION: scenario passed|FAILED (...)" in the summary.

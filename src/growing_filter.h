@@ -168,6 +168,10 @@ class GrowingFilter {
     return total;
   }
   Status Grow();
+  // Frees the newest sub-filter: a family's compaction (RedisCuckooFilter's
+  // CF.COMPACT) calls it once it has moved every item out of that sub-filter.
+  // The caller keeps at least one sub-filter.
+  void FreeNewest() { subs_[--count_].reset(); }
 
   uint32_t expansion_ = 0;
   uint32_t count_ = 0;

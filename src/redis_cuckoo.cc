@@ -167,11 +167,51 @@ Status RedisCuckooFilter::Delete(const uint8_t* key, size_t len) {
   for (uint32_t j = count_; j-- > 0;) {
     if (subs_[j]->DeleteProbe(probes[j]) == Status::kOk) {
       ++subs_[0]->deletes_;
+      // deleted > 0.10 * items, exactly (0.1 * items rounds to items / 10
+      // whenever that is a whole number).
+      if (count_ > 1 && deleted() * 10 > size()) CompactPass(/*stop_at_stuck=*/true);
       return Status::kOk;
     }
   }
   return Status::kNotFound;
 }
+
+// A pass over whole sub-filters, after at most one delete in ten: compiled for
+// size, out of line from Delete.
+CUCKOO_SIZE_OPTIMIZED_BEGIN
+bool RedisCuckooSub::AddMoved(uint64_t x, uint32_t fp) {
+  const uint32_t i = keys_.Fold(x);
+  if (!table_.Insert(i, fp) && !table_.Insert(keys_.Alt(i, fp), fp)) return false;
+  ++size_;
+  return true;
+}
+
+void RedisCuckooFilter::CompactPass(bool stop_at_stuck) {
+  for (uint32_t i = count_; i-- > 1;) {
+    RedisCuckooSub& sub = *subs_[i];
+    ByteTable& table = sub.table_;
+    for (uint64_t x = 0; x < table.bucket_count(); ++x) {
+      for (uint32_t slot = 0; slot < table.bucket_size(); ++slot) {
+        const uint32_t fp = table.Read(x, slot);
+        if (fp == 0) continue;
+        for (uint32_t j = 0; j < i; ++j) {
+          if (subs_[j]->AddMoved(x, fp)) {
+            table.Write(x, slot, 0);
+            --sub.size_;
+            break;
+          }
+        }
+      }
+    }
+    if (sub.size_ == 0 && i + 1 == count_) {
+      FreeNewest();
+    } else if (sub.size_ != 0 && stop_at_stuck) {
+      break;
+    }
+  }
+  subs_[0]->deletes_ = 0;
+}
+CUCKOO_SIZE_OPTIMIZED_END
 
 uint32_t RedisCuckooFilter::Count(const uint8_t* key, size_t len) const {
   Probe probes[format::kMaxSubFilters];

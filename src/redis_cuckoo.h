@@ -59,6 +59,9 @@ class RedisKeys {
     p.i2 = Alt(p.i1, p.fingerprint);
     return p;
   }
+  // x mod n: the bucket that bucket x of a sub-filter of more buckets (a
+  // multiple of n) folds onto here.
+  uint32_t Fold(uint64_t x) const { return static_cast<uint32_t>(x & mask_); }
   // (bucket XOR fp * 0x5bd1e995) mod n: an involution for n a power of two.
   uint32_t Alt(uint32_t bucket, uint32_t fingerprint) const {
     return static_cast<uint32_t>((bucket ^ (fingerprint * kAltMultiplier)) & mask_);
@@ -132,6 +135,11 @@ class RedisCuckooSub {
     ++size_;
     return true;
   }
+  // Compaction's move of fingerprint `fp` from bucket x of a newer (larger)
+  // sub-filter: into the first empty slot of bucket x mod n, else of its
+  // alternate bucket here (x's two buckets here are the key's). False,
+  // nothing changed, if both are full.
+  bool AddMoved(uint64_t x, uint32_t fp);
   bool ContainProbe(const Probe& p) const { return Algorithm::Contain(table_, eviction_, p); }
   uint32_t CountProbe(const Probe& p) const { return Algorithm::Count(table_, eviction_, p); }
   Status DeleteProbe(const Probe& p) {
@@ -239,8 +247,13 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   // CF.ADDNX: *added = false, nothing changed, if Contain(key); else Add.
   Status AddUnique(const uint8_t* key, size_t len, bool* added);
   // CF.DEL: empties the first slot holding the key's fingerprint, sub-filters
-  // newest first, bucket i1 then i2. kOk, or kNotFound.
+  // newest first, bucket i1 then i2. kOk, or kNotFound. After a delete that
+  // leaves more than one sub-filter and deleted() > size() / 10, compacts
+  // (CompactPass, stopping at the first sub-filter it cannot empty).
   Status Delete(const uint8_t* key, size_t len);
+  // CF.COMPACT: CompactPass over every sub-filter from the newest down to
+  // sub-filter 1, whatever the counts. Allocates nothing; cannot fail.
+  void Compact() { CompactPass(/*stop_at_stuck=*/false); }
   // CF.COUNT: slots matching the key's fingerprint in both its buckets (once
   // if they are the same) of every sub-filter.
   uint32_t Count(const uint8_t* key, size_t len) const;
@@ -283,6 +296,13 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   RedisCuckooFilter() = default;
   // The key's probe in every sub-filter.
   void Probes(const uint8_t* key, size_t len, Probe* out) const;
+  // RedisBloom's compaction (../shared/redis/README.md, "CF delete and
+  // compaction"): for each sub-filter i from the newest down to 1, every
+  // slot in order (bucket 0, 1, ...; slot 0 .. b-1) moves its fingerprint to
+  // the oldest sub-filter j < i that takes it (RedisCuckooSub::AddMoved);
+  // the newest sub-filter left, once empty, is freed. With stop_at_stuck, a
+  // sub-filter left with a fingerprint ends the pass. Then deleted() is 0.
+  void CompactPass(bool stop_at_stuck);
 
   uint64_t loaded_bytes_ = 0;     // LOADCHUNK: table bytes loaded so far
   uint64_t expected_items_ = 0;   // LOADCHUNK: the header's numItems

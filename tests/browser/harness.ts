@@ -1,17 +1,19 @@
-// Shared pieces of the Chromium tests: a static server on 127.0.0.1 that sets a
+// Shared pieces of the browser tests: a static server on 127.0.0.1 that sets a
 // Content-Security-Policy per response, Debian's Chromium launched through
-// playwright-core, and a watcher for console errors and CSP violations.
+// playwright-core, Debian's Firefox ESR launched through puppeteer-core (over
+// WebDriver BiDi), and a watcher for console errors and CSP violations.
 //
 // Pages under test run their own scripts and publish results (on `window` or
-// in the DOM); tests only read them with `evaluate`, because Playwright's
-// `evaluate` is exempt from the page's CSP and would hide exactly the failures
-// these tests look for.
+// in the DOM); tests only read them with `evaluate`, because Playwright's and
+// Puppeteer's `evaluate` are exempt from the page's CSP and would hide exactly
+// the failures these tests look for.
 import { spawnSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { launch, Browser as FirefoxBrowser, Page as FirefoxPage } from 'puppeteer-core';
 
 export const root = join(__dirname, '..', '..');
 /** Where tests leave screenshots and logs (build/ is not committed). */
@@ -116,30 +118,77 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30000 });
 }
 
+export const FIREFOX = '/usr/bin/firefox-esr';
+
+/**
+ * Launches Debian's Firefox ESR headless, driven over WebDriver BiDi by
+ * puppeteer-core in a fresh profile (scripts/setup.sh --browser installs it).
+ */
+export function launchFirefox(): Promise<FirefoxBrowser> {
+  return launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, timeout: 30000 });
+}
+
+/** A page of either browser: Playwright's (Chromium) or Puppeteer's (Firefox). */
+export type AnyPage = Page | FirefoxPage;
+
 /** Console errors, uncaught page errors and CSP violations seen by a page or context. */
 export interface Problems {
   consoleErrors: string[];
   pageErrors: string[];
 }
 
+/** The events `watch` listens to, as Playwright's and Puppeteer's pages both emit them. */
+interface PageEvents {
+  on(event: 'console', listener: (m: { type(): string; text(): string; location(): { url?: string } }) => void): unknown;
+  on(event: 'pageerror', listener: (e: Error) => void): unknown;
+}
+
 /** Starts recording a page's console errors and uncaught errors. */
-export function watch(page: Page, problems: Problems = { consoleErrors: [], pageErrors: [] }): Problems {
-  page.on('console', (m) => {
+export function watch(page: AnyPage, problems: Problems = { consoleErrors: [], pageErrors: [] }): Problems {
+  const events = page as unknown as PageEvents;
+  events.on('console', (m) => {
     if (m.type() === 'error') problems.consoleErrors.push(`${m.text()} (${m.location().url})`);
   });
-  page.on('pageerror', (e) => problems.pageErrors.push(`${e.name}: ${e.message}`));
+  events.on('pageerror', (e) => problems.pageErrors.push(`${e.name}: ${e.message}`));
   return problems;
+}
+
+/** `evaluate` with one argument, as Playwright's and Puppeteer's pages both have it. */
+interface Evaluates {
+  evaluate<R>(fn: (arg: string) => R, arg: string): Promise<R>;
 }
 
 /**
  * Waits until the page's own script has published `window[name]` (or the time
  * limit passes) and returns it. Only reads: the page computes the value itself.
+ *
+ * @throws Error if nothing is published within `timeoutMs`.
  */
-export async function readResult<T>(page: Page, name: string, timeoutMs = 30000): Promise<T> {
-  await page.waitForFunction((n) => (window as unknown as Record<string, unknown>)[n] !== undefined, name, {
-    timeout: timeoutMs,
-  });
-  return page.evaluate((n) => (window as unknown as Record<string, unknown>)[n], name) as Promise<T>;
+export async function readResult<T>(page: AnyPage, name: string, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await (page as Evaluates).evaluate((n) => (window as unknown as Record<string, unknown>)[n], name);
+    if (value !== undefined) return value as T;
+    if (Date.now() > deadline) throw new Error(`the page published no window.${name} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Opens `url` in a new page of `browser`, waits for the result its own script
+ * publishes on `window.__result`, and returns it with the page's console
+ * problems. The page is closed either way.
+ */
+export async function openPage<T>(browser: Browser | FirefoxBrowser, url: string): Promise<{ result: T; problems: Problems }> {
+  const page: AnyPage = await browser.newPage();
+  const problems = watch(page);
+  try {
+    await page.goto(url, { timeout: 15000 });
+    const result = await readResult<T>(page, '__result', 30000);
+    return { result, problems };
+  } finally {
+    await page.close();
+  }
 }
 
 /**
@@ -196,4 +245,4 @@ export function realDomains(n: number): { source: string; domains: string[] } {
   return { source: path === shared ? 'shared/data/blocklist_domains.txt' : 'examples/data/blocklist-sample.txt', domains };
 }
 
-export type { Browser, BrowserContext, Page };
+export type { Browser, BrowserContext, Page, FirefoxBrowser, FirefoxPage };

@@ -116,6 +116,6 @@ test('usage and file errors: one line, exit code 1', () => {
   expect([oneFile.status, oneFile.stderr]).toEqual([1, 'cuckoo-wasm: patch takes two files, OLD and PATCH (see cuckoo-wasm --help)\n']);
   const missing = run(['patch', file('nope.cuckoo'), file('a01.patch'), '-o', file('x')]);
   expect(missing.status).toBe(1);
-  expect(missing.stderr).toMatch(/^cuckoo-wasm: cannot read filter .*nope\.cuckoo: ENOENT\n$/);
+  expect(missing.stderr).toMatch(/^cuckoo-wasm: cannot read filter .*nope\.cuckoo: ENOENT \(no such file or directory\)\n$/);
   expect(existsSync(file('x'))).toBe(false);
 });

@@ -36,7 +36,7 @@ let fake: FakeRedis;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-cli-redis-'));
   const keys: Record<string, { type: 'CF' | 'BF'; chunks: [number, Buffer][] }> = {};
-  for (const name of ['cf-grow', 'cf-deletes', 'bf-grow', 'bf-nonscaling']) {
+  for (const name of ['cf-grow', 'cf-deletes', 'cf-compact', 'bf-grow', 'bf-nonscaling']) {
     const f = readFixture(name);
     keys[name] = { type: f.type, chunks: fixtureChunks(f) };
   }
@@ -49,6 +49,8 @@ afterAll(async () => {
 
 test.each([
   ['cf-grow', 'cuckoo filter (CF)', RedisCuckooFilter],
+  // Grown, then deletes and compactions on the server: info shows its delete count (255).
+  ['cf-compact', 'cuckoo filter (CF)', RedisCuckooFilter],
   ['bf-grow', 'Bloom filter (BF)', RedisBloomFilter],
 ] as const)('redis-pull %s: the file is the server\'s filter in this library\'s format; info and query read it', async (name, what, Class) => {
   const file = join(dir, `${name}.redis`);

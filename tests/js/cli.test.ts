@@ -1,6 +1,6 @@
 // The `cuckoo-wasm` command (dist/cli.cjs), run as a user runs it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,6 +24,23 @@ test('build: skips blanks and comments, trims, prints keys, bytes, bits per item
   expect(r.stdout).toContain(`bytes:               ${bytes.length}`);
   expect(r.stdout).toMatch(/bits per item:\s+[\d.]+/);
   expect(r.stdout).toMatch(/false-positive rate: [\d.e-]+ expected/);
+});
+
+test('build replaces an output file whole (a new file renamed over it), never rewriting the old one in place', () => {
+  const out = join(dir, 'replaced.cuckoo');
+  writeFileSync(out, 'the previous filter');
+  // A reader that opened the old file keeps reading the old bytes: the new ones are another file.
+  const fd = openSync(out, 'r');
+  try {
+    const r = run(['build', join(dir, 'list.txt'), '-o', out]);
+    expect(r.status).toBe(0);
+    const old = Buffer.alloc(64);
+    expect(old.subarray(0, readSync(fd, old, 0, 64, 0)).toString()).toBe('the previous filter');
+  } finally {
+    closeSync(fd);
+  }
+  expect(readFileSync(out).subarray(0, 4).toString()).toBe('CKOO');
+  expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 });
 
 test('query: arguments and standard input; tab-separated yes/no', () => {

@@ -119,16 +119,19 @@ describe('Adblock rules, one by one', () => {
 });
 
 describe('hosts', () => {
-  test('the blocklistproject sample: its 256 hosts, none of the local names', () => {
+  test('the blocklistproject sample: its 256 hosts, none of the local names or addresses', () => {
     const text = sample(HOSTS);
     const read = readList(text);
     expect(read.format).toBe('hosts');
     expect(read.detected).toMatch(/^97 of the first 97 lines that are not # comments are ADDRESS HOST$/);
-    // After the 3 comment lines, 8 local-name lines and a blank line: one "0.0.0.0 HOST" per line.
+    // After the 3 comment lines, 7 local-name lines, "0.0.0.0 0.0.0.0" and a blank line: one "0.0.0.0 HOST" per line.
     const expected = text.trimEnd().split('\n').slice(12).map((l) => l.replace(/^0\.0\.0\.0 /, ''));
     expect(expected).toHaveLength(256);
     expect(read.entries.map((e) => e.entry)).toEqual(expected);
-    expect(read.skipped).toEqual([{ kind: 'local-name', count: 10, example: 'localhost', line: 4 }]);
+    expect(read.skipped).toEqual([
+      { kind: 'local-name', count: 9, example: 'localhost', line: 4 },
+      { kind: 'address', count: 1, example: '0.0.0.0', line: 11 },
+    ]);
     for (const local of ['localhost', 'localhost.localdomain', 'broadcasthost', 'ip6-localhost', 'ip6-loopback', 'ip6-allnodes', 'ip6-allrouters', '0.0.0.0']) {
       expect(read.entries.map((e) => e.entry)).not.toContain(local);
     }
@@ -156,8 +159,23 @@ describe('hosts', () => {
       { entry: 'pixel.example', line: 5 },
     ]);
     expect(read.skipped).toEqual([
-      { kind: 'local-name', count: 3, example: 'localhost', line: 3 },
+      { kind: 'local-name', count: 2, example: 'localhost', line: 3 },
+      { kind: 'address', count: 1, example: '192.168.1.1', line: 8 },
       { kind: 'no-address', count: 1, example: 'bare.example', line: 7 },
+    ]);
+  });
+
+  test('an address where the host goes is skipped as an address, not as a local name, and reported as one', () => {
+    const text = ['0.0.0.0 ads.example', '0.0.0.0 203.0.113.7', '127.0.0.1 ::1', ':: fe80::1%lo0 2001:db8::7', '127.0.0.1 localhost'].join('\n');
+    const read = readList(text, 'hosts');
+    expect(read.entries).toEqual([{ entry: 'ads.example', line: 1 }]);
+    expect(read.skipped).toEqual([
+      { kind: 'local-name', count: 1, example: 'localhost', line: 5 },
+      { kind: 'address', count: 4, example: '203.0.113.7', line: 2 },
+    ]);
+    expect(read.report.slice(1)).toEqual([
+      'skipped:             1 local names (localhost, broadcasthost, ip6-*, local), e.g. line 5: localhost',
+      'skipped:             4 addresses in place of a host name (0.0.0.0 0.0.0.0, 127.0.0.1 ::1), e.g. line 2: 203.0.113.7',
     ]);
   });
 
@@ -262,11 +280,11 @@ describe('cuckoo-wasm build --format, run as a user runs it', () => {
     expect(q.stdout).toBe('gta5gratuit.com\tyes\nmoviefox.us\tyes\ncleanfiles.net\tno\n');
   });
 
-  test('the hosts list: 256 hosts, local names reported; localhost is not in the filter', () => {
+  test('the hosts list: 256 hosts, local names and addresses reported; localhost is not in the filter', () => {
     const out = join(dir, 'hosts.cuckoo');
     const r = run(['build', join(lists, HOSTS), '-o', out, '--fpr', '0.0001']);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^keys added: +256\nformat: +hosts \(detected: .*\)\nskipped: +10 local names .*\n/);
+    expect(r.stdout).toMatch(/^keys added: +256\nformat: +hosts \(detected: .*\)\nskipped: +9 local names .*\nskipped: +1 addresses .*e\.g\. line 11: 0\.0\.0\.0\n/);
     expect(run(['query', out, 'localhost', 'ip6-allnodes', '31383452.com']).stdout).toBe('localhost\tno\nip6-allnodes\tno\n31383452.com\tyes\n');
   });
 

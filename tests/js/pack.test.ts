@@ -2,7 +2,7 @@
 // folder, run an ES-module script, a CommonJS script, the bin, and TypeScript
 // against it (types resolved through package.json "exports").
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,7 +20,7 @@ beforeAll(() => {
   const info = JSON.parse(out.slice(out.indexOf('[')));
   tarball = join(dir, info[0].filename);
   const files: string[] = info[0].files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'package.json', 'README.md']));
+  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'THIRD_PARTY_NOTICES.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
   sh('mkdir', ['-p', app], dir);
@@ -28,6 +28,12 @@ beforeAll(() => {
   sh('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], app);
 }, 120000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the installed package carries the notices of the code compiled into it: xxHash\'s BSD 2-Clause text, word for word', () => {
+  const notices = readFileSync(join(dir, 'app', 'node_modules', 'cuckoo-wasm', 'THIRD_PARTY_NOTICES.md'), 'utf8');
+  expect(notices).toContain(readFileSync(join(root, 'third_party', 'xxhash', 'LICENSE'), 'utf8').trimEnd());
+  for (const name of ['## Emscripten', '## musl libc']) expect(notices).toContain(name);
+});
 
 test('tarball size', () => {
   expect(readdirSync(dir).some((f) => f.endsWith('.tgz'))).toBe(true);

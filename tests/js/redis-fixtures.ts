@@ -16,7 +16,7 @@ export interface Fixture {
   name: string;
   type: 'CF' | 'BF';
   reserve: string;
-  build: { command: string; items: 'members' | 'added' | 'nonmembers'; count: number }[];
+  build: { command: string; items: 'members' | 'added' | 'nonmembers' | 'none'; count: number }[];
   outcome: Record<string, { applied: number; error: string | null }>;
   info: Record<string, number | null>;
   chunks: [number, string][];
@@ -93,7 +93,10 @@ export function reserveOptions(f: Fixture): Record<string, number | boolean> {
   return o;
 }
 
-/** Each build step with its items: `members` the next unused members, `added` members from the first, `nonmembers` the non-members. */
+/**
+ * Each build step with its items: `members` the next unused members, `added` members from the first, `nonmembers` the
+ * non-members, `none` no keys (a command that takes only the filter's key, such as CF.COMPACT, issued `count` times).
+ */
 export function stepsOf(f: Fixture, items: { members: string[]; nonMembers: string[] }) {
   let used = 0;
   return f.build.map((step) => {
@@ -103,6 +106,8 @@ export function stepsOf(f: Fixture, items: { members: string[]; nonMembers: stri
       used += step.count;
     } else if (step.items === 'added') {
       keys = items.members.slice(0, step.count);
+    } else if (step.items === 'none') {
+      keys = [];
     } else {
       keys = items.nonMembers.slice(0, step.count);
     }

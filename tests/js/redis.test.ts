@@ -8,7 +8,7 @@
 //      (one key at a time, and again with addAll where the step is an add);
 //   5. toBytes / fromBytes: same bytes again, same chunks, same answers.
 // Hostile dumps and loaders: tests/js/redis-dump.test.ts.
-import { FilterFullError, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
+import { FilterDisposedError, FilterFullError, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
 import type { RedisBloomFilterOptions, RedisCuckooFilterOptions, ScanDumpChunk } from 'cuckoo-wasm';
 import {
   COPIES,
@@ -56,9 +56,11 @@ function fromScanDump(fx: Fixture, chunks: Iterable<ScanDumpChunk> | AsyncIterab
   return fx.type === 'CF' ? RedisCuckooFilter.fromScanDump(chunks) : RedisBloomFilter.fromScanDump(chunks);
 }
 
-/** One command of a build step on one key; the error message if it threw. */
-function apply(f: RedisFilter, command: string, key: string): void {
-  if (command === 'CF.ADD' || command === 'BF.ADD') f.add(key);
+/** One command of a build step on one key (none for CF.COMPACT); the error message if it threw. */
+function apply(f: RedisFilter, command: string, key: string | undefined): void {
+  if (command === 'CF.COMPACT' && key === undefined) (f as RedisCuckooFilter).compact();
+  else if (key === undefined) throw new Error(`${command} needs a key`);
+  else if (command === 'CF.ADD' || command === 'BF.ADD') f.add(key);
   else if (command === 'CF.ADDNX') (f as RedisCuckooFilter).addUnique(key);
   else if (command === 'CF.DEL') expect((f as RedisCuckooFilter).delete(key)).toBe(true);
   else throw new Error(`unknown command ${command}`);
@@ -76,7 +78,8 @@ function replay(fx: Fixture, f: RedisFilter, batch: boolean): [number, string | 
       }
     }
     let applied = 0;
-    for (const key of step.keys) {
+    const keys = step.items === 'none' ? new Array<undefined>(step.count).fill(undefined) : step.keys;
+    for (const key of keys) {
       try {
         apply(f, step.command, key);
       } catch (e) {
@@ -94,9 +97,9 @@ function serverText(e: FilterFullError): string {
   return /^(Filter is full|Maximum expansions reached|non scaling filter is full)/.exec(e.message)?.[1] ?? e.message;
 }
 
-test('every fixture is here: nine, six CF and three BF', () => {
-  expect(names).toHaveLength(9);
-  expect(names.filter((n) => n.startsWith('cf-'))).toHaveLength(6);
+test('every fixture is here: thirteen, ten CF and three BF', () => {
+  expect(names).toHaveLength(13);
+  expect(names.filter((n) => n.startsWith('cf-'))).toHaveLength(10);
 });
 
 (HAVE_SHARED ? test : test.skip)('the copies in tests/fixtures/redis are the ../shared fixtures and item prefixes', () => {
@@ -188,6 +191,82 @@ describe.each(names.map((n) => [n.replace(/\.json$/, ''), n]))('%s', (_name, fil
     } finally {
       a.dispose();
       b.dispose();
+    }
+  });
+});
+
+describe('CF.DEL compaction and CF.COMPACT (../shared/redis/README.md, "CF delete and compaction")', () => {
+  const keys = items.members.slice(0, 400);
+
+  async function grown(): Promise<RedisCuckooFilter> {
+    const f = await RedisCuckooFilter.create({ capacity: 32, bucketSize: 2, expansion: 2 });
+    f.addAll(keys);
+    expect(f.subFilterCount).toBeGreaterThanOrEqual(4);
+    return f;
+  }
+
+  test('a delete past a tenth of the items compacts: the count starts again, sub-filters are freed, every key stays', async () => {
+    const f = await grown();
+    try {
+      const before = f.subFilterCount;
+      let k = 0;
+      // Up to a tenth of the items: each delete is counted.
+      for (; (k + 1) * 10 <= keys.length - (k + 1); ++k) {
+        expect(f.delete(keys[k])).toBe(true);
+        expect(f.info().numberOfItemsDeleted).toBe(k + 1);
+      }
+      expect(f.delete(keys[k])).toBe(true);
+      expect(f.info().numberOfItemsDeleted).toBe(0);
+      for (const key of keys.slice(0, 360)) f.delete(key);
+      expect(f.subFilterCount).toBeLessThan(before);
+      expect(f.info().numberOfFilters).toBe(f.subFilterCount);
+      expect(f.hasAll(keys.slice(360)).every(Boolean)).toBe(true);
+      expect(f.size).toBe(40);
+    } finally {
+      f.dispose();
+    }
+  });
+
+  test('compact() is CF.COMPACT: nothing lost, the delete count 0; it throws FilterDisposedError after dispose', async () => {
+    const f = await grown();
+    for (const key of keys.slice(0, 30)) f.delete(key); // under a tenth: no compaction yet
+    expect(f.info().numberOfItemsDeleted).toBe(30);
+    f.compact();
+    expect(f.info().numberOfItemsDeleted).toBe(0);
+    expect(f.size).toBe(370);
+    expect(f.hasAll(keys.slice(30)).every(Boolean)).toBe(true);
+    f.dispose();
+    expect(() => f.compact()).toThrow(FilterDisposedError);
+  });
+
+  test('patches cross a compaction that frees sub-filters, both ways', async () => {
+    const f = await grown();
+    try {
+      const older = f.toBytes();
+      const grownCount = f.subFilterCount;
+      for (const key of keys.slice(0, 390)) f.delete(key);
+      expect(f.subFilterCount).toBeLessThan(grownCount);
+      const newer = f.toBytes();
+      const a = await RedisCuckooFilter.fromBytes(older);
+      const b = await RedisCuckooFilter.fromBytes(newer);
+      try {
+        a.applyPatch(f.diff(older));
+        expect(Buffer.from(a.toBytes()).equals(Buffer.from(newer))).toBe(true);
+        expect(shown(a.toScanDump())).toEqual(shown(f.toScanDump()));
+        const back = await RedisCuckooFilter.fromBytes(older);
+        try {
+          b.applyPatch(back.diff(newer));
+          expect(Buffer.from(b.toBytes()).equals(Buffer.from(older))).toBe(true);
+          expect(b.subFilterCount).toBe(grownCount);
+        } finally {
+          back.dispose();
+        }
+      } finally {
+        a.dispose();
+        b.dispose();
+      }
+    } finally {
+      f.dispose();
     }
   });
 });

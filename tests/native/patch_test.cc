@@ -486,5 +486,34 @@ TEST(PatchGolden, RedisCuckooV4) {
   });
 }
 
+// A Redis cuckoo filter's compaction frees sub-filters: patches from the grown
+// state to the compacted one (a sub-filter fewer) and back both apply.
+TEST(Patch, RedisCuckooAcrossACompactionThatFreesSubFilters) {
+  RedisCuckooParams p;
+  p.capacity = 16;
+  p.bucket_size = 2;
+  p.expansion = 2;
+  std::unique_ptr<RedisCuckooFilter> f;
+  ASSERT_EQ(RedisCuckooFilter::Create(p, &f), Status::kOk);
+  Keys("k", 0, 200, [&](const uint8_t* k, size_t n) { ASSERT_EQ(f->Add(k, n), Status::kOk); });
+  ASSERT_GE(f->sub_filter_count(), 4u);
+  const uint32_t grown = f->sub_filter_count();
+  Bytes older(f->SerializedSize());
+  f->Serialize(older.data());
+  Keys("k", 0, 190, [&](const uint8_t* k, size_t n) { ASSERT_EQ(f->Delete(k, n), Status::kOk); });
+  ASSERT_LT(f->sub_filter_count(), grown);
+  Bytes newer(f->SerializedSize());
+  f->Serialize(newer.data());
+  ASSERT_LT(newer.size(), older.size());
+  Bytes result;
+  ASSERT_EQ(Apply(older, MustDiff(older, newer), &result), Status::kOk);
+  EXPECT_EQ(result, newer);
+  ASSERT_EQ(Apply(newer, MustDiff(newer, older), &result), Status::kOk);
+  EXPECT_EQ(result, older);
+  std::unique_ptr<RedisCuckooFilter> g;
+  ASSERT_EQ(RedisCuckooFilter::Deserialize(result.data(), result.size(), &g), Status::kOk);
+  EXPECT_EQ(g->sub_filter_count(), grown);
+}
+
 }  // namespace
 }  // namespace cuckoo

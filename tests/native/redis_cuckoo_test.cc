@@ -248,6 +248,81 @@ TEST(RedisCuckooOps, ExpansionRoundsUpToAPowerOfTwo) {
 }
 
 // ---------------------------------------------------------------------------
+// Compaction (../shared/redis/README.md, "CF delete and compaction").
+
+// The fingerprints of every sub-filter, bucket by bucket.
+std::vector<Bytes> Tables(const RedisCuckooFilter& f) {
+  std::vector<Bytes> out;
+  for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {
+    const auto& t = f.sub_filter(j).table();
+    out.emplace_back(t.data(), t.data() + t.byte_length());
+  }
+  return out;
+}
+
+TEST(RedisCuckooCompaction, DeletePastATenthOfTheItemsCompactsAndKeepsEveryKey) {
+  FilterPtr f = Make(8, 2, 20, 2);  // 4 buckets, then 8, 16, ...
+  for (int k = 0; k < 60; ++k) ASSERT_EQ(Add(*f, "c" + std::to_string(k)), Status::kOk);
+  const uint32_t grown = f->sub_filter_count();
+  ASSERT_GE(grown, 3u);
+  // Deletes up to a tenth of the items: counted, nothing moves.
+  int k = 0;
+  for (; (f->deleted() + 1) * 10 <= f->size() - 1; ++k) {
+    const std::string key = "c" + std::to_string(k);
+    ASSERT_EQ(f->Delete(U8(key), key.size()), Status::kOk);
+    EXPECT_EQ(f->deleted(), static_cast<uint64_t>(k + 1));
+    EXPECT_EQ(f->sub_filter_count(), grown);
+  }
+  // The next one crosses the threshold: the pass runs and the count restarts.
+  const std::string key = "c" + std::to_string(k);
+  ASSERT_EQ(f->Delete(U8(key), key.size()), Status::kOk);
+  EXPECT_EQ(f->deleted(), 0u);
+  EXPECT_EQ(f->size(), static_cast<uint64_t>(60 - k - 1));
+  uint64_t stored = 0;
+  for (const Bytes& t : Tables(*f)) {
+    for (uint8_t b : t) stored += b != 0;
+  }
+  EXPECT_EQ(stored, f->size());
+  for (int r = k + 1; r < 60; ++r) EXPECT_TRUE(Has(*f, "c" + std::to_string(r))) << r;
+}
+
+TEST(RedisCuckooCompaction, FreesTheNewestSubFiltersOnceEmptied) {
+  FilterPtr f = Make(8, 2, 20, 2);
+  for (int k = 0; k < 60; ++k) ASSERT_EQ(Add(*f, "c" + std::to_string(k)), Status::kOk);
+  ASSERT_GE(f->sub_filter_count(), 3u);
+  // Down to 4 items: they fit in sub-filter 0's 8 slots, so every newer
+  // sub-filter empties and is freed.
+  for (int k = 0; k < 56; ++k) {
+    const std::string key = "c" + std::to_string(k);
+    ASSERT_EQ(f->Delete(U8(key), key.size()), Status::kOk);
+  }
+  f->Compact();
+  EXPECT_EQ(f->sub_filter_count(), 1u);
+  EXPECT_EQ(f->size(), 4u);
+  EXPECT_EQ(f->deleted(), 0u);
+  EXPECT_EQ(f->redis_size(), 8u + 40 + 16);
+  for (int k = 56; k < 60; ++k) EXPECT_TRUE(Has(*f, "c" + std::to_string(k))) << k;
+  // It grows again as a new filter would: sub-filter 1 has n0 * 2 buckets.
+  for (int k = 100; f->sub_filter_count() < 2; ++k) ASSERT_EQ(Add(*f, "c" + std::to_string(k)), Status::kOk);
+  EXPECT_EQ(f->sub_filter(1).bucket_count(), 8u);
+}
+
+TEST(RedisCuckooCompaction, CompactOnOneSubFilterOnlyResetsTheDeleteCount) {
+  FilterPtr f = Make(64, 2, 20, 2);
+  for (int k = 0; k < 20; ++k) ASSERT_EQ(Add(*f, "d" + std::to_string(k)), Status::kOk);
+  for (int k = 0; k < 10; ++k) {
+    const std::string key = "d" + std::to_string(k);
+    ASSERT_EQ(f->Delete(U8(key), key.size()), Status::kOk);
+  }
+  ASSERT_EQ(f->sub_filter_count(), 1u);
+  EXPECT_EQ(f->deleted(), 10u);  // one sub-filter: deletes never compact
+  const std::vector<Bytes> before = Tables(*f);
+  f->Compact();
+  EXPECT_EQ(f->deleted(), 0u);
+  EXPECT_EQ(Tables(*f), before);
+}
+
+// ---------------------------------------------------------------------------
 // Own format: round trip and golden file.
 
 TEST(RedisCuckooFormat, SerializeDeserializeRoundTrip) {
@@ -263,7 +338,8 @@ TEST(RedisCuckooFormat, SerializeDeserializeRoundTrip) {
   ASSERT_EQ(RedisCuckooFilter::Deserialize(bytes.data(), bytes.size(), &g), Status::kOk);
   EXPECT_EQ(Own(*g), bytes);
   EXPECT_EQ(Dump(*g), Dump(*f));
-  EXPECT_EQ(g->deleted(), 100u);
+  EXPECT_EQ(g->deleted(), f->deleted());
+  EXPECT_EQ(g->sub_filter_count(), f->sub_filter_count());
   EXPECT_EQ(g->size(), 900u);
   // Another family's reader names this one, and this one names theirs.
   std::unique_ptr<cuckoo::ScalableCuckooFilter> other;
@@ -653,6 +729,11 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
     size_t applied = 0;
     Status error = Status::kOk;
     for (size_t k = from; k < from + count; ++k) {
+      if (command == "CF.COMPACT") {  // items: none; takes only the key
+        f->Compact();
+        ++applied;
+        continue;
+      }
       const std::string& item = members_.at(k);
       bool added = false;
       if (command == "CF.ADD") error = f->Add(U8(item), item.size());
@@ -699,7 +780,9 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
 
 INSTANTIATE_TEST_SUITE_P(Server, RedisCuckooFixture,
                          ::testing::Values("cf-default", "cf-b4", "cf-full", "cf-grow",
-                                           "cf-deletes", "cf-addnx"),
+                                           "cf-deletes", "cf-addnx", "cf-compact",
+                                           "cf-compact-flat", "cf-compact-free",
+                                           "cf-compact-cmd"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
                            for (char& c : n) c = c == '-' ? '_' : c;

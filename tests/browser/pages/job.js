@@ -21,7 +21,7 @@ export async function build(CuckooFilter, members) {
   }
 }
 
-/** Loads `bytes` and checks every member (has and hasAll) and every benign domain. */
+/** Loads `bytes` and checks every member (has and hasAll) and every benign domain; `bytesSha256` names the bytes. */
 export async function check(CuckooFilter, bytes, members, benign) {
   const filter = await CuckooFilter.fromBytes(bytes);
   try {
@@ -32,6 +32,7 @@ export async function check(CuckooFilter, bytes, members, benign) {
     for (const d of benign) if (filter.has(d)) falsePositives++;
     const again = filter.toBytes();
     const identical = again.length === bytes.length && again.every((b, i) => b === bytes[i]);
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
     return {
       members: members.length,
       benign: benign.length,
@@ -41,6 +42,7 @@ export async function check(CuckooFilter, bytes, members, benign) {
       byteLength: filter.byteLength,
       bitsPerItem: filter.bitsPerItem,
       roundTripIdentical: identical,
+      bytesSha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),
     };
   } finally {
     filter.dispose();
