@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: native tests (ctest), the same under ASan+UBSan, a short fuzz run of each target, then the Jest tests (API, real data, format,
-# CLI, npm pack, browser) on the Node.js running this script, then the Jest tests but the browser ones on each other Node.js
+# CLI, npm pack, browser, runtimes) on the Node.js running this script, then the Jest tests but the browser and runtime ones on each other Node.js
 # major of NODE_VERSIONS (package.json "engines" accepts every Node.js from 20 on; these are the majors tested). The C++ runs are the CMake presets native, asan and
 # fuzz (CMakePresets.json). `npm test` runs scripts/setup.sh first (pretest), which installs what is missing and builds.
 # Ends with one line per Node.js version, "node vX.Y.Z: N passed, N failed (...)", then "tests: N passed, N failed" for all.
