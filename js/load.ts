@@ -8,6 +8,7 @@
  */
 import createCuckooCore from 'cuckoo-core-glue';
 import defaultWasm from 'cuckoo-core-default';
+import { isArrayBuffer } from './checks.js';
 import { ArgumentTypeError, WasmInitError, WasmLoadError } from './errors.js';
 import { Core, CoreModule } from './wasm-core.js';
 
@@ -83,9 +84,9 @@ export function initWasm(source: WasmSource): Promise<void> {
 async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
   if (typeof WebAssembly !== 'object' || WebAssembly === null) throw noWebAssembly();
   let module: WebAssembly.Module;
-  if (source instanceof WebAssembly.Module) {
-    module = source;
-  } else if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+  if (isModule(source)) {
+    module = source as WebAssembly.Module;
+  } else if (isArrayBuffer(source as unknown) || ArrayBuffer.isView(source)) {
     module = await compile(() => WebAssembly.compile(source as BufferSource));
   } else if (
     typeof source === 'string' ||
@@ -99,6 +100,19 @@ async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
   }
   checkModule(module);
   return module;
+}
+
+/**
+ * True for a WebAssembly.Module of any realm (a vm context's, an iframe's): customSections reads the internal
+ * slot every Module has and throws a TypeError for anything else, look-alikes included.
+ */
+function isModule(value: unknown): boolean {
+  try {
+    WebAssembly.Module.customSections(value as WebAssembly.Module, ID_SECTION);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The module a URL or response gives: streamed into the compiler where it can be, else from its bytes. */
@@ -210,7 +224,7 @@ export function loadCore(): Promise<Core> {
         instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
           (handed ?? defaultWasm())
             .then((source) =>
-              source instanceof WebAssembly.Module
+              isModule(source)
                 ? WebAssembly.instantiate(source, imports)
                 : WebAssembly.instantiate(source as Uint8Array<ArrayBuffer>, imports).then((r) => r.instance),
             )

@@ -72,6 +72,26 @@ console.log(JSON.stringify({ init: init === undefined, bytes: await sample(), co
   expect(out.bytes).toEqual(await defaultSample());
 });
 
+test("initWasm takes a module and bytes from another realm (a vm context's), and refuses a look-alike", async () => {
+  const out = run(`
+import vm from 'node:vm';
+const other = vm.createContext({ bytes: wasmBytes });
+const lookAlike = await settle(initWasm({ [Symbol.toStringTag]: 'WebAssembly.Module' }));
+const module = await vm.runInContext('WebAssembly.compile(bytes)', other);
+const init = await settle(initWasm(module));
+console.log(JSON.stringify({ lookAlike, sameRealm: module instanceof WebAssembly.Module, init, bytes: await sample() }));`);
+  expect(out).toMatchObject({ sameRealm: false, init: { ok: true } });
+  expect(out.lookAlike).toMatchObject({ name: 'ArgumentTypeError' });
+  expect(out.bytes).toEqual(await defaultSample());
+  const buffer = run(`
+import vm from 'node:vm';
+const copy = vm.runInContext('new ArrayBuffer(' + wasmBytes.length + ')', vm.createContext({}));
+new Uint8Array(copy).set(wasmBytes);
+console.log(JSON.stringify({ init: await settle(initWasm(copy)), bytes: await sample() }));`);
+  expect(buffer.init).toEqual({ ok: true });
+  expect(buffer.bytes).toEqual(out.bytes);
+});
+
 test('initWasm takes bytes, a Response and a URL (compileStreaming for application/wasm)', () => {
   const out = run(`
 import { createServer } from 'node:http';
