@@ -20,7 +20,7 @@ beforeAll(() => {
   const info = JSON.parse(out.slice(out.indexOf('[')));
   tarball = join(dir, info[0].filename);
   const files: string[] = info[0].files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'THIRD_PARTY_NOTICES.md', 'package.json', 'README.md']));
+  expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'docs/redis.md', 'docs/url-blocklists.md', 'THIRD_PARTY_NOTICES.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
   sh('mkdir', ['-p', app], dir);

@@ -1,5 +1,5 @@
 // The real clients, node-redis v5 (`redis`) and ioredis 5, pulling a RedisBloom filter's SCANDUMP chunks into
-// RedisCuckooFilter / RedisBloomFilter and pushing a filter's chunks with LOADCHUNK, as README.md's section "Redis on
+// RedisCuckooFilter / RedisBloomFilter and pushing a filter's chunks with LOADCHUNK, as docs/redis.md's "Redis on
 // the server, the same filter in the browser" shows: the functions below make the calls of its snippets. No Redis
 // server exists on the test machines, so they talk to tests/js/fake-redis.ts, which serves chunks recorded from a real
 // server (../shared/redis). The last suite runs the same against a real server when one with the Bloom module can
@@ -14,7 +14,7 @@ import { FakeRedis, fixtureChunks, readFixture, startFakeRedis } from './fake-re
 type NodeRedis = ReturnType<typeof createClient>;
 type Pair = [number, Buffer];
 
-// ---- README snippets ------------------------------------------------------------------------------------------
+// ---- docs/redis.md snippets ------------------------------------------------------------------------------------------
 
 /** node-redis v5: a key's chunks, iterator 0 first, each reply's iterator next, until the server answers 0. */
 async function* scanDump(client: NodeRedis, type: 'cf' | 'bf', key: string): AsyncGenerator<Pair> {
