@@ -103,7 +103,12 @@ export async function cpuBusy(ms) {
 }
 
 /** The command line that made a report, as `node bench/SCRIPT args`. */
-export const madeBy = (script) => `\`node bench/${script}${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}\``;
+// The command that made a results file, as anyone can run it: an --out folder (a path of the machine that ran it)
+// is left out, since the file it describes is where it was written.
+export const madeBy = (script) => {
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--out' && all[i - 1] !== '--out' && !a.startsWith('--out='));
+  return `\`node bench/${script}${args.length > 0 ? ` ${args.join(' ')}` : ''}\``;
+};
 
 /** The comment lines at the top of an entry point, up to `stop` (its --help). */
 export function helpText(moduleUrl, stop) {
