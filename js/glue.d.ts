@@ -1,6 +1,6 @@
 // Build-time modules resolved by scripts/build.mjs (esbuild aliases):
 // the Emscripten glue, and the .wasm it instantiates, embedded as bytes: a raw
-// DEFLATE stream (RFC 1951) that js/load.ts inflates where
+// DEFLATE stream (RFC 1951) that js/wasm-embedded.ts inflates where
 // CUCKOO_WASM_DEFLATED, else the .wasm as is.
 declare module 'cuckoo-core-glue' {
   const createCuckooCore: (overrides: Record<string, unknown>) => Promise<unknown>;

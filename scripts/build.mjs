@@ -2,7 +2,7 @@
 // (build/wasm/cuckoo-core.{js,wasm}, made by `cmake --build build/wasm`):
 //   dist/index.mjs    ES module       } for browsers and bundlers: the glue and the .wasm are
 //   dist/index.cjs    CommonJS        } bundled in (the .wasm as a raw DEFLATE stream, made with
-//                                     } zopfli, that js/load.ts inflates), so no fetch, file
+//                                     } zopfli, that js/wasm-embedded.ts inflates), so no fetch, file
 //                                     } path or bundler setup is needed
 //   dist/node.mjs     ES module       } for Node.js (package.json's "node" condition): the same,
 //   dist/node.cjs     CommonJS        } with the .wasm as is (a faster first create(): no zlib)
