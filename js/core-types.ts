@@ -2,8 +2,13 @@
  * The shapes of the WebAssembly module as js/wasm-core.ts sees it: the
  * exports of a family's row and the others (bindings/cuckoo_bindings.cc),
  * the embind functions, and the constants the core reports at load. Types
- * and export names only; no code touches the module here.
+ * and export names only; no code touches the module here. The families'
+ * prefixes and one-key exports come from the registry (js/family.ts).
  */
+import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName } from './family.js';
+
+export { KEY_OPS, PREFIXES } from './family.js';
+export type { ExportPrefix, KeyOp, KeyOpName };
 
 /** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
 export type Handle = number & { readonly filterHandle: true };
@@ -21,18 +26,10 @@ export interface FamilyExports {
 export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = [
   'add', 'contain', 'add_batch', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count',
 ];
-/** The prefixes of the families' hot exports. */
-export type ExportPrefix = 'cf' | 'bf' | 'rc' | 'rb';
-export const PREFIXES: readonly ExportPrefix[] = ['cf', 'bf', 'rc', 'rb'];
 
 export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
 type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
 
-/** The one-key operations only some families have, named without the family's prefix (family.ts keyOpOf). */
-export type KeyOpName = 'delete' | 'count' | 'add_unique' | 'add_new';
-/** The one-key exports that are not in every family's row: `(handle, key, len) => answer or -status`. */
-export type KeyOp = 'cf_delete' | 'cf_count' | 'rc_delete' | 'rc_count' | 'rc_add_unique' | 'rb_add_new';
-export const KEY_OPS: readonly KeyOp[] = ['cf_delete', 'cf_count', 'rc_delete', 'rc_count', 'rc_add_unique', 'rb_add_new'];
 
 /** The exports that are not a family's row: what only some families do, and the URL functions. */
 export interface OtherExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {

@@ -225,7 +225,13 @@ export function loadCore(): Promise<Core> {
           return {};
         },
         onAbort: fail,
-      }) as Promise<CoreModule>).then((module) => resolve(new Core(module, exports)), fail);
+      }) as Promise<CoreModule>).then((module) => {
+        try {
+          resolve(new Core(module, exports)); // checks the registry against the core's constants
+        } catch (e) {
+          fail(e);
+        }
+      }, fail);
     } catch (e) {
       fail(e);
     }

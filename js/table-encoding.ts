@@ -7,6 +7,7 @@
  */
 import { describe } from './checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
+import { ENCODINGS } from './family.js';
 
 /**
  * How a cuckoo filter stores its buckets: `'packed'`, b fingerprints of f bits
@@ -16,12 +17,12 @@ import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
  */
 export type TableEncoding = 'packed' | 'semi-sorted';
 
-/** cuckoo::TableEncoding::kPacked; tests/js/boundary-constants.test.ts checks it against the core. */
-export const ENCODING_PACKED = 0;
-/** cuckoo::TableEncoding::kSemiSorted; checked likewise. */
-export const ENCODING_SEMI_SORTED = 1;
+/** cuckoo::TableEncoding::kPacked (the registry's, checked against the core at load). */
+export const ENCODING_PACKED = ENCODINGS.packed.id;
+/** cuckoo::TableEncoding::kSemiSorted (likewise). */
+export const ENCODING_SEMI_SORTED = ENCODINGS['semi-sorted'].id;
 
-const NAMES: Record<number, TableEncoding> = { [ENCODING_PACKED]: 'packed', [ENCODING_SEMI_SORTED]: 'semi-sorted' };
+const NAMES = Object.fromEntries(Object.entries(ENCODINGS).map(([name, e]) => [e.id, name])) as Record<number, TableEncoding>;
 
 /** The name of the encoding the core numbers `n`. */
 export function encodingName(n: number): TableEncoding {

@@ -22,6 +22,7 @@ import { Answers, writeAnswers } from './answers.js';
 import { Status, statusError } from './status.js';
 import { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, KeyOp, OtherExports, PREFIXES, PatchInfo, PatchRefusal, RawBoundary, UrlCall } from './core-types.js';
 import { ColdCalls, OpenCalls, openCalls, takeExports } from './core-exports.js';
+import { checkRegistry } from './family.js';
 
 export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, FamilyExports, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary } from './core-types.js';
 
@@ -65,6 +66,7 @@ export class Core {
     ({ rows: this.rows, hot: this.hot, cold: this.cold, direct: this.direct } = takeExports(module, exports));
     ({ cuckooCreate: this.cuckooCreate, bloomCreate: this.bloomCreate, info: this.info, destroy: this.destroy, statusMessage: this.statusMessage } = openCalls(module));
     this.constants = module.constants();
+    checkRegistry(this.constants);
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
     this.scratchView = this.refreshScratch();
