@@ -13,8 +13,10 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FilterFormatError, RedisBloomFilter, RedisCuckooFilter } from './index.js';
+import { FilterFormatError, RedisCuckooFilter } from './index.js';
 import { writeWhole } from './cli-files.js';
+import { FAMILIES, FamilyDescriptor, familyOf } from './family.js';
+import { RedisFilter, classOf, familyOfFilter, redisClassOf } from './cli-classes.js';
 
 export const REDIS_USAGE = `
   cuckoo-wasm redis-pull URL KEY -o FILE [--type cf|bf]
@@ -35,8 +37,7 @@ export const REDIS_USAGE = `
 /** A mistake in a command's arguments: its message is followed by a pointer to --help (js/cli.ts). */
 export class UsageError extends Error {}
 
-/** A RedisBloom filter of this library. */
-export type RedisFilter = RedisCuckooFilter | RedisBloomFilter;
+export type { RedisFilter };
 
 /** The few members of a node-redis v5 or v6 client these commands use (the types of the package `redis`). */
 interface NodeRedisClient {
@@ -50,9 +51,15 @@ interface NodeRedis {
   RESP_TYPES: { BLOB_STRING: number };
 }
 
-/** What TYPE answers for RedisBloom's two filter types. */
-const TYPE_NAMES: Record<string, 'cf' | 'bf'> = { MBbloomCF: 'cf', 'MBbloom--': 'bf' };
-const FAMILY_NAMES = { cf: 'cuckoo filter (CF)', bf: 'Bloom filter (BF)' };
+/** The registry's RedisBloom families, each with its SCANDUMP / LOADCHUNK names (TYPE's answer, CF or BF, ...). */
+type Dumped = { family: FamilyDescriptor; type: string; command: string; name: string };
+const DUMPED: Dumped[] = FAMILIES.flatMap((family) => (family.can.redisDump ? [{ family, ...family.can.redisDump }] : []));
+/** The family of a Redis filter of this library. */
+function dumpedOf(family: FamilyDescriptor | undefined): Dumped | undefined {
+  return DUMPED.find((d) => d.family === family);
+}
+/** --type's values: cf, bf. */
+const TYPE_OPTIONS = DUMPED.map((d) => d.command.toLowerCase());
 
 /** node-redis, from where cuckoo-wasm is installed or else from the current folder. */
 function requireRedis(command: string): NodeRedis {
@@ -102,13 +109,15 @@ async function send(client: NodeRedisClient, args: (string | Buffer)[], options?
   }
 }
 
-/** cf or bf: what TYPE says KEY holds. */
-async function keyType(client: NodeRedisClient, key: string): Promise<'cf' | 'bf'> {
+/** The family TYPE says KEY holds. */
+async function keyType(client: NodeRedisClient, key: string): Promise<Dumped> {
   const type = String(await send(client, ['TYPE', key]));
   if (type === 'none') throw new Error(`the server has no key ${key}`);
-  const family = TYPE_NAMES[type];
-  if (family === undefined) throw new Error(`${key} holds a ${type}, not a RedisBloom cuckoo or Bloom filter (TYPE MBbloomCF or MBbloom--)`);
-  return family;
+  const dumped = DUMPED.find((d) => d.type === type);
+  if (dumped === undefined) {
+    throw new Error(`${key} holds a ${type}, not a RedisBloom cuckoo or Bloom filter (TYPE ${DUMPED.map((d) => d.type).join(' or ')})`);
+  }
+  return dumped;
 }
 
 async function pull(args: string[]): Promise<void> {
@@ -119,17 +128,17 @@ async function pull(args: string[]): Promise<void> {
   });
   if (positionals.length !== 2) throw new UsageError('redis-pull takes a URL and a KEY');
   if (!values.output) throw new UsageError('redis-pull needs -o FILE');
-  if (values.type !== undefined && values.type !== 'cf' && values.type !== 'bf') {
-    throw new UsageError(`--type must be cf or bf, got "${values.type}"`);
+  if (values.type !== undefined && !TYPE_OPTIONS.includes(values.type)) {
+    throw new UsageError(`--type must be ${TYPE_OPTIONS.join(' or ')}, got "${values.type}"`);
   }
   const [url, key] = positionals;
   const { redis, client } = await connect('redis-pull', url);
   try {
-    const type = (values.type as 'cf' | 'bf' | undefined) ?? (await keyType(client, key));
-    const command = type === 'cf' ? 'CF.SCANDUMP' : 'BF.SCANDUMP';
+    const type = values.type === undefined ? await keyType(client, key) : DUMPED[TYPE_OPTIONS.indexOf(values.type)];
+    const command = `${type.command}.SCANDUMP`;
     // Blob strings as Buffers: the default decodes them as UTF-8 text, which would change the bytes.
     const options = { typeMapping: { [redis.RESP_TYPES.BLOB_STRING]: Buffer } };
-    const loader = await (type === 'cf' ? RedisCuckooFilter : RedisBloomFilter).scanDumpLoader();
+    const loader = await redisClassOf(type.family).scanDumpLoader();
     let filter: RedisFilter | undefined;
     let chunks = 0;
     try {
@@ -142,7 +151,7 @@ async function pull(args: string[]): Promise<void> {
       }
       if (chunks === 0) {
         throw new Error(
-          `${key} is an empty ${FAMILY_NAMES[type]}: ${command} returns nothing for it, not even its parameters, so there is nothing to write`,
+          `${key} is an empty ${type.name}: ${command} returns nothing for it, not even its parameters, so there is nothing to write`,
         );
       }
       filter = loader.finish();
@@ -155,7 +164,7 @@ async function pull(args: string[]): Promise<void> {
       const bytes = filter.toBytes();
       writeWhole(values.output, bytes, 'filter');
       const info = filter.info();
-      console.log(`pulled:              ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${chunks} chunks`);
+      console.log(`pulled:              ${key}, a RedisBloom ${type.name}, in ${chunks} chunks`);
       console.log(`items:               ${info.numberOfItemsInserted}`);
       console.log(`sub-filters:         ${info.numberOfFilters}`);
       console.log(`bytes:               ${bytes.length}`);
@@ -179,19 +188,19 @@ async function push(args: string[]): Promise<void> {
     );
   }
   try {
-    const type = filter instanceof RedisCuckooFilter ? 'cf' : 'bf';
+    const type = dumpedOf(familyOfFilter(filter))!;
     // One chunk at a time: a filter of up to 1 GiB is never held twice.
     const chunks = filter.scanDumpChunks();
     const first = chunks.next();
     if (first.done) {
-      throw new Error(`${path} is an empty ${FAMILY_NAMES[type]}: the server dumps such a filter as nothing, so there is nothing to load`);
+      throw new Error(`${path} is an empty ${type.name}: the server dumps such a filter as nothing, so there is nothing to load`);
     }
     const { client } = await connect('redis-push', url);
     try {
       const exists = Number(await send(client, ['EXISTS', key]));
       if (exists !== 0 && values.replace !== true) throw new Error(`${key} already exists on the server: give --replace to delete it first`);
       if (exists !== 0) await send(client, ['DEL', key]);
-      const command = type === 'cf' ? 'CF.LOADCHUNK' : 'BF.LOADCHUNK';
+      const command = `${type.command}.LOADCHUNK`;
       let bytes = 0;
       let count = 0;
       try {
@@ -207,8 +216,8 @@ async function push(args: string[]): Promise<void> {
         await send(client, ['DEL', key]).catch(() => undefined);
         throw new Error(`${(e as Error).message}; ${key}, loaded in part (${count} chunks), was deleted again`);
       }
-      console.log(`pushed:              ${path} to ${key}, a RedisBloom ${FAMILY_NAMES[type]}, in ${count} chunks (${bytes} bytes)`);
-      if (type === 'cf') {
+      console.log(`pushed:              ${path} to ${key}, a RedisBloom ${type.name}, in ${count} chunks (${bytes} bytes)`);
+      if (type.command === 'CF') {
         process.stderr.write(
           'cuckoo-wasm: note: RedisBloom up to 8.8.x does not replicate CF.LOADCHUNK\'s table chunks to replicas or the AOF (MOD-16050): after a failover or a restart from the AOF the key is an empty filter\n',
         );
@@ -252,9 +261,10 @@ function peekFamily(path: string): number | undefined {
  */
 export async function loadRedisFile(path: string): Promise<RedisFilter | undefined> {
   const family = peekFamily(path);
-  if (family !== 3 && family !== 4) return undefined;
+  const dumped = family === undefined ? undefined : dumpedOf(familyOf(family));
+  if (dumped === undefined) return undefined;
   try {
-    return await (family === 3 ? RedisCuckooFilter : RedisBloomFilter).fromBytes(readFileSync(path));
+    return await redisClassOf(dumped.family).fromBytes(readFileSync(path));
   } catch (e) {
     throw new Error(`${path}: ${(e as Error).message}`);
   }

@@ -21,6 +21,7 @@ import { loadCore } from './load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './cli-redis.js';
 import { PATCH_USAGE, patchCommand } from './cli-patch.js';
 import { readFile, writeWhole } from './cli-files.js';
+import { BLOOM, FAMILIES } from './family.js';
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
@@ -134,7 +135,9 @@ async function loadFile(path: string): Promise<{ filter: CuckooFilter | BloomFil
     try {
       return { filter: await CuckooFilter.fromBytes(bytes), version };
     } catch (e) {
-      if (e instanceof FilterFormatError && e.reason === 'is-bloom-filter') return { filter: await BloomFilter.fromBytes(bytes), version };
+      // Another family's bytes: loaded by that family's class (a RedisBloom file reached here is refused by it).
+      const other = e instanceof FilterFormatError ? FAMILIES.find((f) => f.foreignReason === e.reason) : undefined;
+      if (other === BLOOM) return { filter: await BloomFilter.fromBytes(bytes), version };
       throw e;
     }
   } catch (e) {
