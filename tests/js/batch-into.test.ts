@@ -1,5 +1,5 @@
 // hasAll(keys, out) and hasAllUrls(urls, out): the answers of a lookup batch
-// written into a Uint8Array the caller owns (js/answers.ts), for every family
+// written into a Uint8Array the caller owns (js/common/answers.ts), for every family
 // with keys. The bytes are those of a loop of single calls (1 / 0), the bytes
 // past the keys are left alone, and the batch returns `out` itself. `out` may
 // be of another realm or a view of a SharedArrayBuffer; anything else, or one

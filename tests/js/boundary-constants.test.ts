@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CoreConstants } from '../../js/core-types';
-import { ENCODINGS, FAMILIES, checkRegistry } from '../../js/family';
+import type { CoreConstants } from '../../js/boundary/core-types';
+import { ENCODINGS, FAMILIES, checkRegistry } from '../../js/registry';
 
 const root = join(__dirname, '..', '..');
 
@@ -83,11 +83,11 @@ test('the core reports the URL region it expects (src/url_canon.h, src/url_expre
 
 test('every constant the TS side keeps a copy of is the one the core reports', () => {
   const c = core.constants;
-  expect(tsConstant('url.ts', 'MAX_URL_EXPRESSIONS')).toBe(c.maxUrlExpressions);
-  expect(tsConstant('cuckoo-filter.ts', 'MAX_MAX_KICKS')).toBe(c.maxMaxKicks);
-  expect(tsConstant('options.ts', 'MAX_EXPANSION')).toBe(c.maxExpansion);
-  expect(tsConstant('options.ts', 'DEFAULT_SEED')).toBe((BigInt(c.defaultSeedHigh) << 32n) | BigInt(c.defaultSeedLow));
-  // The registry's family and encoding numbers (js/family.ts; src/family.h, src/cuckoo_params.h), which the
+  expect(tsConstant('url/url.ts', 'MAX_URL_EXPRESSIONS')).toBe(c.maxUrlExpressions);
+  expect(tsConstant('filters/cuckoo-filter.ts', 'MAX_MAX_KICKS')).toBe(c.maxMaxKicks);
+  expect(tsConstant('common/options.ts', 'MAX_EXPANSION')).toBe(c.maxExpansion);
+  expect(tsConstant('common/options.ts', 'DEFAULT_SEED')).toBe((BigInt(c.defaultSeedHigh) << 32n) | BigInt(c.defaultSeedLow));
+  // The registry's family and encoding numbers (js/registry.ts; src/family.h, src/cuckoo_params.h), which the
   // library also checks when the module loads.
   expect(() => checkRegistry(c as CoreConstants)).not.toThrow();
   for (const f of FAMILIES) expect([f.className, c[f.constant]]).toEqual([f.className, f.id]);
@@ -95,8 +95,8 @@ test('every constant the TS side keeps a copy of is the one the core reports', (
   expect(FAMILIES.map((f) => f.constant).sort()).toEqual(Object.keys(c).filter((k) => /^family[A-Z]/.test(k)).sort());
   expect(Object.values(ENCODINGS).map((e) => e.constant).sort()).toEqual(Object.keys(c).filter((k) => /^encoding[A-Z]/.test(k)).sort());
   expect(() => checkRegistry({ ...c, familyBloom: 7 } as CoreConstants)).toThrow(/familyBloom 7, this build 2/);
-  // The growth limit the error messages name (js/status.ts, "at most 32 sub-filters").
-  expect(readFileSync(join(root, 'js', 'status.ts'), 'utf8')).toContain(`at most ${c.maxSubFilters} `);
+  // The growth limit the error messages name (js/common/status.ts, "at most 32 sub-filters").
+  expect(readFileSync(join(root, 'js', 'common', 'status.ts'), 'utf8')).toContain(`at most ${c.maxSubFilters} `);
 });
 
 test('the test-only entry is not in the package exports map', () => {

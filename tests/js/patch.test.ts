@@ -1,4 +1,4 @@
-// Patches (docs/FORMAT.md §17; js/patch.ts, WasmFilter.diff / applyPatch), for every family of
+// Patches (docs/FORMAT.md §17; js/patch/patch.ts, WasmFilter.diff / applyPatch), for every family of
 // families.ts, the Redis families included: a patch turns a filter into its newer version byte for
 // byte, patches chain and span versions, and a patch that does not fit (another version, another
 // family, truncated, corrupted, not bytes at all) throws a typed error and leaves the filter

@@ -1,4 +1,4 @@
-// How the package gets its .wasm bytes (js/wasm-embedded.ts): the Node.js
+// How the package gets its .wasm bytes (js/boundary/wasm-embedded.ts): the Node.js
 // build embeds them as they are; the browsers' build embeds a raw DEFLATE
 // stream, inflated by Node.js's zlib where there is one, else by the realm's
 // DecompressionStream('deflate-raw'). Each way is forced in a fresh Node process.
@@ -26,7 +26,7 @@ console.log(JSON.stringify({ a: f.has('a'), b: f.has('b'), used }));`;
   expect(JSON.parse(r.stdout.trim())).toEqual({ a: true, b: false, used: [] });
 });
 
-// The two ways js/wasm-embedded.ts inflates the module: Node.js's zlib
+// The two ways js/boundary/wasm-embedded.ts inflates the module: Node.js's zlib
 // (process.getBuiltinModule), and DecompressionStream; each must load a working
 // module, and by the way named. With neither, loading fails with a WasmLoadError.
 describe.each([
