@@ -1,38 +1,28 @@
 /**
- * Each family's class, keyed by the registry (js/registry.ts): a family the
- * registry declares and this table lacks does not compile. The CLI picks a
- * file's class, a Redis key's class and a filter's family from here.
+ * Each family's class, found by the registry's class name among the package's exports (js/registry.ts): the CLI
+ * picks a file's class, a Redis key's class and a filter's family from here.
  */
-import { BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from '../index.js';
-import { FamilyDescriptor, FamilyName, REGISTRY } from '../registry.js';
-
-const CLASSES = {
-  cuckoo: CuckooFilter,
-  bloom: BloomFilter,
-  redisCuckoo: RedisCuckooFilter,
-  redisBloom: RedisBloomFilter,
-} as const satisfies Record<FamilyName, unknown>;
-
-/** A filter of any family. */
-export type AnyFilter = Awaited<ReturnType<(typeof CLASSES)[FamilyName]['fromBytes']>>;
-/** A RedisBloom filter of this library. */
-export type RedisFilter = RedisCuckooFilter | RedisBloomFilter;
-
-const NAMES = Object.keys(CLASSES) as FamilyName[];
+import * as lib from '../index.js';
+import { FAMILIES, FamilyDescriptor } from '../registry.js';
 
 /** The class of `family`'s filters. */
-export function classOf(family: FamilyDescriptor): (typeof CLASSES)[FamilyName] {
-  return CLASSES[NAMES.find((n) => REGISTRY[n] === family)!];
+export function classOf<F extends FamilyDescriptor>(family: F): (typeof lib)[F['className']] {
+  return lib[family.className as F['className']];
 }
+
+/** A filter of any family. */
+export type AnyFilter = Awaited<ReturnType<(typeof lib)[FamilyDescriptor['className']]['fromBytes']>>;
+/** A RedisBloom filter of this library. */
+export type RedisFilter = lib.RedisCuckooFilter | lib.RedisBloomFilter;
 
 /** The registry's row of `filter`'s family. */
 export function familyOfFilter(filter: AnyFilter): FamilyDescriptor {
-  return REGISTRY[NAMES.find((n) => filter instanceof CLASSES[n])!];
+  return FAMILIES.find((f) => filter instanceof classOf(f))!;
 }
 
 /** The class of a RedisBloom family's filters (SCANDUMP loaders). */
-export function redisClassOf(family: FamilyDescriptor): typeof RedisCuckooFilter | typeof RedisBloomFilter {
+export function redisClassOf(family: FamilyDescriptor): typeof lib.RedisCuckooFilter | typeof lib.RedisBloomFilter {
   const cls = classOf(family);
-  if (cls !== RedisCuckooFilter && cls !== RedisBloomFilter) throw new Error(`${family.className} is not a RedisBloom family`);
+  if (cls !== lib.RedisCuckooFilter && cls !== lib.RedisBloomFilter) throw new Error(`${family.className} is not a RedisBloom family`);
   return cls;
 }

@@ -5,6 +5,7 @@
 // FAMILIES; what only one family does (Bloom union, cuckoo delete/count
 // semantics, growth's sub-filter accounting, format details) stays in that
 // family's own small tests. A new family or encoding is one entry here.
+import * as lib from 'cuckoo-wasm';
 import { BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
 import type { BloomFilterOptions, CuckooFilterOptions } from 'cuckoo-wasm';
 import { REGISTRY, type FamilyDescriptor, type FamilyName } from '../../js/registry';
@@ -13,14 +14,6 @@ import { REGISTRY, type FamilyDescriptor, type FamilyName } from '../../js/regis
 export type AnyFilter = CuckooFilter | BloomFilter;
 /** A filter of any family, the Redis ones included. */
 export type KeyFilter = AnyFilter | RedisCuckooFilter | RedisBloomFilter;
-
-/** Each family's class, keyed by the registry (js/registry.ts): a family it gains and this lacks does not compile. */
-const CLASSES = {
-  cuckoo: CuckooFilter,
-  bloom: BloomFilter,
-  redisCuckoo: RedisCuckooFilter,
-  redisBloom: RedisBloomFilter,
-} as const satisfies Record<FamilyName, unknown>;
 
 /** A family's class as the suites use it. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -65,15 +58,16 @@ export interface Family<F extends KeyFilter = AnyFilter> {
 }
 
 /** What a test family takes from its registry row. */
-function fromRegistry<F extends KeyFilter>(name: FamilyName, cls: FilterClass<F>): Pick<Family<F>, 'row' | 'cls' | 'supports' | 'format'> {
+function fromRegistry(name: FamilyName): Pick<Family, 'row' | 'supports' | 'format'> {
   const row = REGISTRY[name];
   const { delete: del, count, addUnique, union } = row.can;
-  return { row, cls, supports: { delete: del, count, addUnique, union }, format: { version: 4, type: row.id } };
+  return { row, supports: { delete: del, count, addUnique, union }, format: { version: 4, type: row.id } };
 }
 
 function cuckooFamily(name: string, grows: boolean, fixed: Family['fixed'], bits: { min: number; max: number }): Family<CuckooFilter> {
   return {
-    ...fromRegistry('cuckoo', CLASSES.cuckoo),
+    ...fromRegistry('cuckoo'),
+    cls: lib[REGISTRY.cuckoo.className], // the package's class of the registry's name
     name,
     kind: 'cuckoo',
     grows,
@@ -98,7 +92,8 @@ function cuckooFamily(name: string, grows: boolean, fixed: Family['fixed'], bits
 
 function bloomFamily(name: string, grows: boolean): Family<BloomFilter> {
   return {
-    ...fromRegistry('bloom', CLASSES.bloom),
+    ...fromRegistry('bloom'),
+    cls: lib[REGISTRY.bloom.className], // the package's class of the registry's name
     name,
     kind: 'bloom',
     grows,
@@ -145,7 +140,8 @@ export const FAMILY_ROWS: [string, Family][] = FAMILIES.map((f) => [f.name, f]);
  */
 export const REDIS_FAMILIES: readonly Family<RedisCuckooFilter | RedisBloomFilter>[] = [
   {
-    ...fromRegistry('redisCuckoo', CLASSES.redisCuckoo),
+    ...fromRegistry('redisCuckoo'),
+    cls: lib[REGISTRY.redisCuckoo.className], // the package's class of the registry's name
     name: 'Redis cuckoo (CF.*)',
     kind: 'cuckoo',
     grows: true,
@@ -156,7 +152,8 @@ export const REDIS_FAMILIES: readonly Family<RedisCuckooFilter | RedisBloomFilte
     fromBytes: (bytes) => RedisCuckooFilter.fromBytes(bytes),
   },
   {
-    ...fromRegistry('redisBloom', CLASSES.redisBloom),
+    ...fromRegistry('redisBloom'),
+    cls: lib[REGISTRY.redisBloom.className], // the package's class of the registry's name
     name: 'Redis Bloom (BF.*)',
     kind: 'bloom',
     grows: true,
