@@ -8,7 +8,7 @@
 import { Key } from '../common/checks.js';
 import { Answers } from '../common/answers.js';
 import { Chunk } from '../common/chunk.js';
-import { FamilyDescriptor, familyOf } from '../registry.js';
+import { FamilyDescriptor, KeyOp, familyOf } from '../registry.js';
 import { seedFromWords } from '../common/options.js';
 import { statusError } from '../common/status.js';
 import { UrlFilter } from '../url/url-filter.js';
@@ -89,6 +89,22 @@ export abstract class FamilyFilter extends UrlFilter {
       throw this.fullError(0);
     }
     return this;
+  }
+
+  /**
+   * A one-key add only some families have (CF.ADDNX's `rc_add_unique`, BF.ADD's `rb_add_new`): adds the key unless
+   * the filter may already hold it.
+   * @returns true if added, false if it was there (nothing changed).
+   * @throws FilterFullError as {@link add}.
+   * @internal
+   */
+  protected addIfNew(op: KeyOp, key: Key): boolean {
+    const r = this.core.keyOp(op, this.live(), key);
+    if (r < 0) {
+      this.lastFailure = -r;
+      throw this.fullError(0);
+    }
+    return r === 1;
   }
 
   /**

@@ -135,12 +135,7 @@ export class RedisBloomFilter extends RedisFilter {
    * @throws FilterFullError for a full nonScaling filter, or one at 32 links; ArgumentTypeError, FilterDisposedError.
    */
   addNew(key: Key): boolean {
-    const r = this.core.keyOp(ADD_NEW, this.live(), key);
-    if (r < 0) {
-      this.lastFailure = -r;
-      throw this.fullError(0);
-    }
-    return r === 1;
+    return this.addIfNew(ADD_NEW, key);
   }
 
   /** Items added (BF.INFO "Number of items inserted"). */

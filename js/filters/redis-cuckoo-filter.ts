@@ -134,12 +134,7 @@ export class RedisCuckooFilter extends RedisFilter {
    * @throws FilterFullError as {@link add}; ArgumentTypeError, FilterDisposedError.
    */
   addUnique(key: Key): boolean {
-    const r = this.core.keyOp(ADD_UNIQUE, this.live(), key);
-    if (r < 0) {
-      this.lastFailure = -r;
-      throw this.fullError(0);
-    }
-    return r === 1;
+    return this.addIfNew(ADD_UNIQUE, key);
   }
 
   /**

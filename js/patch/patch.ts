@@ -115,15 +115,7 @@ export function familyMismatch(own: number, other: number): FilterFormatError {
  * ```
  */
 export async function diffBytes(older: Uint8Array | ArrayBuffer, newer: Uint8Array | ArrayBuffer): Promise<Uint8Array> {
-  patchInput(older, 'diffBytes: older');
-  patchInput(newer, 'diffBytes: newer');
-  const core = await loadCore();
-  // Checked again: the caller's code ran during the await and may have transferred them.
-  const a = patchInput(older, 'diffBytes: older');
-  const b = patchInput(newer, 'diffBytes: newer');
-  const r = core.patchDiff(a, b);
-  if (!(r instanceof Uint8Array)) throw patchError(core, r, 'cannot diff these filters', byteLengthOf(a) + byteLengthOf(b));
-  return r;
+  return onBytes(['diffBytes: older', older], ['diffBytes: newer', newer], 'cannot diff these filters', (core, a, b) => core.patchDiff(a, b));
 }
 
 /**
@@ -147,13 +139,27 @@ export async function diffBytes(older: Uint8Array | ArrayBuffer, newer: Uint8Arr
  * ```
  */
 export async function applyPatchBytes(base: Uint8Array | ArrayBuffer, patch: Uint8Array | ArrayBuffer): Promise<Uint8Array> {
-  patchInput(base, 'applyPatchBytes: base');
-  patchInput(patch, 'applyPatchBytes: patch');
+  return onBytes(['applyPatchBytes: base', base], ['applyPatchBytes: patch', patch], 'cannot apply the patch', (core, a, p) => core.patchApply(a, p));
+}
+
+/**
+ * What diffBytes and applyPatchBytes do around their core call: both inputs checked, before loading the module and
+ * again after (the caller's code ran during the await and may have transferred them), then `call`, whose refusal
+ * becomes the error of `action`.
+ */
+async function onBytes(
+  [whatX, x]: [string, unknown],
+  [whatY, y]: [string, unknown],
+  action: string,
+  call: (core: Core, a: Uint8Array, b: Uint8Array) => Uint8Array | PatchRefusal,
+): Promise<Uint8Array> {
+  patchInput(x, whatX);
+  patchInput(y, whatY);
   const core = await loadCore();
-  const a = patchInput(base, 'applyPatchBytes: base');
-  const p = patchInput(patch, 'applyPatchBytes: patch');
-  const r = core.patchApply(a, p);
-  if (!(r instanceof Uint8Array)) throw patchError(core, r, 'cannot apply the patch', byteLengthOf(a) + byteLengthOf(p));
+  const a = patchInput(x, whatX);
+  const b = patchInput(y, whatY);
+  const r = call(core, a, b);
+  if (!(r instanceof Uint8Array)) throw patchError(core, r, action, byteLengthOf(a) + byteLengthOf(b));
   return r;
 }
 
