@@ -20,6 +20,24 @@ export default async function defaultWasm(): Promise<Uint8Array | WebAssembly.Mo
   if (!CUCKOO_WASM_DEFLATED) return wasmEmbedded;
   const zlib = nodeProcess?.getBuiltinModule?.('zlib');
   if (zlib) return zlib.inflateRawSync(wasmEmbedded);
-  const stream = new Blob([wasmEmbedded]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  // The stream alone (no Blob or Response): a realm needs nothing else to load the module.
+  const stream = new DecompressionStream('deflate-raw');
+  const writer = stream.writable.getWriter();
+  // A failure shows in the reads below; these promises only settle with it.
+  writer.write(wasmEmbedded).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = stream.readable.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    chunks.push(r.value);
+    length += r.value.length;
+  }
+  const bytes = new Uint8Array(length);
+  length = 0;
+  for (const c of chunks) {
+    bytes.set(c, length);
+    length += c.length;
+  }
+  return bytes;
 }
