@@ -130,13 +130,12 @@ export const FAMILY_ROWS: [string, Family][] = FAMILIES.map((f) => [f.name, f]);
  * The Redis families (RedisCuckooFilter, RedisBloomFilter), typed as what they are. They take
  * Redis's options (capacity; a Bloom filter's error rate from falsePositiveRate) and have no seed.
  *
- * Not in FAMILIES, whose suites do not fit them: property.test.ts's harness checks the
- * sub-filters of this library's own growth (info().subFilters, capacities e^j, fingerprint bits
- * growing, byteLength's layout, seeds), which a Redis filter has not: its growth, sizes and bytes
- * are the server's and are checked against the server's own dumps (redis.test.ts);
- * adversarial.test.ts's checks of growth (sub-filter counts, FilterFullError's wording, the
- * child-process class by kind) and of fromBytes are per family kind; the Redis loaders' own
- * hostile input is redis-dump.test.ts.
+ * Not in FAMILIES, whose harness does not fit them: property.test.ts checks the sub-filters of
+ * this library's own growth (info().subFilters, capacities e^j, fingerprint bits growing,
+ * byteLength's layout, seeds), which a Redis filter has not: its growth, sizes and bytes are the
+ * server's and are checked against the server's own dumps (redis.test.ts) and a model of the
+ * server (redis-differential.test.ts). The suites over KEY_FAMILIES (arguments, adversarial,
+ * batch-into, patch) run them.
  */
 export const REDIS_FAMILIES: readonly Family<RedisCuckooFilter | RedisBloomFilter>[] = [
   {
@@ -171,8 +170,10 @@ export const REDIS_FAMILIES: readonly Family<RedisCuckooFilter | RedisBloomFilte
   },
 ];
 
-/** FAMILIES and REDIS_FAMILIES, as rows: for the suites that hold for every filter with keys. */
-export const KEY_FAMILY_ROWS: [string, Family<KeyFilter>][] = [...FAMILIES, ...REDIS_FAMILIES].map((f) => [f.name, f]);
+/** FAMILIES and REDIS_FAMILIES: every family of the registry. */
+export const KEY_FAMILIES: readonly Family<KeyFilter>[] = [...FAMILIES, ...REDIS_FAMILIES];
+/** KEY_FAMILIES as rows: for the suites that hold for every filter with keys. */
+export const KEY_FAMILY_ROWS: [string, Family<KeyFilter>][] = KEY_FAMILIES.map((f) => [f.name, f]);
 
 /** An array whose element `at` runs `effect` when read (a getter), as user code in a batch would. */
 export function withGetter<T>(keys: T[], at: number, effect: () => void): T[] {
