@@ -78,7 +78,7 @@ const common = {
   legalComments: 'inline',
   // Minified, with keepNames: functions and classes keep their names (as
   // their .name), so error classes, stack traces and the class names in
-  // messages (checks.ts describe) stay readable. keepNames costs about 2 KB
+  // messages (js/common/checks.ts describe) stay readable. keepNames costs about 2 KB
   // gzipped of the 4 KB that minifying identifiers saves.
   minify: true,
   keepNames: true,

@@ -1,9 +1,12 @@
 /**
- * The boundary: the one file that touches the WebAssembly module's memory and
- * calls its functions (house style: "every raw wasm access in one file"): the
- * instance (js/boundary/load.ts makes it), the regions keys are written into, and the
- * raw calls on filter handles. Every other file checks arguments, calls
- * these, and turns the statuses they return into errors (js/common/status.ts).
+ * The boundary's core: the one object that holds the WebAssembly module, touches
+ * its memory and calls its functions (house style: every raw wasm access in one
+ * place; js/boundary/ is that place, and tests/js/boundary.test.ts checks on the
+ * import graph that nothing else imports the module or its types): the
+ * instance (js/boundary/load.ts makes it, js/boundary/core-exports.ts takes its
+ * functions out), the regions keys are written into, and the raw calls on
+ * filter handles. Every other file checks arguments, calls these, and turns
+ * the statuses they return into errors (js/common/status.ts).
  *
  * Embind functions serve everything off the hot path; the per-key and
  * per-batch calls are plain exports (a family's `cf_*` / `bf_*` row, and
@@ -220,7 +223,7 @@ export class Core {
   }
 
   /**
-   * A one-key call only some families have (core-types.ts KeyOp): cf_delete /
+   * A one-key call only some families have (js/registry.ts KeyOp): cf_delete /
    * rc_delete (1 removed, 0 none matched), cf_count / rc_count (fingerprints
    * matching), rc_add_unique / rb_add_new (1 added, 0 already there, or -status).
    */

@@ -1,10 +1,13 @@
-// The filter families and table encodings under test, one descriptor each.
-// The suites that hold for every filter (the model-based harness in
-// property.test.ts over harness.ts, the arguments table in arguments.test.ts,
-// the adversarial suite in adversarial.test.ts) run once per entry of
-// FAMILIES; what only one family does (Bloom union, cuckoo delete/count
-// semantics, growth's sub-filter accounting, format details) stays in that
-// family's own small tests. A new family or encoding is one entry here.
+// The filter families and table encodings under test, one descriptor each,
+// each taking its row, class and capabilities from the registry
+// (js/registry.ts). The suites that hold for every filter (the arguments
+// table in arguments.test.ts, the adversarial suite in adversarial.test.ts,
+// batch-into and patch) run once per entry of KEY_FAMILIES, the Redis families
+// included; the model-based harness in property.test.ts over harness.ts runs
+// over FAMILIES (see REDIS_FAMILIES for why). What only one family does (Bloom
+// union, cuckoo delete/count semantics, growth's sub-filter accounting, format
+// details) stays in that family's own small tests. A new family or encoding is
+// one entry here.
 import * as lib from 'cuckoo-wasm';
 import { BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
 import type { BloomFilterOptions, CuckooFilterOptions } from 'cuckoo-wasm';
