@@ -9,7 +9,7 @@
 // the charCodeAt copy into a view over wasm memory that has() uses for short
 // ASCII keys; TextEncoder.encodeInto (its path for other strings); the chunk
 // packing of hasAll()/addAll() (offsets + rope concatenation + one encodeInto
-// per chunk of ≤ 8192 keys and ≤ 32K code units, js/chunk.ts), and the same with
+// per chunk of ≤ 8192 keys and ≤ 32K code units, js/common/chunk.ts), and the same with
 // Array.prototype.join; hasAll()'s answer array (a fresh Array of N booleans:
 // above 16K elements V8 puts it in fresh pages, whose first touch costs page
 // faults); a 32-bit FNV-1a in JS over the UTF-16 code units (what
@@ -164,7 +164,7 @@ async function main() {
   }
   const handle = raw.handleOf(full);
   const wasmView = new Uint8Array(memory.buffer, 1024, 4096);
-  // has()'s copy of a short key (js/wasm-core.ts writeKey): the code units,
+  // has()'s copy of a short key (js/boundary/wasm-core.ts writeKey): the code units,
   // OR-ed together to check for non-ASCII once. Returns the length, or 0.
   const copyKey = (k) => {
     const len = k.length;

@@ -29,7 +29,7 @@
 //   6. a name host: any ':', '[' or ']' in it is 'bad-host'; dots stripped at
 //      both ends and collapsed; only dots: 'bad-host'; ASCII lowercased; bytes
 //      >= 0x80 all in well-formed UTF-8 sequences: an internationalized name,
-//      turned into Punycode by the platform's URL parser as js/url.ts does
+//      turned into Punycode by the platform's URL parser as js/url/url.ts does
 //      (then the same rules again over that ASCII host), some well-formed and
 //      some not: 'bad-host', none well-formed: escaped like any other byte;
 //      without bytes to escape, an IPv4 address in any form inet_aton takes
@@ -320,7 +320,7 @@ function classifyNonAscii(s) {
 
 /**
  * An internationalized host in Punycode, by the platform's WHATWG URL parser
- * (js/url.ts punycodeHost does the same): undefined when it refuses the host
+ * (js/url/url.ts punycodeHost does the same): undefined when it refuses the host
  * or gives back anything but printable ASCII. A host holding a character
  * the parser would end it at or drop ('#', '\\', '/', '?', '@', ':', tab, CR,
  * LF: a decoded "%23" and the like) is refused first, as the library does.

@@ -299,7 +299,7 @@ async function setUp(impl, members, queries, m, k) {
   const make = async () => Filter.create({ capacity: members.length, falsePositiveRate: eps });
   const f = await make();
   f.addUrls(members);
-  // Internal: the module's Core (js/wasm-core.ts) for the two split rows of the core's canonicalization and
+  // Internal: the module's Core (js/boundary/wasm-core.ts) for the two split rows of the core's canonicalization and
   // expressions, which no public method and no test-only entry gives without building strings; without it
   // those rows are left empty.
   const core = typeof f.core?.urlCanonicalize === 'function' && typeof f.core.urlExpressions === 'function' ? f.core : null;

@@ -6,20 +6,20 @@
  *
  * @packageDocumentation
  */
-export { CuckooFilter, wasmMemoryUsage } from './cuckoo-filter.js';
-export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMemoryUsage } from './cuckoo-filter.js';
-export { BloomFilter } from './bloom-filter.js';
-export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './bloom-filter.js';
-export { RedisCuckooFilter } from './redis-cuckoo-filter.js';
-export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions } from './redis-cuckoo-filter.js';
-export { RedisBloomFilter } from './redis-bloom-filter.js';
-export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './redis-bloom-filter.js';
-export type { ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
-export type { Key } from './checks.js';
-export type { TableEncoding } from './table-encoding.js';
-export { canonicalizeUrl, urlExpressions } from './url.js';
-export { applyPatchBytes, diffBytes, patchInfo } from './patch.js';
-export type { PatchInfo } from './patch.js';
+export { CuckooFilter, wasmMemoryUsage } from './filters/cuckoo-filter.js';
+export type { CuckooFilterInfo, CuckooFilterOptions, CuckooSubFilterInfo, WasmMemoryUsage } from './filters/cuckoo-filter.js';
+export { BloomFilter } from './filters/bloom-filter.js';
+export type { BloomFilterInfo, BloomFilterOptions, BloomSubFilterInfo } from './filters/bloom-filter.js';
+export { RedisCuckooFilter } from './filters/redis-cuckoo-filter.js';
+export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions } from './filters/redis-cuckoo-filter.js';
+export { RedisBloomFilter } from './filters/redis-bloom-filter.js';
+export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/redis-bloom-filter.js';
+export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
+export type { Key } from './common/checks.js';
+export type { TableEncoding } from './filters/table-encoding.js';
+export { canonicalizeUrl, urlExpressions } from './url/url.js';
+export { applyPatchBytes, diffBytes, patchInfo } from './patch/patch.js';
+export type { PatchInfo } from './patch/patch.js';
 export {
   ArgumentRangeError,
   ArgumentTypeError,
@@ -30,7 +30,7 @@ export {
   OutOfMemoryError,
   WasmInitError,
   WasmLoadError,
-} from './errors.js';
-export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './errors.js';
-export { initWasm } from './load.js';
-export type { WasmSource } from './load.js';
+} from './common/errors.js';
+export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
+export { initWasm } from './boundary/load.js';
+export type { WasmSource } from './boundary/load.js';

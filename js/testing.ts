@@ -16,7 +16,7 @@
  * ```
  */
 import { BloomFilter, CuckooFilter } from './index.js';
-import type { CoreConstants } from './wasm-core.js';
+import type { CoreConstants } from './boundary/wasm-core.js';
 
 /** What {@link rawBoundary} gives. */
 export interface RawBoundaryEntry {

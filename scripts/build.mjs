@@ -2,7 +2,7 @@
 // (build/wasm/cuckoo-core.{js,wasm}, made by `cmake --build build/wasm`):
 //   dist/index.mjs    ES module       } for browsers and bundlers: the glue and the .wasm are
 //   dist/index.cjs    CommonJS        } bundled in (the .wasm as a raw DEFLATE stream, made with
-//                                     } zopfli, that js/load.ts inflates), so no fetch, file
+//                                     } zopfli, that js/boundary/wasm-embedded.ts inflates), so no fetch, file
 //                                     } path or bundler setup is needed
 //   dist/node.mjs     ES module       } for Node.js (package.json's "node" condition): the same,
 //   dist/node.cjs     CommonJS        } with the .wasm as is (a faster first create(): no zlib)
@@ -71,14 +71,14 @@ const common = {
   alias: {
     'cuckoo-core-glue': join(wasmDir, 'cuckoo-core.js'),
     'cuckoo-core-wasm': deflated,
-    'cuckoo-core-default': join(root, 'js/wasm-embedded.ts'),
+    'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
   },
   define: { CUCKOO_WASM_DEFLATED: 'true', CUCKOO_WASM_ID: JSON.stringify(wasmId) },
   loader: { '.deflate': 'binary', '.wasm': 'binary' },
   legalComments: 'inline',
   // Minified, with keepNames: functions and classes keep their names (as
   // their .name), so error classes, stack traces and the class names in
-  // messages (checks.ts describe) stay readable. keepNames costs about 2 KB
+  // messages (js/common/checks.ts describe) stay readable. keepNames costs about 2 KB
   // gzipped of the 4 KB that minifying identifiers saves.
   minify: true,
   keepNames: true,
@@ -100,11 +100,11 @@ const forNode = {
   define: { ...common.define, CUCKOO_WASM_DEFLATED: 'false' },
 };
 
-// Workers: no .wasm embedded; js/wasm-workerd.ts imports ./cuckoo-core.wasm (kept as an import,
+// Workers: no .wasm embedded; js/boundary/wasm-workerd.ts imports ./cuckoo-core.wasm (kept as an import,
 // which resolves to dist/cuckoo-core.wasm beside the bundle).
 const forWorkerd = {
   ...common,
-  alias: { ...common.alias, 'cuckoo-core-default': join(root, 'js/wasm-workerd.ts') },
+  alias: { ...common.alias, 'cuckoo-core-default': join(root, 'js/boundary/wasm-workerd.ts') },
   external: ['./cuckoo-core.wasm'],
 };
 
@@ -115,7 +115,7 @@ await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'cjs
 await build({ ...forWorkerd, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'workerd.mjs') });
 await build({
   ...forNode,
-  entryPoints: [join(root, 'js/cli.ts')],
+  entryPoints: [join(root, 'js/cli/main.ts')],
   format: 'cjs',
   outfile: join(dist, 'cli.cjs'),
   banner: { js: '#!/usr/bin/env node' },

@@ -312,8 +312,9 @@ describe('lifecycle', () => {
   test('importing the package changes no global: in a realm without Symbol.dispose it stays undefined', async () => {
     // A realm as in an engine without explicit resource management (Node 20 and 22 add Symbol.dispose to their
     // main realm only; Node 24+ and recent browsers have it everywhere, older browsers nowhere): a vm context whose
-    // global Symbol is a copy without dispose and asyncDispose. The bundle runs there as a script.
-    const context = vm.createContext({ TextEncoder });
+    // global Symbol is a copy without dispose and asyncDispose. The bundle runs there as a script, and inflates its
+    // .wasm with DecompressionStream, which every supported realm has.
+    const context = vm.createContext({ TextEncoder, DecompressionStream });
     vm.runInContext(
       `{
         const Native = Symbol;

@@ -6,7 +6,8 @@
 // Then the options of CuckooFilter.create (BloomFilter's: bloom.test.ts).
 import * as vm from 'node:vm';
 import { ArgumentRangeError, ArgumentTypeError, CuckooFilter } from 'cuckoo-wasm';
-import { AnyFilter, KEY_FAMILY_ROWS } from './families';
+import { KeyFilter, KEY_FAMILY_ROWS } from './families';
+import { FAMILIES as REGISTRY_FAMILIES } from '../../js/registry';
 
 const enc = new TextEncoder();
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
@@ -30,8 +31,14 @@ function thrown(fn: () => unknown): unknown {
   return undefined;
 }
 
+test('the families under test are every family of the registry (js/registry.ts), each with its own class', () => {
+  const rows = new Set(KEY_FAMILY_ROWS.map(([, f]) => f.row));
+  expect([...rows].map((r) => r.className).sort()).toEqual(REGISTRY_FAMILIES.map((r) => r.className).sort());
+  for (const [, f] of KEY_FAMILY_ROWS) expect([f.name, f.cls.name]).toEqual([f.name, f.row.className]);
+});
+
 describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
-  let f: AnyFilter;
+  let f: KeyFilter;
   beforeEach(async () => {
     f = await family.create({ capacity: 1000, falsePositiveRate: 0.001 });
     f.addAll(['kept.example', 'other.example']);

@@ -1,5 +1,5 @@
 // hasAll(keys, out) and hasAllUrls(urls, out): the answers of a lookup batch
-// written into a Uint8Array the caller owns (js/answers.ts), for every family
+// written into a Uint8Array the caller owns (js/common/answers.ts), for every family
 // with keys. The bytes are those of a loop of single calls (1 / 0), the bytes
 // past the keys are left alone, and the batch returns `out` itself. `out` may
 // be of another realm or a view of a SharedArrayBuffer; anything else, or one
@@ -12,12 +12,12 @@ import * as vm from 'node:vm';
 import * as fc from 'fast-check';
 import { ArgumentRangeError, ArgumentTypeError, InvalidUrlError } from 'cuckoo-wasm';
 import type { Key } from 'cuckoo-wasm';
-import { AnyFilter, KEY_FAMILY_ROWS, withGetter } from './families';
+import { KeyFilter, KEY_FAMILY_ROWS, withGetter } from './families';
 
 const root = join(__dirname, '..', '..');
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
-const loop = (f: AnyFilter, keys: Key[]) => Uint8Array.from(keys, (k) => (f.has(k) ? 1 : 0));
-const loopUrls = (f: AnyFilter, urls: Key[]) => Uint8Array.from(urls, (u) => (f.hasUrl(u) ? 1 : 0));
+const loop = (f: KeyFilter, keys: Key[]) => Uint8Array.from(keys, (k) => (f.has(k) ? 1 : 0));
+const loopUrls = (f: KeyFilter, urls: Key[]) => Uint8Array.from(urls, (u) => (f.hasUrl(u) ? 1 : 0));
 const bytes = (a: Uint8Array) => Array.from(a);
 
 type Resizable = ArrayBuffer & { resize(n: number): void };
@@ -28,7 +28,7 @@ const resizable = (n: number, max: number) =>
 const detach = (buffer: ArrayBufferLike) => structuredClone(buffer, { transfer: [buffer as ArrayBuffer] });
 
 describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
-  let f: AnyFilter;
+  let f: KeyFilter;
   const members = keysOf('in', 3000);
   const queries = [...members.slice(0, 1500), ...keysOf('out', 1500), 'ünïcödé.example', new Uint8Array([1, 2, 3])];
   beforeAll(async () => {

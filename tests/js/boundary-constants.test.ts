@@ -6,6 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CoreConstants } from '../../js/boundary/core-types';
+import { ENCODINGS, FAMILIES, checkRegistry } from '../../js/registry';
 
 const root = join(__dirname, '..', '..');
 
@@ -81,25 +83,20 @@ test('the core reports the URL region it expects (src/url_canon.h, src/url_expre
 
 test('every constant the TS side keeps a copy of is the one the core reports', () => {
   const c = core.constants;
-  expect(tsConstant('url.ts', 'MAX_URL_EXPRESSIONS')).toBe(c.maxUrlExpressions);
-  expect(tsConstant('cuckoo-filter.ts', 'MAX_MAX_KICKS')).toBe(c.maxMaxKicks);
-  expect(tsConstant('options.ts', 'MAX_EXPANSION')).toBe(c.maxExpansion);
-  expect(tsConstant('options.ts', 'DEFAULT_SEED')).toBe((BigInt(c.defaultSeedHigh) << 32n) | BigInt(c.defaultSeedLow));
-  // The family numbers of js/family.ts (src/family.h).
-  const families = readFileSync(join(root, 'js', 'family.ts'), 'utf8');
-  expect(/CUCKOO: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyCuckoo));
-  expect(/BLOOM: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyBloom));
-  expect(/REDIS_CUCKOO: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyRedisCuckoo));
-  expect(/REDIS_BLOOM: FamilyDescriptor = \{\s*id: (\d+),/.exec(families)?.[1]).toBe(String(c.familyRedisBloom));
-  // Prefixes of the hot rows: one per family, each the descriptor's.
-  for (const [name, prefix] of [['CUCKOO', 'cf'], ['BLOOM', 'bf'], ['REDIS_CUCKOO', 'rc'], ['REDIS_BLOOM', 'rb']]) {
-    expect(new RegExp(`const ${name}: FamilyDescriptor = \\{[^}]*prefix: '(\\w+)'`).exec(families)?.[1]).toBe(prefix);
-  }
-  // The table encodings of js/table-encoding.ts (cuckoo::TableEncoding, src/cuckoo_params.h).
-  expect(tsConstant('table-encoding.ts', 'ENCODING_PACKED')).toBe(c.encodingPacked);
-  expect(tsConstant('table-encoding.ts', 'ENCODING_SEMI_SORTED')).toBe(c.encodingSemiSorted);
-  // The growth limit the error messages name (js/status.ts, "at most 32 sub-filters").
-  expect(readFileSync(join(root, 'js', 'status.ts'), 'utf8')).toContain(`at most ${c.maxSubFilters} `);
+  expect(tsConstant('url/url.ts', 'MAX_URL_EXPRESSIONS')).toBe(c.maxUrlExpressions);
+  expect(tsConstant('filters/cuckoo-filter.ts', 'MAX_MAX_KICKS')).toBe(c.maxMaxKicks);
+  expect(tsConstant('common/options.ts', 'MAX_EXPANSION')).toBe(c.maxExpansion);
+  expect(tsConstant('common/options.ts', 'DEFAULT_SEED')).toBe((BigInt(c.defaultSeedHigh) << 32n) | BigInt(c.defaultSeedLow));
+  // The registry's family and encoding numbers (js/registry.ts; src/family.h, src/cuckoo_params.h), which the
+  // library also checks when the module loads.
+  expect(() => checkRegistry(c as CoreConstants)).not.toThrow();
+  for (const f of FAMILIES) expect([f.className, c[f.constant]]).toEqual([f.className, f.id]);
+  for (const [name, e] of Object.entries(ENCODINGS)) expect([name, c[e.constant]]).toEqual([name, e.id]);
+  expect(FAMILIES.map((f) => f.constant).sort()).toEqual(Object.keys(c).filter((k) => /^family[A-Z]/.test(k)).sort());
+  expect(Object.values(ENCODINGS).map((e) => e.constant).sort()).toEqual(Object.keys(c).filter((k) => /^encoding[A-Z]/.test(k)).sort());
+  expect(() => checkRegistry({ ...c, familyBloom: 7 } as CoreConstants)).toThrow(/familyBloom 7, this build 2/);
+  // The growth limit the error messages name (js/common/status.ts, "at most 32 sub-filters").
+  expect(readFileSync(join(root, 'js', 'common', 'status.ts'), 'utf8')).toContain(`at most ${c.maxSubFilters} `);
 });
 
 test('the test-only entry is not in the package exports map', () => {

@@ -1,4 +1,4 @@
-// `cuckoo-wasm diff` and `cuckoo-wasm patch` (dist/cli.cjs, js/cli-patch.ts), run as a user runs them, on filter
+// `cuckoo-wasm diff` and `cuckoo-wasm patch` (dist/cli.cjs, js/cli/patch.ts), run as a user runs them, on filter
 // files written by the API: the patch file is diffBytes' patch, the patched file is the newer filter byte for byte,
 // and a patch that does not fit is refused with a clear message, exit code 1, and no file written or changed.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// `cuckoo-wasm redis-pull` and `redis-push` (dist/cli.cjs, js/cli-redis.ts), run as a user runs them, against
+// `cuckoo-wasm redis-pull` and `redis-push` (dist/cli.cjs, js/cli/redis.ts), run as a user runs them, against
 // tests/js/fake-redis.ts serving chunks recorded from a real RedisBloom server; and `query` / `info` on the files.
 // The CLI runs in a child process while the fake server answers in this one, so it is spawned asynchronously.
 import { spawn } from 'node:child_process';

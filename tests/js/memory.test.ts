@@ -82,7 +82,7 @@ const { CuckooFilter, wasmMemoryUsage } = require(${JSON.stringify(join(__dirnam
 
 test('the per-key calls go straight to the wasm instance exports, and memory growth keeps them working', async () => {
   // CMakeLists.txt links -lexports.js so the export names survive minification;
-  // without it js/wasm-core.ts falls back to the module's slower wrappers.
+  // without it js/boundary/wasm-core.ts falls back to the module's slower wrappers.
   const f = await CuckooFilter.create({ capacity: 1000 });
   const core = (f as unknown as { core: { direct: boolean; hot: Record<string, unknown> } }).core;
   expect(core.direct).toBe(true);

@@ -1,4 +1,4 @@
-// Patches (docs/FORMAT.md §17; js/patch.ts, WasmFilter.diff / applyPatch), for every family of
+// Patches (docs/FORMAT.md §17; js/patch/patch.ts, WasmFilter.diff / applyPatch), for every family of
 // families.ts, the Redis families included: a patch turns a filter into its newer version byte for
 // byte, patches chain and span versions, and a patch that does not fit (another version, another
 // family, truncated, corrupted, not bytes at all) throws a typed error and leaves the filter
@@ -19,15 +19,15 @@ import {
   patchInfo,
   wasmMemoryUsage,
 } from 'cuckoo-wasm';
-import { AnyFilter, Family, KEY_FAMILY_ROWS } from './families';
+import { KeyFilter, Family, KEY_FAMILY_ROWS } from './families';
 import { seal } from './xxh3';
 
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 const PATCH_REASONS = ['patch-not-a-patch', 'patch-version', 'patch-truncated', 'patch-corrupt', 'patch-wrong-base', 'patch-family', 'patch-result-mismatch'];
 
-/** `newer.diff(older)` for filters typed as AnyFilter (diff takes a filter of the receiver's own class). */
-const diff = (newer: AnyFilter, older: unknown): Uint8Array => newer.diff(older as never);
+/** `newer.diff(older)` for filters typed as KeyFilter (diff takes a filter of the receiver's own class). */
+const diff = (newer: KeyFilter, older: unknown): Uint8Array => newer.diff(older as never);
 
 /** The getters a family's class may have, each compared after a patch with a filter loaded from the newer bytes. */
 const GETTERS = [
@@ -37,10 +37,10 @@ const GETTERS = [
 ];
 
 /** Checks that `f` is, in bytes, getters, info() and answers, the filter `bytes` load as. */
-async function expectFilterOf(family: Family, f: AnyFilter, bytes: Uint8Array, keys: string[]): Promise<void> {
+async function expectFilterOf(family: Family<KeyFilter>, f: KeyFilter, bytes: Uint8Array, keys: string[]): Promise<void> {
   expect(same(f.toBytes(), bytes)).toBe(true);
   const loaded = await family.fromBytes(bytes);
-  const record = (x: AnyFilter) => Object.fromEntries(GETTERS.filter((g) => g in x).map((g) => [g, (x as unknown as Record<string, unknown>)[g]]));
+  const record = (x: KeyFilter) => Object.fromEntries(GETTERS.filter((g) => g in x).map((g) => [g, (x as unknown as Record<string, unknown>)[g]]));
   expect(record(f)).toEqual(record(loaded));
   expect(f.info()).toEqual(loaded.info());
   expect(f.hasAll(keys)).toEqual(loaded.hasAll(keys));
@@ -58,7 +58,7 @@ function thrown(call: () => unknown): Error & { reason?: string } {
 }
 
 /** Each of `call`'s throws must leave `f` byte for byte as it was. */
-function expectUnchanged(f: AnyFilter, call: () => void): Error & { reason?: string } {
+function expectUnchanged(f: KeyFilter, call: () => void): Error & { reason?: string } {
   const before = f.toBytes();
   const size = f.size;
   const e = thrown(call);
@@ -69,13 +69,13 @@ function expectUnchanged(f: AnyFilter, call: () => void): Error & { reason?: str
 
 describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
   /** Day 0 of a list, in a filter that (for the growing families) has already grown once. */
-  const day0 = async (): Promise<AnyFilter> => {
+  const day0 = async (): Promise<KeyFilter> => {
     const f = await family.create({ capacity: family.grows ? 300 : 2000, expansion: 2 });
     f.addAll(keysOf('day0', 500));
     return f;
   };
   /** The next version of a filter: some keys of the day before deleted (families that delete), `added` new ones. */
-  const next = async (older: AnyFilter, day: number, added = 10): Promise<AnyFilter> => {
+  const next = async (older: KeyFilter, day: number, added = 10): Promise<KeyFilter> => {
     const g = await family.fromBytes(older.toBytes());
     if (family.supports.delete) for (const k of keysOf(`day${day - 1}`, 5)) (g as CuckooFilter).delete(k);
     g.addAll(keysOf(`day${day}`, added));
@@ -330,7 +330,7 @@ describe.each(KEY_FAMILY_ROWS)('%s', (_, family) => {
     const op = fc.record({ del: family.supports.delete ? fc.boolean() : fc.constant(false), key: fc.integer({ min: 0, max: 300 }) });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 250 }), fc.array(op, { maxLength: 60 }), fc.boolean(), async (base, changes, related) => {
-        const run = (f: AnyFilter, ops: { del: boolean; key: number }[]) => {
+        const run = (f: KeyFilter, ops: { del: boolean; key: number }[]) => {
           for (const { del, key } of ops) {
             try {
               if (del) (f as CuckooFilter).delete(`k${key}`);

@@ -1,4 +1,4 @@
-// The status table of the TS side (js/status.ts) against cuckoo::Status (src/status.h):
+// The status table of the TS side (js/common/status.ts) against cuckoo::Status (src/status.h):
 // every enumerator's name and value in the table and every row in the header, and for
 // each status the error it becomes (class, code, reason, message).
 import { readFileSync } from 'node:fs';
@@ -7,19 +7,19 @@ import * as ts from 'typescript';
 
 const root = join(__dirname, '..', '..');
 
-/** Loads js/<name>.ts as CommonJS, transpiled by TypeScript; its relative imports are loaded the same way, once. */
+/** Loads js/common/<name>.ts as CommonJS, transpiled by TypeScript; its relative imports are loaded the same way, once. */
 const loaded = new Map<string, Record<string, unknown>>();
 function load(name: string): Record<string, unknown> {
   const cached = loaded.get(name);
   if (cached) return cached;
-  const source = readFileSync(join(root, 'js', `${name}.ts`), 'utf8');
+  const source = readFileSync(join(root, 'js', 'common', `${name}.ts`), 'utf8');
   const js = ts.transpileModule(source, {
     compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS },
   }).outputText;
   const module = { exports: {} as Record<string, unknown> };
   loaded.set(name, module.exports);
   const requireLocal = (path: string) => {
-    if (!path.startsWith('./')) throw new Error(`js/${name}.ts imports ${path}: not expected of the status table`);
+    if (!path.startsWith('./')) throw new Error(`js/common/${name}.ts imports ${path}: not expected of the status table`);
     return load(path.slice(2).replace(/\.js$/, ''));
   };
   new Function('require', 'module', 'exports', js)(requireLocal, module, module.exports);

@@ -1,0 +1,169 @@
+/**
+ * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: the
+ * exports of a family's row and the others (bindings/cuckoo_bindings.cc),
+ * the embind functions, and the constants the core reports at load. Types
+ * and export names only; no code touches the module here. The families'
+ * prefixes and one-key exports come from the registry (js/registry.ts).
+ */
+import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName } from '../registry.js';
+
+export { KEY_OPS, PREFIXES } from '../registry.js';
+export type { ExportPrefix, KeyOp, KeyOpName };
+
+/** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
+export type Handle = number & { readonly filterHandle: true };
+
+/** The hot exports every family has (bindings/cuckoo_bindings.cc HOT_EXPORTS), without the family's prefix. */
+export interface FamilyExports {
+  add(handle: number, key: number, len: number): number;
+  contain(handle: number, key: number, len: number): number;
+  add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
+  contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
+  size(handle: number): number;
+  serialized_size(handle: number): number;
+  sub_filter_count(handle: number): number;
+}
+/**
+ * A family's {@link FamilyExports} as Core hands them to the filter classes: the row itself at run time (a call costs
+ * no lookup), opaque to the type checker outside the boundary, so that only Core's methods call them.
+ */
+export interface ExportRow {
+  readonly callableByCoreOnly: never;
+}
+export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = [
+  'add', 'contain', 'add_batch', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count',
+];
+
+export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
+type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
+
+
+/** The exports that are not a family's row: what only some families do, and the URL functions. */
+export interface OtherExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {
+  cf_load_factor(handle: number): number;
+  url_add: UrlFilterCall;
+  url_match: UrlFilterCall;
+  url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
+  url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
+  url_canonicalize: UrlCall;
+  url_expressions: UrlCall;
+  url_entry: UrlCall;
+}
+export const OTHER_EXPORTS: readonly (keyof OtherExports)[] = [
+  ...KEY_OPS, 'cf_load_factor',
+  'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
+];
+
+/** What both sides must agree on, as the core reports it at load (bindings/cuckoo_bindings.cc Constants). */
+export interface CoreConstants {
+  urlCanonicalAt: number;
+  urlSpanAt: number;
+  urlSpansAt: number;
+  urlBufferAt: number;
+  urlWorkspaceFixed: number;
+  urlWorkspacePerByte: number;
+  maxUrlBytes: number;
+  maxUrlExpressions: number;
+  familyCuckoo: number;
+  familyBloom: number;
+  familyRedisCuckoo: number;
+  familyRedisBloom: number;
+  /** Most bytes of one SCANDUMP table chunk (src/redis_dump.h). */
+  redisMaxChunkBytes: number;
+  encodingPacked: number;
+  encodingSemiSorted: number;
+  maxMaxKicks: number;
+  maxExpansion: number;
+  maxSubFilters: number;
+  defaultSeedLow: number;
+  defaultSeedHigh: number;
+}
+
+/** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
+export type AsciiHost = string | undefined;
+
+/** The Emscripten module: embind functions, and the exports behind `_`-prefixed wrappers. */
+export type CoreModule = {
+  HEAPU8: Uint8Array;
+  HEAP8: Int8Array;
+  HEAPU32: Uint32Array;
+  HEAP32: Int32Array;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
+  bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
+  redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
+  redisCuckooCompact(handle: number): void;
+  redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
+  dumpChunkCount(family: number, handle: number): number;
+  dumpHeaderBytes(family: number, handle: number): number;
+  dumpChunk(family: number, handle: number, j: number, headerOut: number): [iterator: number, ptr: number, len: number];
+  loadDumpHeader(family: number, iterator: number, ptr: number, len: number): number;
+  loadDumpChunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
+  finishDump(family: number, handle: number): number;
+  deserialize(family: number, ptr: number, len: number): number;
+  peekFamily(ptr: number, len: number): number;
+  destroy(family: number, handle: number): number;
+  serialize(family: number, handle: number, out: number): number;
+  info(family: number, handle: number): unknown;
+  bloomCompatible(a: number, b: number): boolean;
+  bloomUnion(into: number, other: number): number;
+  fingerprintBitsFor(fpr: number, b: number): number;
+  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
+  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
+  firstSubFilterRate(fpr: number, expansion: number): number;
+  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): number | PatchRefusal;
+  patchApply(base: number, baseLength: number, patch: number, patchLength: number): number | PatchRefusal;
+  patchInfo(patch: number, patchLength: number): PatchInfo | number;
+  statusMessage(status: number): string;
+  allocatedBytes(): number;
+  constants(): CoreConstants;
+} & Record<`_${string}`, (...args: number[]) => number>;
+
+/**
+ * What a patch's header says (docs/FORMAT.md §17; bindings/cuckoo_bindings.cc patchInfo): the
+ * patch format version, the family (src/family.h) it is for, the byte lengths of its base and
+ * result filters, their checksums (the XXH3-64 each filter's bytes end with, as 16 hex digits),
+ * and how many changes it encodes.
+ */
+export interface PatchInfo {
+  version: number;
+  family: number;
+  baseLength: number;
+  resultLength: number;
+  baseChecksum: string;
+  resultChecksum: string;
+  changes: number;
+}
+
+/**
+ * Why the core made no patch or result: the status, and for PatchFamily from two filters compared (a diff's two, or an
+ * apply's base and result) the field that differs and both values (src/patch.h PatchMismatch).
+ */
+export interface PatchRefusal {
+  status: number;
+  mismatch: PatchMismatch | undefined;
+}
+
+/**
+ * src/patch.h PatchMismatch: the field as docs/FORMAT.md names it ('family', 'fingerprint bits', ..., 'size in bytes'),
+ * the sub-filter it is in ('size in bytes'; else -1), and its value in the older filter and the newer: a rate's as a
+ * number, any other's as its decimal digits ('family': a family id of src/family.h).
+ */
+export interface PatchMismatch {
+  field: string;
+  section: number;
+  older: number | string;
+  newer: number | string;
+}
+
+/** What {@link Core.testing} gives tests and benchmarks (js/testing.ts). */
+export interface RawBoundary {
+  heapU8(): Uint8Array;
+  heapU32(): Uint32Array;
+  malloc(bytes: number): number;
+  free(ptr: number): void;
+  exports: Record<string, (...args: number[]) => number>;
+  scratch(): { ptr: number; bytes: number };
+  constants: CoreConstants;
+}

@@ -1,0 +1,30 @@
+// Build-time modules resolved by scripts/build.mjs (esbuild aliases):
+// the Emscripten glue, and the .wasm it instantiates, embedded as bytes: a raw
+// DEFLATE stream (RFC 1951) that js/boundary/wasm-embedded.ts inflates where
+// CUCKOO_WASM_DEFLATED, else the .wasm as is.
+declare module 'cuckoo-core-glue' {
+  const createCuckooCore: (overrides: Record<string, unknown>) => Promise<unknown>;
+  export default createCuckooCore;
+}
+declare module 'cuckoo-core-wasm' {
+  const wasmEmbedded: Uint8Array<ArrayBuffer>;
+  export default wasmEmbedded;
+}
+// Set by scripts/build.mjs (esbuild define): true in dist/index.* (for
+// browsers and bundlers: the .wasm deflated, smaller on the wire), false in
+// dist/node.* and dist/cli.cjs (for Node.js: the .wasm as is, so the first
+// create() loads no zlib).
+declare const CUCKOO_WASM_DEFLATED: boolean;
+// The module's default source (esbuild alias): js/boundary/wasm-embedded.ts, or js/boundary/wasm-workerd.ts in dist/workerd.mjs.
+declare module 'cuckoo-core-default' {
+  const defaultWasm: () => Promise<Uint8Array | WebAssembly.Module>;
+  export default defaultWasm;
+}
+// An imported .wasm, as Workers' bundlers give it (js/boundary/wasm-workerd.ts): the module compiled.
+declare module '*.wasm' {
+  const wasmModule: WebAssembly.Module;
+  export default wasmModule;
+}
+// Set by scripts/build.mjs (esbuild define): the id of this release's module, which the shipped
+// dist/cuckoo-core.wasm carries in its 'cuckoo-wasm' custom section (js/boundary/load.ts checks it).
+declare const CUCKOO_WASM_ID: string;

@@ -1,0 +1,43 @@
+/**
+ * The module's default source in every build but the Workers one: the .wasm bytes the bundle embeds
+ * (scripts/build.mjs), compiled by js/boundary/load.ts when no module was handed to `initWasm`.
+ */
+import wasmEmbedded from 'cuckoo-core-wasm';
+
+/** Node.js's zlib, where the realm is Node.js 20.16+ / 22.3+ (a call, not an import: bundlers see none). */
+type Zlib = { inflateRawSync(data: Uint8Array): Uint8Array };
+const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined } }).process;
+
+/**
+ * The .wasm bytes: as the bundle embeds them in the Node.js build (dist/node.*),
+ * else inflated from the raw DEFLATE stream (RFC 1951) the bundle embeds: by
+ * Node.js's zlib where there is one (a few times faster there than its
+ * DecompressionStream), else by the realm's DecompressionStream('deflate-raw'),
+ * which every runtime the package supports has (Node.js 18+, Chromium 80+,
+ * Firefox 113+, Safari 16.4+, Deno, Bun, workerd).
+ */
+export default async function defaultWasm(): Promise<Uint8Array | WebAssembly.Module> {
+  if (!CUCKOO_WASM_DEFLATED) return wasmEmbedded;
+  const zlib = nodeProcess?.getBuiltinModule?.('zlib');
+  if (zlib) return zlib.inflateRawSync(wasmEmbedded);
+  // The stream alone (no Blob or Response): a realm needs nothing else to load the module.
+  const stream = new DecompressionStream('deflate-raw');
+  const writer = stream.writable.getWriter();
+  // A failure shows in the reads below; these promises only settle with it.
+  writer.write(wasmEmbedded).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = stream.readable.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    chunks.push(r.value);
+    length += r.value.length;
+  }
+  const bytes = new Uint8Array(length);
+  length = 0;
+  for (const c of chunks) {
+    bytes.set(c, length);
+    length += c.length;
+  }
+  return bytes;
+}

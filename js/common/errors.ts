@@ -1,0 +1,216 @@
+/**
+ * Error classes thrown by cuckoo-wasm. Each has a stable `code` string that is
+ * safe to branch on; messages are for people and may change. Which status of
+ * the core becomes which of these classes is decided in one table
+ * (js/common/status.ts).
+ *
+ * @packageDocumentation
+ */
+import type { FilterFormatReason } from './status.js';
+
+export type { FilterFormatReason } from './status.js';
+
+/** A constructor of a built-in error class (Error, TypeError, RangeError). */
+type ErrorClass = new (message?: string) => Error;
+
+/** What every error class of this package adds to the built-in class it extends. */
+export interface CodedError<Code extends string> {
+  /** Stable error code, safe to branch on (messages are for people and may change). */
+  readonly code: Code;
+}
+
+/**
+ * The one definition every error class of this package is built from: the
+ * built-in class it extends (so `instanceof TypeError` holds for a type error),
+ * its `name`, and its stable `code`, both set on each instance.
+ */
+function codedError<Code extends string, Base extends ErrorClass>(
+  name: string,
+  code: Code,
+  Base: Base,
+): new (message: string) => InstanceType<Base> & CodedError<Code> {
+  // A mixin's constructor must take `...args: any[]`; each exported class below declares its own.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  class Coded extends (Base as new (...args: any[]) => Error) {
+    readonly code: Code = code;
+
+    constructor(message: string) {
+      super(message);
+      this.name = name;
+    }
+  }
+  return Coded as unknown as new (message: string) => InstanceType<Base> & CodedError<Code>;
+}
+
+/**
+ * Thrown by `add` / `addAll` when no slot can be found for a key after the
+ * maximum number of evictions ("kicks", Fan et al. 2014 §3.1) and the victim
+ * slot is taken. The key was not added and every key stored before is still
+ * present. Create a filter with a larger `capacity` and add the keys again.
+ */
+export class FilterFullError extends codedError('FilterFullError', 'ERR_FILTER_FULL', Error) {
+  /** For `addAll`: how many keys of the batch were added before the filter filled up (0 for `add`). */
+  readonly added: number;
+
+  constructor(message: string, added = 0) {
+    super(message);
+    this.added = added;
+  }
+}
+
+/**
+ * Thrown by `fromBytes` for bytes that `toBytes` did not produce: truncated,
+ * corrupted (checksum), from another format version, or with a header that
+ * disagrees with its table; and by the Redis families' `fromScanDump` and
+ * SCANDUMP loaders for chunks the server would not load (`reason` 'bad-chunk'
+ * for chunks missing, extra, out of order or mis-numbered). No filter is created.
+ */
+export class FilterFormatError extends codedError('FilterFormatError', 'ERR_FILTER_FORMAT', Error) {
+  /** Which check of docs/FORMAT.md §7 failed. */
+  readonly reason: FilterFormatReason;
+
+  constructor(message: string, reason: FilterFormatReason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** Thrown by any method of a filter after `dispose()` (a second `dispose()` is a no-op). */
+export class FilterDisposedError extends codedError('FilterDisposedError', 'ERR_FILTER_DISPOSED', Error) {
+  constructor(message = 'this filter was disposed: its memory is freed and it can no longer be used') {
+    super(message);
+  }
+}
+
+/**
+ * An argument of the wrong type (e.g. a key that is neither a string nor a
+ * Uint8Array). A `TypeError`; its code is `'ERR_INVALID_ARG_TYPE'`, as Node.js uses it.
+ */
+export class ArgumentTypeError extends codedError('ArgumentTypeError', 'ERR_INVALID_ARG_TYPE', TypeError) {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/**
+ * A numeric argument outside its allowed range, or a filter larger than wasm
+ * memory allows. A `RangeError`; its code is `'ERR_OUT_OF_RANGE'`, as Node.js uses it.
+ */
+export class ArgumentRangeError extends codedError('ArgumentRangeError', 'ERR_OUT_OF_RANGE', RangeError) {
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** Why {@link WasmLoadError} was thrown. */
+export type WasmLoadReason =
+  /** The page's or extension's Content-Security-Policy forbids compiling WebAssembly. */
+  | 'csp-blocked'
+  /**
+   * The platform compiles no WebAssembly from bytes (Cloudflare Workers, Vercel Edge: "Wasm code generation
+   * disallowed by embedder"): import the package's .wasm as a module and hand it to `initWasm` first.
+   */
+  | 'compile-disallowed'
+  /** This JavaScript engine has no WebAssembly (e.g. Node.js with `--jitless`, or it is switched off). */
+  | 'no-webassembly'
+  /** Compiling, instantiating or initialising the module failed for another reason (see `cause`). */
+  | 'instantiate-failed';
+
+/**
+ * Thrown (as a rejection of `create` / `fromBytes`) when the WebAssembly module
+ * cannot be loaded. Nothing is cached on failure: a later call tries again, so
+ * a page whose policy is fixed need not reload the library. The engine's own
+ * error is kept as `cause`.
+ */
+export class WasmLoadError extends codedError('WasmLoadError', 'ERR_WASM_LOAD', Error) {
+  /** What stopped the module from loading. */
+  readonly reason: WasmLoadReason;
+  /** The engine's error (e.g. a `WebAssembly.CompileError`), if there was one. */
+  readonly cause: unknown;
+
+  constructor(message: string, reason: WasmLoadReason, cause?: unknown) {
+    super(message);
+    this.reason = reason;
+    this.cause = cause;
+  }
+}
+
+/** Why {@link WasmInitError} was thrown. */
+export type WasmInitReason =
+  /** `initWasm` was called before (and did not fail): it takes a module once per realm. */
+  | 'called-twice'
+  /** The module is already loaded or loading (by a `create` / `fromBytes` before `initWasm`). */
+  | 'already-loaded'
+  /** What was handed in is not this version of cuckoo-wasm's module (another module, or another release's). */
+  | 'not-this-module';
+
+/**
+ * Thrown (as a rejection of `initWasm`) when the WebAssembly module handed in cannot be used: `initWasm` was
+ * already called, the module is already loaded, or it is not the module of this version of cuckoo-wasm (its
+ * `dist/cuckoo-core.wasm`). Nothing is changed: filters keep using the module they have.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await initWasm(wasm);
+ * } catch (e) {
+ *   if (!(e instanceof WasmInitError && e.reason === 'called-twice')) throw e; // another module of the app set it
+ * }
+ * ```
+ */
+export class WasmInitError extends codedError('WasmInitError', 'ERR_WASM_INIT', Error) {
+  /** What was wrong. */
+  readonly reason: WasmInitReason;
+
+  constructor(message: string, reason: WasmInitReason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Thrown when WebAssembly memory cannot hold what was asked for: a filter's
+ * table (`create`, `fromBytes`) or a buffer the library needs for a call. The
+ * module keeps working: filters made before still answer, and smaller ones can
+ * be made. Dispose filters you no longer need, or make a smaller one; all
+ * filters of a realm share one memory of at most 2 GiB (browsers may allow less).
+ */
+export class OutOfMemoryError extends codedError('OutOfMemoryError', 'ERR_OUT_OF_MEMORY', Error) {
+  /** Bytes that could not be allocated. */
+  readonly requestedBytes: number;
+
+  constructor(message: string, requestedBytes: number) {
+    super(message);
+    this.requestedBytes = requestedBytes;
+  }
+}
+
+/** Why {@link InvalidUrlError} was thrown. */
+export type InvalidUrlReason =
+  /** Nothing but spaces and control characters. */
+  | 'empty'
+  /** No host: a bare path (`/a`), a fragment (`#ref`), `http://`, or a scheme without `//` (`mailto:x`). */
+  | 'no-host'
+  /** A host that cannot be canonicalized: only dots, a stray `:`, `[` or `]`, an IPv6 address that does not parse, or an internationalized name the platform cannot convert to Punycode. */
+  | 'bad-host'
+  /** Longer than 2 MiB of UTF-8 (Chrome's URL length limit). */
+  | 'too-long';
+
+/**
+ * Thrown by the URL methods (`addUrl`, `hasUrl`, `matchUrl`, their batch forms,
+ * `canonicalizeUrl`, `urlExpressions`) for a string that cannot be a URL or a
+ * list entry. A `TypeError`; its code is `'ERR_INVALID_URL'`, as Node.js uses it.
+ * Nothing is added for it; in `addUrls`, entries before it stay added.
+ */
+export class InvalidUrlError extends codedError('InvalidUrlError', 'ERR_INVALID_URL', TypeError) {
+  /** Why the string is not a URL. */
+  readonly reason: InvalidUrlReason;
+  /** In a batch (`addUrls`, `hasAllUrls`): the index of the refused URL. */
+  readonly index: number | undefined;
+
+  constructor(message: string, reason: InvalidUrlReason, index?: number) {
+    super(message);
+    this.reason = reason;
+    this.index = index;
+  }
+}

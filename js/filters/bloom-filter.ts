@@ -1,0 +1,391 @@
+import { Key, describe } from '../common/checks.js';
+import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
+import { BLOOM } from '../registry.js';
+import { FamilyFilter } from './family-filter.js';
+import { loadCore } from '../boundary/load.js';
+import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
+import { MAX_WASM_MEMORY, statusError } from '../common/status.js';
+import { Core, Handle } from '../boundary/wasm-core.js';
+import { bitsPerItemOf } from './filter-bytes.js';
+
+/** Parameters and statistics of one Bloom filter, as the core reports them. */
+interface CoreBloomInfo {
+  capacity: number;
+  falsePositiveRate: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+  serializedSize: number;
+  bitCount: number;
+  hashCount: number;
+  subFilters: Omit<BloomSubFilterInfo, 'expectedFalsePositiveRate'>[];
+}
+
+/**
+ * The sub-filters with their expected false-positive rates, (1 − e^(−k·n/m))^k
+ * each (n its keys), and the filter's: 1 − ∏(1 − rate). Computed here, not in
+ * the core: only reported, they decide no bytes of a filter, and the core's
+ * WebAssembly then needs no exp and pow.
+ */
+function expectedRates(info: CoreBloomInfo): { rate: number; subFilters: BloomSubFilterInfo[] } {
+  let none = 1;
+  const subFilters = info.subFilters.map((s) => {
+    const expectedFalsePositiveRate = (1 - Math.exp((-s.hashCount * s.size) / s.bitCount)) ** s.hashCount;
+    none *= 1 - expectedFalsePositiveRate;
+    const { byteLength, ...rest } = s;
+    return { ...rest, expectedFalsePositiveRate, byteLength };
+  });
+  return { rate: 1 - none, subFilters };
+}
+
+/**
+ * Distinct keys estimated from the set bits X of each sub-filter, summed:
+ * −(m/k)·ln(1 − X/m) (Swamidass & Baldi 2007); Infinity once every bit of a
+ * sub-filter is set.
+ */
+function estimatedCountOf(info: CoreBloomInfo): number {
+  return info.subFilters.reduce(
+    (sum, s) => sum + (s.setBitCount >= s.bitCount ? Infinity : -(s.bitCount / s.hashCount) * Math.log1p(-s.setBitCount / s.bitCount)),
+    0,
+  );
+}
+
+/** Options of {@link BloomFilter.create}. */
+export interface BloomFilterOptions {
+  /** Keys the filter is sized for (an integer >= 1): n. */
+  capacity: number;
+  /**
+   * False-positive rate ε at `capacity` keys, a probability in (0, 1). Default 0.01.
+   * The filter has m = ⌈−n·ln ε / (ln 2)²⌉ bits and k = round((m/n)·ln 2) hash functions,
+   * whose positions are independent (docs/FORMAT.md §11.6), so the rate at capacity is about
+   * ε for small filters too.
+   */
+  falsePositiveRate?: number | undefined;
+  /**
+   * Hash seed, an integer 0..2^64-1 (number up to 2^53-1, or bigint). Default fixed,
+   * so the same keys and options give byte-identical `toBytes()` everywhere.
+   */
+  seed?: number | bigint | undefined;
+  /**
+   * Growth factor e, an integer 2..1024: when the newest sub-filter holds its
+   * capacity, a sub-filter for e times as many keys is added and takes the
+   * new keys; lookups check all of them. Sub-filter j is sized for ε/2^(j+1)
+   * (Almeida et al., "Scalable Bloom Filters", 2007), so the total rate stays
+   * at most `falsePositiveRate` however far the filter grows. Default: no
+   * growth (past its capacity the rate climbs: see {@link BloomFilter.expectedFalsePositiveRate}).
+   * At most 32 sub-filters and 1 GiB in all.
+   */
+  expansion?: number | undefined;
+}
+
+/** One sub-filter of a {@link BloomFilter}, as {@link BloomFilter.info} reports it. */
+export interface BloomSubFilterInfo {
+  /** Keys it was sized for. */
+  capacity: number;
+  /** ε it was sized for. */
+  falsePositiveRate: number;
+  /** Bits m. */
+  bitCount: number;
+  /** Hash functions k. */
+  hashCount: number;
+  /** Keys added to it. */
+  size: number;
+  /** Bits set. */
+  setBitCount: number;
+  /** (1 − e^(−k·size/m))^k. */
+  expectedFalsePositiveRate: number;
+  /** Its serialized bytes. */
+  byteLength: number;
+}
+
+/** Statistics of a {@link BloomFilter} as one plain object (Redis's `BF.INFO`). */
+export interface BloomFilterInfo {
+  type: 'bloom';
+  capacity: number;
+  size: number;
+  bitCount: number;
+  hashCount: number;
+  seed: bigint;
+  expansion: number;
+  byteLength: number;
+  bitsPerItem: number;
+  falsePositiveRate: number;
+  expectedFalsePositiveRate: number;
+  estimatedCount: number;
+  /** Oldest first. */
+  subFilters: BloomSubFilterInfo[];
+}
+
+const DEFAULT_FPR = 0.01;
+
+/**
+ * The members BloomFilter inherits, with their TSDoc for a Bloom filter (the
+ * shared base, js/filters/family-filter.ts, documents them for a cuckoo filter).
+ */
+export interface BloomFilter {
+  /** Keys the (first sub-)filter was sized for: the `capacity` option. */
+  readonly capacity: number;
+  /** Hash seed (0..2^64-1). */
+  readonly seed: bigint;
+  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
+  readonly expansion: number;
+  /** Size of `toBytes()` output, in bytes: 24-byte header, per sub-filter 48 bytes and its bits, 8-byte checksum. */
+  get byteLength(): number;
+
+  /**
+   * Adds a key (sets its k bits in the newest sub-filter).
+   *
+   * @param key - a string (UTF-8) or Uint8Array.
+   * @returns this filter, like `Set.prototype.add`.
+   * @throws FilterFullError only for a growing filter that may not grow further (32 sub-filters or
+   *   1 GiB): the key is not added. A filter that does not grow never refuses a key; past its
+   *   capacity its false-positive rate climbs.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   */
+  add(key: Key): this;
+
+  /**
+   * Tests membership.
+   *
+   * @returns false if the key was definitely never added; true if it was added, or, for a
+   *   non-member, with probability about {@link expectedFalsePositiveRate}.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   */
+  has(key: Key): boolean;
+
+  /**
+   * Adds many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.addAll}).
+   * @returns how many keys were added (all of them).
+   * @throws FilterFullError when a growing filter may not grow further; its `added` says how many
+   *   went in before. ArgumentTypeError, FilterDisposedError as {@link CuckooFilter.addAll}.
+   */
+  addAll(keys: Iterable<Key> | ArrayLike<Key>): number;
+
+  /**
+   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}),
+   * optionally into the caller's Uint8Array `out` (one byte per key, 1 or 0; as {@link CuckooFilter.hasAll}).
+   * @returns without `out`: `result[i] === has(keys[i])`, a new boolean[]. With it: `out`.
+   * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
+   */
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
+
+  /**
+   * Serializes the filter (docs/FORMAT.md §14, version 4; a filter loaded from version 2 or 3 bytes writes its version again):
+   * little-endian, versioned, checksummed.
+   * @returns a new Uint8Array of {@link byteLength} bytes.
+   * @throws FilterDisposedError after dispose().
+   */
+  toBytes(): Uint8Array;
+}
+
+/**
+ * A Bloom filter (Bloom 1970): m bits and k hash functions, sized from a
+ * capacity and a false-positive rate. A key's k bit positions come from one
+ * 64-bit hash of it (XXH3-64), two from its halves and two more from each
+ * 64-bit mix of it (docs/FORMAT.md §11.6), so each lookup hashes the key once
+ * and the positions are independent. Same conventions as {@link CuckooFilter}:
+ * keys, batches, errors, dispose, and the byte format family of
+ * docs/FORMAT.md (version 4; versions 2 and 3, which earlier releases wrote,
+ * still load: see {@link BloomFilter.fromBytes}).
+ *
+ * No delete: clearing a key's bits would clear bits that other keys share, and
+ * those keys would then be reported absent. Use {@link CuckooFilter} when keys
+ * must be removed (it is also smaller below about 0.09%, and at 0.1%; a Bloom filter is smaller at 0.5% and
+ * more: see the README's measured comparison).
+ *
+ * @example
+ * ```ts
+ * const f = await BloomFilter.create({ capacity: 100_000, falsePositiveRate: 0.01 });
+ * f.add('phish.example');
+ * f.has('phish.example'); // true
+ * f.dispose();
+ * ```
+ */
+export class BloomFilter extends FamilyFilter {
+  /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
+  readonly hashCount: number;
+  /** The configured total false-positive rate ε, a probability. */
+  readonly falsePositiveRate: number;
+
+  private constructor(core: Core, handle: Handle, info = core.info<CoreBloomInfo>(BLOOM.id, handle)) {
+    super(core, handle, BLOOM, info);
+    this.hashCount = info.hashCount;
+    this.falsePositiveRate = info.falsePositiveRate;
+  }
+
+  /**
+   * Makes an empty filter sized for `options.capacity` keys at `options.falsePositiveRate`.
+   *
+   * @returns a promise of the filter (the WebAssembly module is loaded on first use).
+   * @throws ArgumentTypeError if options is not an object, has an option not listed in
+   *   {@link BloomFilterOptions}, or an option has the wrong type.
+   * @throws ArgumentRangeError if capacity is not an integer >= 1, ε is not in (0, 1), expansion
+   *   is not 2..1024, k would exceed 64, m would exceed 2^32 − 1 bits, or the filter would need
+   *   more than 1 GiB.
+   * @throws OutOfMemoryError if WebAssembly memory cannot hold it now; filters made before keep working.
+   * @throws WasmLoadError if the WebAssembly module cannot be loaded.
+   * @example
+   * ```ts
+   * const f = await BloomFilter.create({ capacity: 50_000, falsePositiveRate: 0.001, expansion: 2 });
+   * ```
+   */
+  static async create(options: BloomFilterOptions): Promise<BloomFilter> {
+    checkOptions(options, 'BloomFilter.create', BLOOM.options);
+    const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
+    const fpr = checkProbability(
+      'falsePositiveRate',
+      options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate,
+    );
+    const seed = toSeed(options.seed);
+    const expansion = toExpansion(options.expansion);
+    const core = await loadCore();
+    const bytes = core.cold.bloomSerializedSizeFor(capacity, fpr, expansion);
+    if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
+      throw new ArgumentRangeError(
+        `a Bloom filter for ${capacity} keys at a false-positive rate of ${fpr} needs ` +
+          `${bytes <= 0 ? 'more than 2^32 - 1 bits or more than 64 hash functions' : `${bytes} bytes`}; ` +
+          `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes and 2^32 - 1 bits`,
+      );
+    }
+    const r = core.bloomCreate(capacity, fpr, seed, expansion);
+    return new BloomFilter(core, FamilyFilter.opened(core, r, bytes));
+  }
+
+  /**
+   * Loads a filter from bytes produced by {@link BloomFilter.toBytes} (docs/FORMAT.md §11; validation §12).
+   * Every field, the checksum and the padding are checked first.
+   *
+   * Bytes of format versions 2 and 3 (earlier releases) load too and write their version again.
+   * Version 2 keeps its positions (enhanced double hashing mod m, which has a rate floor of about
+   * n/m² for small filters at small ε): such a filter answers for its keys and grows. Rebuild it
+   * from the keys to get independent positions (version 4).
+   *
+   * @param bytes - the serialized filter (a Uint8Array, any view offset, or an ArrayBuffer). Not retained.
+   * @throws FilterFormatError if the bytes are not a Bloom filter this version wrote; its `reason`
+   *   is `'is-cuckoo-filter'` for a cuckoo filter's bytes (load those with CuckooFilter.fromBytes).
+   * @throws ArgumentTypeError if `bytes` is neither a Uint8Array nor an ArrayBuffer, or is detached.
+   * @throws ArgumentRangeError if the bytes are longer than any filter this build can hold (1 GiB).
+   * @throws OutOfMemoryError if WebAssembly memory cannot hold the filter now.
+   * @throws WasmLoadError if the WebAssembly module cannot be loaded.
+   */
+  static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<BloomFilter> {
+    const { core, handle } = await FamilyFilter.load(BLOOM, bytes);
+    return new BloomFilter(core, handle);
+  }
+
+  /**
+   * True if `other` is a Bloom filter with the same seed, growth, format version
+   * and sub-filters of the same bit count m and hash count k, so that
+   * {@link union} can merge it (Guava's `isCompatible`).
+   * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
+   */
+  isCompatible(other: BloomFilter): boolean {
+    return this.core.cold.bloomCompatible(this.live(), this.peer(other));
+  }
+
+  /**
+   * Merges `other`'s keys into this filter by OR-ing its bits (Guava's `putAll`):
+   * afterwards `has` is true for every key added to either. {@link size} becomes
+   * the sum of both sizes (keys in both are counted twice).
+   * @returns this filter.
+   * @throws ArgumentRangeError if the filters are not {@link isCompatible}; nothing is changed.
+   * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
+   */
+  union(other: BloomFilter): this {
+    const into = this.live();
+    const from = this.peer(other);
+    if (this.core.cold.bloomUnion(into, from) !== 0) {
+      throw new ArgumentRangeError(
+        'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
+          'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
+          'from a new one): create both with the same options and add keys to both the same way',
+      );
+    }
+    return this;
+  }
+
+  /** The handle of another filter for union / isCompatible, from the same module. */
+  private peer(other: unknown): Handle {
+    const fromElsewhere =
+      'is from another copy of cuckoo-wasm (another realm, or the CommonJS build beside the ES module); pass its toBytes() through fromBytes';
+    if (!(other instanceof BloomFilter)) {
+      const what = describe(other);
+      // Another copy's class: its constructor is named BloomFilter (or _BloomFilter, as bundled).
+      throw new ArgumentTypeError(`expected a BloomFilter, got ${what}${/BloomFilter\)$/.test(what) ? `: it ${fromElsewhere}` : ''}`);
+    }
+    if (other.core !== this.core) throw new ArgumentTypeError(`the other BloomFilter ${fromElsewhere}`);
+    return other.live();
+  }
+
+  /** Keys added (duplicates counted; both sides' after a union). */
+  get size(): number {
+    return this.core.size(this.fx, this.live());
+  }
+
+  /** Bits m of all sub-filters. */
+  get bitCount(): number {
+    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).bitCount;
+  }
+
+  /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
+  get bitsPerItem(): number {
+    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
+  }
+
+  /**
+   * False-positive rate expected at the current fill, a probability:
+   * (1 − e^(−k·n/m))^k per sub-filter (n its keys), and 1 − ∏(1 − rate) over
+   * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
+   */
+  get expectedFalsePositiveRate(): number {
+    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.live())).rate;
+  }
+
+  /**
+   * The number of distinct keys, estimated from the set bits X of each
+   * sub-filter: −(m/k)·ln(1 − X/m) (Swamidass & Baldi 2007). Unlike
+   * {@link size} it does not count a key added twice twice. Infinity once
+   * every bit of a sub-filter is set.
+   * @throws FilterDisposedError after dispose().
+   */
+  estimatedCount(): number {
+    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
+  }
+
+  /**
+   * The filter's parameters and statistics, and those of each sub-filter, as
+   * one plain object (like Redis's `BF.INFO`).
+   * @throws FilterDisposedError after dispose().
+   */
+  info(): BloomFilterInfo {
+    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.live());
+    const expected = expectedRates(info);
+    return {
+      type: 'bloom',
+      capacity: this.capacity,
+      size: this.size,
+      bitCount: info.bitCount,
+      hashCount: info.hashCount,
+      seed: this.seed,
+      expansion: this.expansion,
+      byteLength: info.serializedSize,
+      bitsPerItem: bitsPerItemOf(info),
+      falsePositiveRate: this.falsePositiveRate,
+      expectedFalsePositiveRate: expected.rate,
+      estimatedCount: estimatedCountOf(info),
+      subFilters: expected.subFilters,
+    };
+  }
+
+  /** @internal */
+  protected fullError(added: number): Error {
+    const bytes = this.byteLength;
+    return statusError(this.lastFailure, {
+      growth: { subFilters: this.subFilterCount, bytes, added },
+      bytes: bytes * Math.max(this.expansion, 1),
+    });
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * What every family's class does the same way over its {@link FamilyDescriptor}:
+ * opening a new or serialized filter, one key (add, has), many keys (addAll,
+ * hasAll, a chunk per crossing), toBytes, and the size getters. A family's
+ * class keeps only what is its own: its options and their checks, its
+ * getters and info(), and the error of a full filter.
+ */
+import { Key } from '../common/checks.js';
+import { Answers } from '../common/answers.js';
+import { Chunk } from '../common/chunk.js';
+import { FamilyDescriptor, KeyOp, familyOf } from '../registry.js';
+import { seedFromWords } from '../common/options.js';
+import { statusError } from '../common/status.js';
+import { UrlFilter } from '../url/url-filter.js';
+import { Core, ExportRow, Handle } from '../boundary/wasm-core.js';
+import { checkedBytes } from './filter-bytes.js';
+
+/** What the core's info() reports for every family (bindings/cuckoo_bindings.cc Info). */
+interface CommonInfo {
+  capacity: number;
+  seedLow: number;
+  seedHigh: number;
+  expansion: number;
+}
+
+/**
+ * A filter of one family. Not exported from the package. Its members' TSDoc is
+ * CuckooFilter's; BloomFilter gives its own in an interface of the same name.
+ */
+export abstract class FamilyFilter extends UrlFilter {
+  /** Items the filter was sized for (the `capacity` option). */
+  readonly capacity: number;
+  /** Hash seed (0..2^64-1). */
+  readonly seed: bigint;
+  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
+  readonly expansion: number;
+  /** The family's hot exports. @internal */
+  protected readonly fx: ExportRow;
+
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, family: FamilyDescriptor, info: CommonInfo) {
+    super(core, handle, family.id);
+    this.fx = core.exportsOf(family.prefix);
+    this.capacity = info.capacity;
+    this.seed = seedFromWords(info.seedLow, info.seedHigh);
+    this.expansion = info.expansion;
+  }
+
+  /**
+   * The handle of a filter the core made (`result` a handle, or -status, for
+   * a filter of `bytes` bytes).
+   * @throws the status's error (ArgumentRangeError, OutOfMemoryError, FilterFormatError).
+   * @internal
+   */
+  protected static opened(core: Core, result: number, bytes: number, found?: number): Handle {
+    if (result > 0) return result as Handle;
+    const status = -result;
+    throw statusError(status, { bytes, detail: core.statusMessage(status), found: found ? familyOf(found) : undefined });
+  }
+
+  /**
+   * What every `fromBytes` does: checks the bytes (js/filters/wasm-filter.ts
+   * checkedBytes), and loads them as a filter of `family`.
+   * @internal
+   */
+  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: Core; handle: Handle }> {
+    const { core, view, length } = await checkedBytes(bytes);
+    const { result, found } = core.deserialize(family.id, view);
+    return { core, handle: FamilyFilter.opened(core, result, length, found) };
+  }
+
+  /**
+   * Adds a key (stores its fingerprint; adding a key twice stores it twice, see {@link count}).
+   *
+   * @param key - a string (UTF-8) or Uint8Array.
+   * @returns this filter, like `Set.prototype.add`.
+   * @throws FilterFullError if no slot is found: the key is not added and nothing stored is lost.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
+   * ```
+   */
+  add(key: Key): this {
+    const r = this.core.add(this.fx, this.live(), key);
+    if (r !== 0) {
+      this.lastFailure = -r;
+      throw this.fullError(0);
+    }
+    return this;
+  }
+
+  /**
+   * A one-key add only some families have (CF.ADDNX's `rc_add_unique`, BF.ADD's `rb_add_new`): adds the key unless
+   * the filter may already hold it.
+   * @returns true if added, false if it was there (nothing changed).
+   * @throws FilterFullError as {@link add}.
+   * @internal
+   */
+  protected addIfNew(op: KeyOp, key: Key): boolean {
+    const r = this.core.keyOp(op, this.live(), key);
+    if (r < 0) {
+      this.lastFailure = -r;
+      throw this.fullError(0);
+    }
+    return r === 1;
+  }
+
+  /**
+   * Tests membership.
+   *
+   * @returns false if the key was definitely never added (or was deleted); true if it was added,
+   *   or, for a non-member, with probability at most {@link falsePositiveRate}.
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * if (f.has(hostname)) { /* check the full list, or block *\/ }
+   * ```
+   */
+  has(key: Key): boolean {
+    return this.core.contain(this.fx, this.live(), key);
+  }
+
+  /**
+   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
+   * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
+   * iterator do meanwhile (calls on this filter see the keys read before them).
+   *
+   * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
+   *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
+   *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
+   * @returns how many keys were added (all of them).
+   * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
+   *   before (those stay added), the rest were not added.
+   * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
+   *   live Uint8Array (every key before it was added).
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
+   * @example
+   * ```ts
+   * f.addAll(text.split('\n').filter(Boolean));
+   * ```
+   */
+  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
+    const { added, full } = this.addKeys(keys);
+    if (full) throw this.fullError(added);
+    return added;
+  }
+
+  /**
+   * Tests many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
+   * The answers are those of a loop of `has(k)`, whatever the caller's getters, Proxy or iterator do
+   * meanwhile. Given `out`, the answers go into it as bytes and the batch allocates nothing per key
+   * (the `boolean[]` it otherwise returns is, for many keys, a large new object); reuse one `out` for
+   * batch after batch.
+   *
+   * @param keys - an iterable or array-like (`length` a non-negative integer, read once) of strings
+   *   and Uint8Arrays (any realm), each Uint8Array copied when it is read.
+   * @param out - optional: a Uint8Array (any realm, a view of a SharedArrayBuffer too) with at least
+   *   one byte per key; `out[i]` becomes 1 if `has(keys[i])`, else 0, and the bytes past the last key
+   *   are left as they were. With an iterator, whose length is unknown, a key arriving past the end of
+   *   `out` throws ArgumentRangeError before it is looked up. Its length is read again before each
+   *   chunk's answers are written, so the caller's code may resize or transfer its buffer mid-batch:
+   *   the batch then throws, writing nothing past the end and nothing into a detached buffer. On any
+   *   error, `out` may hold the answers of some of the keys before the failing one.
+   * @returns without `out`: `result[i] === has(keys[i])`, one boolean per key, a new array. With it: `out`.
+   * @throws ArgumentTypeError if `keys` is neither, or any key is neither a string nor a live Uint8Array;
+   *   if `out` is not a Uint8Array, or its buffer is (or becomes, mid-batch) detached.
+   * @throws ArgumentRangeError if an array-like's `length` is above 2^32 − 1 (more answers than an array
+   *   holds); if `out` is shorter than the keys (the message says both lengths), or shrinks mid-batch.
+   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
+   * @example
+   * ```ts
+   * const blocked = f.hasAll(links.map((a) => new URL(a.href).hostname));
+   * const answers = new Uint8Array(65536); // reused: one byte per key
+   * for (const part of parts) f.hasAll(part, answers); // answers[i] === 1: part[i] may be in the filter
+   * ```
+   */
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
+  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: Uint8Array): boolean[] | Uint8Array {
+    return this.containKeys(keys, undefined, out);
+  }
+
+  /**
+   * Serializes the filter (docs/FORMAT.md): little-endian, versioned, checksummed.
+   * The same keys, order and options give byte-identical output on every machine.
+   *
+   * @returns a new Uint8Array of {@link byteLength} bytes that the caller owns.
+   * @throws FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * fs.writeFileSync('blocklist.cuckoo', f.toBytes());
+   * ```
+   */
+  toBytes(): Uint8Array {
+    return this.core.serialize(this.fx, this.familyId, this.live());
+  }
+
+  /**
+   * Size of `toBytes()` output, in bytes (docs/FORMAT.md §14, version 4): a
+   * 32-byte header naming the family, its table encoding and growth, each
+   * sub-filter's section, an 8-byte checksum; it grows with the filter. A
+   * filter loaded from bytes of an earlier version writes that version, whose
+   * header differs (FORMAT.md §2, §11).
+   */
+  get byteLength(): number {
+    return this.core.serializedSize(this.fx, this.live());
+  }
+
+  /** Number of sub-filters: 1, more once a growing filter has grown. */
+  get subFilterCount(): number {
+    return this.core.subFilterCount(this.fx, this.live());
+  }
+
+  /** @internal */
+  protected addChunk(handle: Handle, chunk: Chunk): number {
+    const n = chunk.count;
+    const added = this.core.addBatch(this.fx, handle, chunk);
+    if (added < n) this.lastFailure = this.core.batchStatus();
+    return added;
+  }
+
+  /** @internal */
+  protected containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number {
+    return this.core.containBatch(this.fx, handle, chunk, out, at);
+  }
+}

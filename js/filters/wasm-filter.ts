@@ -1,0 +1,462 @@
+/**
+ * What every filter of this package does the same way, whatever its family:
+ * owning one core filter through its handle (dispose, `[Symbol.dispose]`, the
+ * FinalizationRegistry safety net, FilterDisposedError afterwards), and
+ * reading the keys of a batch from the caller a chunk at a time while user
+ * code may run at every read. How a chunk crosses is a {@link BatchOps}: the
+ * family's keys ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk})
+ * or URLs (js/url/url-filter.ts).
+ */
+import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from '../common/errors.js';
+import { familyOf } from '../registry.js';
+import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
+import { Key, byteLengthOf, isKey, keyTypeError } from '../common/checks.js';
+import { Chunk } from '../common/chunk.js';
+import { Answers, checkAnswerBytes, checkRoom } from '../common/answers.js';
+import { MAX_ARRAY_LENGTH, closeIterator, keySource } from '../common/key-source.js';
+import { rawBoundary } from '../boundary/load.js';
+import { Status } from '../common/status.js';
+import { Core, Handle } from '../boundary/wasm-core.js';
+
+declare global {
+  interface SymbolConstructor {
+    /**
+     * The symbol of `using` (explicit resource management), declared here as
+     * lib.esnext.disposable and @types/node declare it, so that the package's
+     * types need neither.
+     */
+    readonly dispose: unique symbol;
+  }
+}
+
+/** Where js/testing.ts finds the raw boundary (see the static block of WasmFilter). @internal */
+export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
+
+/** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
+const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+/** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
+const registry = new FinalizationRegistry<{ core: Core; handle: Handle; family: number }>(({ core, handle, family }) =>
+  core.destroy(family, handle),
+);
+
+/**
+ * How a batch crosses with its chunks, as functions of the filter (not
+ * closures: one object per kind of batch, made once).
+ * @internal
+ */
+export interface BatchOps {
+  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
+  add(filter: WasmFilter, handle: Handle, chunk: Chunk): number;
+  /** Looks up the chunk's keys: their answers go to `out[at ..]` (checked long enough); returns the index after the last. */
+  contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: Answers, at: number): number;
+  /** True for a key refused before it is read into a chunk (a URL longer than the core takes). */
+  refuses?(filter: WasmFilter, key: Key): boolean;
+  /**
+   * The refusal of key `index`: in a lookup batch, the error thrown at once; in
+   * an add batch, which first adds the keys before it, it records what
+   * {@link WasmFilter.addError} then reports, and returns undefined.
+   */
+  refusal?(filter: WasmFilter, key: Key, index: number, adding: boolean): Error | undefined;
+}
+
+/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
+interface Batch {
+  /** Keys read from the caller and not yet written to wasm memory. */
+  readonly chunk: Chunk;
+  /** hasAll: the answers, in key order. Undefined for addAll. */
+  out: Answers | undefined;
+  /** hasAll into the caller's Uint8Array: `out`, its room checked before each write. */
+  readonly into: Uint8Array | undefined;
+  /** hasAll: how many of {@link out} are answered. */
+  answered: number;
+  /** addAll: keys added so far. */
+  added: number;
+  /** addAll: a key did not fit; no further key is read. */
+  full: boolean;
+  /** An error met while a call of user code on this filter made the batch write its chunk early. */
+  failure: unknown;
+  /** How its chunks cross. */
+  readonly ops: BatchOps;
+}
+
+/** True for a filter of this package (and its module instance); false for anything else, a revoked Proxy too. */
+function isFilter(value: unknown): value is WasmFilter {
+  try {
+    return value instanceof WasmFilter;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The base of every filter class: one core filter, its lifetime, and the
+ * batch machinery. Not exported from the package.
+ */
+export abstract class WasmFilter {
+  /** @internal */
+  protected readonly core: Core;
+  /** The core filter's handle; 0 once disposed. */
+  private handle: Handle;
+  /**
+   * The batch reading the caller's keys, if one is: any call that user code
+   * makes on this filter meanwhile goes through {@link settle} first.
+   */
+  private pending: Batch | null = null;
+  /** The family, as the core numbers it (src/family.h). @internal */
+  protected readonly familyId: number;
+  /**
+   * Why the last add that went wrong failed: NotEnoughSpace, GrowthLimit or
+   * OutOfMemory (the family's {@link fullError} reads it), or a Url* status.
+   * @internal
+   */
+  protected lastFailure: number = Status.NotEnoughSpace;
+
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, familyId: number) {
+    this.core = core;
+    this.handle = handle;
+    this.familyId = familyId;
+    registry.register(this, { core, handle, family: familyId }, this);
+  }
+
+  /**
+   * Crosses once with a chunk of keys to add, in order, stopping at the first
+   * that does not fit: returns how many went in.
+   * @internal
+   */
+  protected abstract addChunk(handle: Handle, chunk: Chunk): number;
+
+  /**
+   * Crosses once with a chunk of keys to look up: their answers go to
+   * `out[at ..]`; returns the index after the last.
+   * @internal
+   */
+  protected abstract containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number;
+
+  /**
+   * The error of an add that found no room, after `added` keys of its batch went in.
+   * @internal
+   */
+  protected abstract fullError(added: number): Error;
+
+  /** The per-key false-positive rate the filter was sized for. */
+  abstract readonly falsePositiveRate: number;
+
+  /** The filter's serialized bytes (docs/FORMAT.md), in a new array. */
+  abstract toBytes(): Uint8Array;
+
+  /** How the family's own keys cross. */
+  private static readonly keyOps: BatchOps = {
+    add: (f, h, chunk) => f.addChunk(h, chunk),
+    contain: (f, h, chunk, out, at) => f.containChunk(h, chunk, out, at),
+  };
+
+  /**
+   * The handle, for a call that crosses into wasm.
+   * @throws FilterDisposedError after dispose().
+   * @internal
+   */
+  protected live(): Handle {
+    const h = this.handle;
+    return this.pending === null && h !== 0 ? h : this.settle();
+  }
+
+  /**
+   * For {@link live}: throws after dispose. While a batch of this filter reads
+   * keys and user code calls this filter, first writes the keys the batch has
+   * read, so this call sees them, exactly as after a loop of single calls; the
+   * batch takes up reading again when the user code returns ({@link resume}).
+   */
+  private settle(): Handle {
+    if (this.handle === 0) throw new FilterDisposedError();
+    const batch = this.pending!;
+    this.pending = null;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      batch.failure ??= e; // the batch reports it when it resumes; this call goes on
+      batch.chunk.clear();
+    }
+    return this.handle;
+  }
+
+  /** After user code called this filter during a batch's read ({@link settle} ran): carry on, or stop. */
+  private resume(batch: Batch): void {
+    if (this.handle === 0) throw new FilterDisposedError();
+    if (batch.failure !== undefined) throw batch.failure;
+    this.pending = batch;
+  }
+
+  /**
+   * addAll: adds the keys in order, as a loop of single adds would, a chunk
+   * per crossing. Returns how many went in; `full` is true when a key did not
+   * fit (no further key was read).
+   * @internal
+   */
+  protected addKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): { added: number; full: boolean } {
+    const batch: Batch = { chunk: new Chunk(), out: undefined, into: undefined, answered: 0, added: 0, full: false, failure: undefined, ops };
+    this.runBatch(keys, batch);
+    return batch;
+  }
+
+  /**
+   * hasAll: one answer per key, as a loop of single lookups would give, a
+   * chunk per crossing: a new boolean[], or into `into` (js/common/answers.ts), which
+   * is returned.
+   * @internal
+   */
+  protected containKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps, into?: unknown): Answers {
+    const bytes = into === undefined ? undefined : checkAnswerBytes(into, (b) => this.core.isMemory(b));
+    const batch: Batch = { chunk: new Chunk(), out: bytes ?? [], into: bytes, answered: 0, added: 0, full: false, failure: undefined, ops };
+    this.runBatch(keys, batch);
+    const out = batch.out!;
+    if (bytes === undefined) (out as boolean[]).length = batch.answered; // an array-like's answers were allocated up front
+    return out;
+  }
+
+  /**
+   * Reads the caller's keys into `batch`, writing each full chunk into wasm
+   * memory and crossing once per chunk. User code may run at every read
+   * (getters, Proxy traps, a generator): nothing of the batch is in wasm memory
+   * then, calls it makes on this filter settle the batch first, and the handle
+   * is checked again before each crossing. Stops early once a key did not fit.
+   */
+  private runBatch(keys: unknown, batch: Batch): void {
+    const source = keySource(keys);
+    if (batch.into !== undefined && source.iterator === undefined) checkRoom(batch.into, source.length, 0);
+    else if (batch.out !== undefined && source.iterator === undefined && source.length > MAX_ARRAY_LENGTH) {
+      throw new ArgumentRangeError(
+        `keys has length ${source.length}: the answers are an array, which holds at most 4,294,967,295; look the keys up in parts`,
+      );
+    }
+    this.live();
+    this.pending = batch;
+    let iterator = source.iterator;
+    try {
+      if (source.iterator === undefined) {
+        const { list, length } = source;
+        if (batch.out !== undefined && batch.into === undefined) batch.out = new Array<boolean>(length);
+        const chunk = batch.chunk;
+        for (let i = 0; i < length; ++i) {
+          const key = list[i];
+          if (this.pending !== batch) {
+            this.resume(batch);
+            if (batch.full) return; // a call of the user's wrote the chunk, and a key did not fit
+          }
+          if (typeof key === 'string' && chunk.pushString(key)) continue;
+          if (this.take(batch, key, i)) return;
+        }
+      } else {
+        for (let i = 0; ; ++i) {
+          let key: unknown;
+          try {
+            const r = source.iterator.next();
+            if (r.done) {
+              iterator = undefined; // exhausted: nothing to close
+              if (this.pending !== batch) this.resume(batch);
+              break;
+            }
+            key = r.value;
+          } catch (e) {
+            iterator = undefined; // an iterator that threw is not closed (as in for...of)
+            throw e;
+          }
+          if (this.pending !== batch) this.resume(batch);
+          if (batch.into !== undefined) checkRoom(batch.into, i + 1, i); // a key past its end is refused
+          if (this.take(batch, key, i)) return;
+        }
+      }
+      this.flush(batch);
+    } catch (e) {
+      throw this.batchError(batch, e);
+    } finally {
+      this.pending = null;
+      batch.chunk.release();
+      if (iterator !== undefined) closeIterator(iterator);
+    }
+  }
+
+  /** Adds a checked key to the batch's chunk, writing the chunk when full; true once the filter is full. */
+  private take(batch: Batch, key: unknown, index: number): boolean {
+    if (!isKey(key)) throw keyTypeError(key, `keys[${index}]`);
+    if (batch.ops.refuses?.(this, key)) return this.refuse(batch, key, index);
+    const chunk = batch.chunk;
+    let state = chunk.push(key);
+    if (state === 2) {
+      this.flush(batch);
+      if (batch.full) return true;
+      state = chunk.push(key);
+    }
+    if (state === 1) this.flush(batch);
+    return batch.full;
+  }
+
+  /**
+   * A key refused before it is written to wasm memory: a lookup batch throws
+   * at once; an add batch first adds the keys read before it, then stops with
+   * the refusal at its index (see addError).
+   */
+  private refuse(batch: Batch, key: Key, index: number): boolean {
+    if (batch.out !== undefined) throw batch.ops.refusal!(this, key, index, false);
+    this.flush(batch);
+    if (batch.full) return true;
+    batch.full = true;
+    batch.ops.refusal!(this, key, index, true);
+    return true;
+  }
+
+  /** Crosses once with the batch's chunk (its ops' add or contain), leaving it empty. Runs no user code. */
+  private flush(batch: Batch): void {
+    const chunk = batch.chunk;
+    const n = chunk.count;
+    if (n === 0 || batch.full) {
+      chunk.clear();
+      return;
+    }
+    const h = this.handle;
+    if (batch.out === undefined) {
+      const done = batch.ops.add(this, h, chunk);
+      batch.added += done;
+      if (done < n) batch.full = true;
+    } else {
+      if (batch.into !== undefined) checkRoom(batch.into, batch.answered + n, batch.answered);
+      batch.answered = batch.ops.contain(this, h, chunk, batch.out, batch.answered);
+    }
+  }
+
+  /**
+   * The error an interrupted batch throws. For addAll, the keys read before the
+   * error are added first, as a loop of add() calls would have added them; if
+   * one of them does not fit, that full error comes first, as in the loop.
+   */
+  private batchError(batch: Batch, error: unknown): unknown {
+    if (batch.out !== undefined || this.handle === 0 || batch.failure !== undefined) return error;
+    try {
+      this.flush(batch);
+    } catch (e) {
+      return e;
+    }
+    return batch.full ? this.addError(batch.added) : error;
+  }
+
+  /**
+   * The error of an add that stopped after `added` keys of its batch: the
+   * family's full error (js/url/url-filter.ts adds a refused URL's).
+   * @internal
+   */
+  protected addError(added: number): Error {
+    return this.fullError(added);
+  }
+
+  /**
+   * The patch that turns `older`, an earlier (or any other) version of this filter, into this one
+   * (docs/FORMAT.md §17): `older.applyPatch(patch)` then makes `older.toBytes()` byte for byte this
+   * filter's. Patches chain (day 1 → 2, then 2 → 3), and one diff may span several versions. The
+   * patch holds what changed (for 1% of the keys changed, a few percent of {@link byteLength}).
+   *
+   * @param older - a filter of this class with the same parameters (a growing filter may have
+   *   fewer sub-filters), or its `toBytes()` (a Uint8Array of any realm, at any offset, or an ArrayBuffer).
+   * @returns the patch, a new Uint8Array the caller owns.
+   * @throws FilterFormatError with reason 'patch-family' if `older` is of another family, or differs in
+   *   a parameter (the message names it and both values); a format reason if its bytes are not a filter.
+   * @throws ArgumentTypeError if `older` is neither a filter of this package nor bytes, or is detached.
+   * @throws FilterDisposedError if this filter or `older` was disposed. OutOfMemoryError.
+   * @example
+   * ```ts
+   * const patch = today.diff(yesterdayBytes); // serve it to clients that hold yesterday's filter
+   * ```
+   */
+  diff(older: this | Uint8Array | ArrayBuffer): Uint8Array {
+    const filter = isFilter(older); // once: a Proxy's trap runs here
+    if (filter && older.familyId !== this.familyId) throw familyMismatch(this.familyId, older.familyId);
+    const base = filter ? older.toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
+    const patch = this.core.patchDiff(base, this.toBytes());
+    if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
+    return patch;
+  }
+
+  /**
+   * Turns this filter, in place, into the version a patch of {@link diff} leads to: afterwards
+   * `toBytes()` is byte for byte the newer filter's, and every getter and lookup answers as it
+   * does. Atomic: the patch is checked against this filter's bytes (its base's length and
+   * checksum), the new bytes are made and checked (their checksum, a full load) into a new core
+   * filter, and only then does that replace this one; on any error the filter is exactly as it was.
+   * Called from the caller's code during a batch of this filter, it sees the keys the batch read
+   * before (as every call does), so the patch must be for that state; the batch then goes on
+   * with the patched filter.
+   *
+   * @param patch - a patch (a Uint8Array of any realm, at any offset, or an ArrayBuffer).
+   * @throws FilterFormatError, the filter unchanged, with reason 'patch-wrong-base' (the patch is
+   *   for another version of the filter), 'patch-family' (for another family or parameters),
+   *   'patch-not-a-patch', 'patch-version', 'patch-truncated', 'patch-corrupt' or 'patch-result-mismatch'.
+   * @throws ArgumentTypeError if `patch` is neither a Uint8Array nor an ArrayBuffer, or is detached.
+   * @throws FilterDisposedError after dispose(). OutOfMemoryError (the filter unchanged).
+   * @example
+   * ```ts
+   * filter.applyPatch(new Uint8Array(await (await fetch(patchUrl)).arrayBuffer()));
+   * ```
+   */
+  applyPatch(patch: Uint8Array | ArrayBuffer): void {
+    const bytes = patchInput(patch, 'applyPatch: patch');
+    const base = this.toBytes();
+    const result = this.core.patchApply(base, bytes);
+    if (!(result instanceof Uint8Array)) {
+      throw patchError(this.core, result, 'cannot apply the patch (the filter is unchanged)', base.length + byteLengthOf(bytes));
+    }
+    const loaded = this.core.deserialize(this.familyId, result).result;
+    if (loaded < 0) throw patchError(this.core, loaded, 'cannot load the patched filter (the filter is unchanged)', result.length);
+    // Nothing below can fail: the new filter replaces the old one, which is then freed.
+    const old = this.handle;
+    registry.unregister(this);
+    registry.register(this, { core: this.core, handle: loaded as Handle, family: this.familyId }, this);
+    this.handle = loaded as Handle;
+    this.core.destroy(this.familyId, old);
+  }
+
+  /** True once {@link dispose} has been called. */
+  get disposed(): boolean {
+    return this.handle === 0;
+  }
+
+  /**
+   * Frees the filter's WebAssembly memory. A second call does nothing; any other
+   * method or getter afterwards throws {@link FilterDisposedError}.
+   *
+   * @example
+   * ```ts
+   * const f = await CuckooFilter.create({ capacity: 1000 });
+   * try { f.add('x'); } finally { f.dispose(); }
+   * ```
+   */
+  dispose(): void {
+    if (this.handle === 0) return;
+    if (this.pending !== null) this.settle(); // called from user code during a batch of this filter
+    registry.unregister(this);
+    this.core.destroy(this.familyId, this.handle);
+    this.handle = 0 as Handle;
+  }
+
+  /**
+   * Same as {@link dispose}, for `using f = await CuckooFilter.create(...)`.
+   * Defined under `Symbol.dispose` where the engine has it, else under
+   * `Symbol.for('Symbol.dispose')`; the global `Symbol` is left as it is.
+   */
+  declare [Symbol.dispose]: () => void;
+
+  static {
+    // The test-only entry (js/testing.ts, dist/testing.mjs) reaches the raw
+    // boundary through this symbol of the exported classes, so that it shares
+    // this bundle's module instance; it is no part of the package's API.
+    Object.defineProperty(this, RAW_BOUNDARY, {
+      value: () => rawBoundary((filter: WasmFilter) => filter.live()),
+    });
+    Object.defineProperty(this.prototype, disposeKey, {
+      value: function dispose(this: WasmFilter): void {
+        this.dispose();
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+}

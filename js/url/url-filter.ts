@@ -1,0 +1,208 @@
+/**
+ * The URL methods every filter has (js/url/url.ts, src/url_filter.h, docs/URLS.md):
+ * a blocklist entry added as its canonical expression, a URL looked up by its
+ * expressions, and their batch forms, which run on the batch engine of
+ * js/filters/wasm-filter.ts with their own {@link BatchOps}.
+ */
+import { Key } from '../common/checks.js';
+import { BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
+import { Answers, writeAnswers } from '../common/answers.js';
+import { Status } from '../common/status.js';
+import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
+import { Handle } from '../boundary/wasm-core.js';
+import { BatchOps, WasmFilter } from '../filters/wasm-filter.js';
+
+/** Answer codes of a chunk of URLs, reused from chunk to chunk. */
+let codeScratch: Int8Array | undefined;
+
+/** A filter with the URL methods. Not exported from the package. */
+export abstract class UrlFilter extends WasmFilter {
+  /** The URL the last refused addUrl / addUrls entry was. */
+  private refusedUrl: Key | undefined;
+
+  /** How URLs cross: canonicalized and expanded by the core; one too long is refused before it is read. */
+  private static readonly urlOps: BatchOps = {
+    add: (f, h, chunk) => (f as UrlFilter).addUrlChunk(h, chunk),
+    contain: (f, h, chunk, out, at) => (f as UrlFilter).containUrlChunk(h, chunk, out, at),
+    refuses: (f, key) => (f as UrlFilter).core.urlTooLong(key),
+    refusal: (f, key, index, adding) => {
+      const u = f as UrlFilter;
+      if (!adding) return urlError(u.core, Status.UrlTooLong, key, index);
+      u.lastFailure = Status.UrlTooLong;
+      u.refusedUrl = key;
+      return undefined;
+    },
+  };
+
+  /**
+   * The error of an add (addUrl, addAll, addUrls) that stopped after `added`
+   * keys of its batch: the URL's error if an entry was refused, else the
+   * family's full error.
+   * @internal
+   */
+  protected addError(added: number): Error {
+    const status = this.lastFailure;
+    if (this.refusedUrl !== undefined && status >= Status.UrlEmpty) {
+      const url = this.refusedUrl;
+      this.refusedUrl = undefined;
+      return urlError(this.core, status, url, added);
+    }
+    return this.fullError(added);
+  }
+
+  /**
+   * Adds a blocklist entry as its one canonical expression (Safe Browsing's
+   * "URLs and Hashing"; docs/URLS.md). An entry is a URL (`http://evil.example/a/b`),
+   * a host with a path (`evil.example/login/`, which then blocks that folder) or
+   * a bare host (`evil.example`, meaning `evil.example/`: the whole site and its
+   * subdomains).
+   *
+   * @returns this filter.
+   * @throws InvalidUrlError if the entry cannot be a URL; nothing is added.
+   * @throws FilterFullError as {@link add}; ArgumentTypeError if the entry is neither a string
+   *   nor a Uint8Array; FilterDisposedError after dispose().
+   * @example
+   * ```ts
+   * f.addUrl('evil.example').addUrl('shared-host.example/~phisher/');
+   * ```
+   */
+  addUrl(entry: Key): this {
+    const h = this.live();
+    const status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.familyId, h, entry, host));
+    if (status === Status.Ok) return this;
+    if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
+    this.lastFailure = status;
+    throw this.addError(0);
+  }
+
+  /**
+   * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
+   * chunk of entries (as {@link addKeys} reads keys: any iterable or array-like).
+   * @returns how many entries were added (all of them).
+   * @throws InvalidUrlError at the first entry that cannot be a URL: its `index` names it, and
+   *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
+   *   as for `addAll`.
+   */
+  addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
+    const { added, full } = this.addKeys(entries, UrlFilter.urlOps);
+    if (full) throw this.addError(added);
+    return added;
+  }
+
+  /**
+   * True if any of the URL's expressions (up to 30: host suffixes × path
+   * prefixes, see {@link urlExpressions}) is in the filter; one crossing into
+   * WebAssembly, which canonicalizes, expands, hashes and probes. Never false
+   * for a URL under an entry that was added (and, for a cuckoo filter, not deleted).
+   *
+   * @throws InvalidUrlError if the string cannot be a URL; ArgumentTypeError, FilterDisposedError.
+   * @example
+   * ```ts
+   * if (f.hasUrl(link.href)) warn(link);
+   * ```
+   */
+  hasUrl(url: Key): boolean {
+    return this.matchCode(url) === 1;
+  }
+
+  /**
+   * The first of the URL's expressions that is in the filter, for "blocked
+   * because of …" messages, or null if none is (exact host first, then shorter
+   * host suffixes; per host the exact path with query, without, then `/`,
+   * `/1/`, ...).
+   * @throws InvalidUrlError, ArgumentTypeError, FilterDisposedError as {@link hasUrl}.
+   * @example
+   * ```ts
+   * f.addUrl('evil.example/login/');
+   * f.matchUrl('https://www.evil.example/login/form.php?x=1'); // 'evil.example/login/'
+   * ```
+   */
+  matchUrl(url: Key): string | null {
+    return this.matchCode(url) === 1 ? this.core.urlSpan() : null;
+  }
+
+  /**
+   * `hasUrl` for many URLs, crossing into WebAssembly once per chunk; optionally into the caller's
+   * Uint8Array `out`, as `hasAll(keys, out)` takes it: `out[i]` becomes 1 if `hasUrl(urls[i])`,
+   * else 0, and the batch allocates nothing per URL.
+   * @param urls - an iterable or array-like of URLs (strings or UTF-8 Uint8Arrays), as for `hasAll`.
+   * @param out - optional: a Uint8Array with at least one byte per URL (see `hasAll` for its checks).
+   * @returns without `out`: `result[i] === hasUrl(urls[i])`, a new boolean[]. With it: `out`.
+   * @throws InvalidUrlError at the first URL that cannot be one (its `index` names it).
+   *   ArgumentTypeError, ArgumentRangeError, FilterDisposedError as for `hasAll` (`out` included).
+   * @example
+   * ```ts
+   * const answers = new Uint8Array(urls.length);
+   * f.hasAllUrls(urls, answers); // answers[i] === 1: urls[i] may be blocked
+   * ```
+   */
+  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  hasAllUrls<Out extends Uint8Array>(urls: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
+  hasAllUrls(urls: Iterable<Key> | ArrayLike<Key>, out?: Uint8Array): boolean[] | Uint8Array {
+    return this.containKeys(urls, UrlFilter.urlOps, out);
+  }
+
+  /**
+   * The false-positive rate of one URL lookup, a probability: a URL is looked
+   * up by up to 30 expressions, so its rate is at most 1 − (1 − ε)^30 ≈ 30·ε,
+   * ε the per-key {@link falsePositiveRate}. Size a URL filter for ε = URL rate / 30.
+   */
+  get urlFalsePositiveRate(): number {
+    return 1 - (1 - this.falsePositiveRate) ** MAX_URL_EXPRESSIONS;
+  }
+
+  /** 1 found, 0 not found; throws for a refused URL. */
+  private matchCode(url: Key): number {
+    const h = this.live();
+    let r = this.core.urlMatch(this.familyId, h, url, undefined);
+    if (r < 0) {
+      r = withAsciiHost(this.core, (host) => this.core.urlMatch(this.familyId, h, url, host), r);
+      if (r < 0) throw urlError(this.core, -r, url);
+    }
+    return r;
+  }
+
+  /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
+  private addUrlChunk(handle: Handle, chunk: Chunk): number {
+    const n = chunk.count;
+    let added = this.core.urlAddBatch(this.familyId, handle, chunk, 0, n);
+    while (added < n) {
+      let status = this.core.batchStatus();
+      if (status === Status.UrlNonAsciiHost) {
+        const entry = chunk.key(added);
+        status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.familyId, handle, entry, host));
+        if (status === Status.Ok) {
+          added += 1;
+          if (added < n) added += this.core.urlAddBatch(this.familyId, handle, undefined, added, n);
+          continue;
+        }
+      }
+      this.lastFailure = status;
+      if (status >= Status.UrlEmpty) this.refusedUrl = chunk.key(added);
+      break;
+    }
+    return added;
+  }
+
+  /**
+   * containChunk for URLs: internationalized hosts are looked up again one by
+   * one; the answers are written once every URL of the chunk has one.
+   */
+  private containUrlChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number {
+    const n = chunk.count;
+    const codes = (codeScratch ??= new Int8Array(BATCH_MAX_KEYS));
+    this.core.urlMatchBatch(this.familyId, handle, chunk, codes);
+    for (let i = 0; i < n; ++i) {
+      let code = codes[i];
+      if (code < 0) {
+        if (code === -Status.UrlNonAsciiHost) {
+          const url = chunk.key(i);
+          code = withAsciiHost(this.core, (host) => this.core.urlMatch(this.familyId, handle, url, host));
+        }
+        if (code < 0) throw urlError(this.core, -code, chunk.key(i), at + i);
+        codes[i] = code;
+      }
+    }
+    return writeAnswers(codes, 0, n, out, at);
+  }
+}
