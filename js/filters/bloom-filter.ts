@@ -100,17 +100,29 @@ export interface BloomSubFilterInfo {
 
 /** Statistics of a {@link BloomFilter} as one plain object (Redis's `BF.INFO`). */
 export interface BloomFilterInfo {
+  /** The family: always `'bloom'` here (`'cuckoo'` in {@link CuckooFilterInfo}). */
   type: 'bloom';
+  /** The `capacity` option: keys the first sub-filter was sized for. */
   capacity: number;
+  /** Adds made (a key added twice counts twice; {@link estimatedCount} does not). */
   size: number;
+  /** Bits m of all sub-filters. */
   bitCount: number;
+  /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
   hashCount: number;
+  /** Key-hash seed (0..2^64-1). */
   seed: bigint;
+  /** Growth factor; 0 when the filter does not grow. */
   expansion: number;
+  /** Serialized size, bytes. */
   byteLength: number;
+  /** Serialized bits per item of capacity (of all sub-filters for a grown filter). */
   bitsPerItem: number;
+  /** The false-positive rate the filter was sized for (the `falsePositiveRate` option), a probability. */
   falsePositiveRate: number;
+  /** The false-positive probability expected at the current fill: (1 − e^(−kn/m))^k per sub-filter, combined. */
   expectedFalsePositiveRate: number;
+  /** Distinct keys estimated from the set bits, −(m/k)·ln(1 − X/m) per sub-filter (Swamidass & Baldi 2007). */
   estimatedCount: number;
   /** Oldest first. */
   subFilters: BloomSubFilterInfo[];
@@ -170,6 +182,11 @@ export interface BloomFilter {
    * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
    */
   hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
+  /**
+   * {@link hasAll} into the caller's Uint8Array `out`: byte i is 1 if `has(keys[i])`, else 0.
+   * @returns `out`.
+   * @throws ArgumentTypeError, ArgumentRangeError (an `out` shorter than the keys), FilterDisposedError.
+   */
   hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
 
   /**

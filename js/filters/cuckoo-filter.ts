@@ -111,23 +111,31 @@ export interface CuckooSubFilterInfo {
 
 /** Statistics of a {@link CuckooFilter} as one plain object (Redis's `CF.INFO`). */
 export interface CuckooFilterInfo {
+  /** The family: always `'cuckoo'` here (`'bloom'` in {@link BloomFilterInfo}). */
   type: 'cuckoo';
   /** The `capacity` option: items the first sub-filter was sized for. */
   capacity: number;
   /** Stored fingerprints in all sub-filters. */
   size: number;
+  /** Slots per bucket b (2, 4 or 8), as {@link CuckooFilter.bucketSize}. */
   bucketSize: number;
   /** How the buckets are stored: `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}), or `'packed'`. */
   encoding: TableEncoding;
+  /** Most evictions ("kicks") one insert may make, as {@link CuckooFilter.maxKicks}. */
   maxKicks: number;
+  /** Key-hash seed (0..2^64-1), as {@link CuckooFilter.seed}. */
   seed: bigint;
   /** Growth factor; 0 when the filter does not grow. */
   expansion: number;
   /** Serialized size, bytes. */
   byteLength: number;
+  /** Serialized bits per item of capacity (of all sub-filters for a grown filter), as {@link CuckooFilter.bitsPerItem}. */
   bitsPerItem: number;
+  /** Fraction of the slots holding a fingerprint (the paper's α), in [0, 1], as {@link CuckooFilter.loadFactor}. */
   loadFactor: number;
+  /** The bound on a non-member's false-positive probability, 2b/2^f per sub-filter, as {@link CuckooFilter.falsePositiveRate}. */
   falsePositiveRate: number;
+  /** The false-positive probability expected at the current load, as {@link CuckooFilter.expectedFalsePositiveRate}. */
   expectedFalsePositiveRate: number;
   /** Oldest first. */
   subFilters: CuckooSubFilterInfo[];

@@ -70,7 +70,7 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * Adds a key (stores its fingerprint; adding a key twice stores it twice, see {@link count}).
+   * Adds a key (stores its fingerprint; adding a key twice stores it twice, as a cuckoo filter's `count` shows).
    *
    * @param key - a string (UTF-8) or Uint8Array.
    * @returns this filter, like `Set.prototype.add`.

@@ -36,6 +36,7 @@ export interface RedisBloomFilterInfo {
   capacity: number;
   /** The server's memory figure, bytes: the bit arrays' bytes + 32 + 64 per link. */
   size: number;
+  /** Links (sub-filters): 1 at `BF.RESERVE`, one more each time the filter grows. */
   numberOfFilters: number;
   /** Items added (an add of an item the filter already has does not count). */
   numberOfItemsInserted: number;

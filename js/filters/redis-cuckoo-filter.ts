@@ -37,12 +37,17 @@ export interface RedisCuckooFilterInfo {
   size: number;
   /** Buckets of the first sub-filter. */
   numberOfBuckets: number;
+  /** Sub-filters: 1 at `CF.RESERVE`, one more each time the filter grows, fewer after a compaction frees some. */
   numberOfFilters: number;
   /** Fingerprints stored (adds minus deletes). */
   numberOfItemsInserted: number;
+  /** Deletes since the last compaction (a delete past a tenth of the items compacts and starts it again at 0). */
   numberOfItemsDeleted: number;
+  /** Slots per bucket b, 1–255 (`CF.RESERVE`'s BUCKETSIZE). */
   bucketSize: number;
+  /** The growth factor as `CF.RESERVE` was given it (EXPANSION; 0: never grows). */
   expansionRate: number;
+  /** Most swaps an add's kick chain may make (`CF.RESERVE`'s MAXITERATIONS). */
   maxIterations: number;
 }
 

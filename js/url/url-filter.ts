@@ -77,7 +77,7 @@ export abstract class UrlFilter extends WasmFilter {
 
   /**
    * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
-   * chunk of entries (as {@link addKeys} reads keys: any iterable or array-like).
+   * chunk of entries (read as `addAll` reads keys: any iterable or array-like).
    * @returns how many entries were added (all of them).
    * @throws InvalidUrlError at the first entry that cannot be a URL: its `index` names it, and
    *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
