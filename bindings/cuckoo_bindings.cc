@@ -3,14 +3,14 @@
 //
 // ONE CONVENTION for every result that may be a failure: a number that is the
 // answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and
-// -status when < 0 (cuckoo::Status, src/status.h; js/status.ts maps each to its
+// -status when < 0 (cuckoo::Status, src/common/status.h; js/status.ts maps each to its
 // JS error). Batches follow it per key: a lookup batch writes one int8 per key
 // (1, 0 or -status); an add batch returns how many keys went in and writes the
 // answer of the key it stopped at (0 if none stopped it, else -status) as an
 // int32 to *status. Functions that cannot fail (contain, count, size, info,
 // statusMessage) return their answer alone.
 //
-// One family table: each filter family (src/family.h) is a row, Row<Family>,
+// One family table: each filter family (src/common/family.h) is a row, Row<Family>,
 // naming its core class and how its info() reads; every operation is one
 // template over the row. Two kinds of entry point:
 //  - embind functions (EMSCRIPTEN_BINDINGS below) for the calls made once per
@@ -33,7 +33,7 @@
 // growth is on, so ABORTING_MALLOC is off). So nothing here calls operator new,
 // and the linked module contains none (link with --profiling-funcs to see its
 // function names):
-//  - the core allocates with calloc (src/allocation.h) and reports
+//  - the core allocates with calloc (src/common/allocation.h) and reports
 //    kOutOfMemory; `delete` of a filter frees with free;
 //  - no embind function takes or returns a value_object or std::string, which
 //    embind passes through wasm memory it gets with `new T` / malloc (wire.h:
@@ -56,16 +56,16 @@
 #include <memory>
 
 #include "allocator.h"
-#include "batch.h"
-#include "family.h"
-#include "patch.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "redis_dump.h"
-#include "scalable_filter.h"
-#include "size_optimized.h"
-#include "sizing.h"
-#include "url_filter.h"
+#include "common/batch.h"
+#include "common/family.h"
+#include "patch/patch.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "redis/redis_dump.h"
+#include "growth/scalable_filter.h"
+#include "common/size_optimized.h"
+#include "growth/sizing.h"
+#include "url/url_filter.h"
 
 namespace {
 
@@ -171,7 +171,7 @@ struct Row<Family::kBloom> {
   }
 };
 
-// The Redis families (src/redis_cuckoo.h, src/redis_bloom.h): info() gives
+// The Redis families (src/redis/redis_cuckoo.h, src/redis/redis_bloom.h): info() gives
 // what the server's CF.INFO / BF.INFO give, by the labels camelCased (js/
 // redis-cuckoo-filter.ts, js/redis-bloom-filter.ts), and their SCANDUMP /
 // LOADCHUNK functions are the dump functions below (kScanDump).
@@ -280,7 +280,7 @@ int Deserialize(int family, uintptr_t data, double length) {
   });
 }
 
-// The family the bytes hold (src/family.h), or -status.
+// The family the bytes hold (src/common/family.h), or -status.
 int PeekFamily(uintptr_t data, double length) {
   Family family = Family::kCuckoo;
   const Status s = cuckoo::PeekFamily(reinterpret_cast<const uint8_t*>(data),
@@ -421,7 +421,7 @@ int FinishDump(int family, uintptr_t handle) {
   });
 }
 
-// Sizing (src/sizing.h): f, or bytes toBytes() gives for a new filter; -kInvalidArgument
+// Sizing (src/growth/sizing.h): f, or bytes toBytes() gives for a new filter; -kInvalidArgument
 // for options the core refuses.
 int FingerprintBitsFor(double false_positive_rate, int bucket_size) {
   const uint32_t f = cuckoo::FingerprintBitsFor(false_positive_rate, static_cast<uint32_t>(bucket_size));
@@ -447,7 +447,7 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
 }
 
 // ---------------------------------------------------------------------------
-// Patches (src/patch.h, docs/FORMAT.md §17), on serialized bytes. patchDiff and
+// Patches (src/patch/patch.h, docs/FORMAT.md §17), on serialized bytes. patchDiff and
 // patchApply return the address of a malloc'd block, a u64 (little-endian)
 // byte count L then L bytes (the patch, or the patched filter's bytes), which
 // JS copies out and frees with _free; or why not: { status, mismatch } (a

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 
 namespace {
 

@@ -31,12 +31,12 @@
 #include <utility>
 #include <vector>
 
-#include "format.h"
+#include "format/format.h"
 #include "fuzz_check.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "redis_dump.h"
-#include "status.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "redis/redis_dump.h"
+#include "common/status.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Tests of cuckoo::CuckooFilter's algorithm (src/cuckoo_filter.h): parameters
+// Tests of cuckoo::CuckooFilter's algorithm (src/cuckoo/cuckoo_filter.h): parameters
 // and sizing, the partial-key alternate bucket, add / contain / delete / count
 // and their batches against a model, and the false-positive rate.
 //
@@ -17,9 +17,9 @@
 #include <tuple>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "hash.h"
-#include "status.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "common/hash.h"
+#include "common/status.h"
 #include "test_util.h"
 
 namespace cuckoo_test {

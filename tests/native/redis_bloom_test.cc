@@ -1,4 +1,4 @@
-// RedisBloomFilter (src/redis_bloom.h): the server's sizing against the
+// RedisBloomFilter (src/redis/redis_bloom.h): the server's sizing against the
 // numbers the fixtures' SCANDUMP headers hold, positions against values worked
 // out apart from the core (a Python MurmurHash64A model), BF.ADD's answers,
 // NONSCALING and growth, SCANDUMP / LOADCHUNK round trips and every refusal of
@@ -9,7 +9,7 @@
 // (../shared/data/blocklist_domains.txt) are read from CUCKOO_SHARED_DIR when
 // the environment sets it, else from beside the repository; the tests that
 // need them skip with a message when they are not there.
-#include "redis_bloom.h"
+#include "redis/redis_bloom.h"
 
 #include <gtest/gtest.h>
 

@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "format.h"
-#include "hash.h"
-#include "status.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
+#include "common/hash.h"
+#include "common/status.h"
 #include "testing/cuckoo_peer.h"
 
 // ---------------------------------------------------------------------------
