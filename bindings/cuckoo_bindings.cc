@@ -57,7 +57,7 @@
 
 #include "allocator.h"
 #include "common/batch.h"
-#include "common/family.h"
+#include "format/peek_family.h"
 #include "patch/patch.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
@@ -731,7 +731,7 @@ EMSCRIPTEN_KEEPALIVE int rc_add_unique(RedisCuckooFilter* f, const uint8_t* key,
 }
 EMSCRIPTEN_KEEPALIVE int rb_add_new(RedisBloomFilter* f, const uint8_t* key, size_t len) {
   bool added = false;
-  const Status s = f->AddNew(key, len, &added);
+  const Status s = f->AddUnique(key, len, &added);
   return Answer(s, added ? 1 : 0);
 }
 

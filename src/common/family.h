@@ -1,34 +1,41 @@
-// Which filter family a serialized filter holds, read from its header alone,
-// so that a reader handed the bytes of another family can say which one they
-// are and which class loads them (one "wrong family" answer for any number of
-// families, instead of one status per pair).
+// The filter families (families.def, the one list of them) as an enum, and
+// what is derived from that list alone.
 #ifndef CUCKOO_WASM_SRC_COMMON_FAMILY_H_
 #define CUCKOO_WASM_SRC_COMMON_FAMILY_H_
 
-#include <cstddef>
 #include <cstdint>
-
-#include "common/status.h"
 
 namespace cuckoo {
 
-// The filter families. Values are part of the JS/WASM boundary: never
-// renumber, only append.
+// The filter families. Values are part of the JS/WASM boundary and of the
+// format (families.def: never renumber, only append).
 enum class Family : uint8_t {
-  kCuckoo = 1,
-  kBloom = 2,
-  kRedisCuckoo = 3,  // RedisBloom's cuckoo filter (CF.*), byte-compatible
-  kRedisBloom = 4,   // RedisBloom's scalable Bloom filter (BF.*), byte-compatible
+#define CUCKOO_FAMILY(Name, id, ...) k##Name = id,
+#include "common/families.def"
 };
 
-// The family of the filter in data[0, len), from its magic, version and type
-// byte (docs/FORMAT.md §7 checks 1-4, the type of §12, version 4's family
-// byte of §14): kOk and *out, or
-// the format status that makes the bytes unreadable (kFormatTruncated,
-// kFormatBadMagic, kFormatUnsupportedVersion, kFormatBadParameter for a type
-// byte that names no family). Reads nothing past the type byte, so a
-// truncated or corrupted filter of a known family still names its family.
-Status PeekFamily(const uint8_t* data, size_t len, Family* out);
+// True if `id` names a family.
+constexpr bool KnownFamily(unsigned id) {
+#define CUCKOO_FAMILY(Name, ...) if (id == static_cast<unsigned>(Family::k##Name)) return true;
+#include "common/families.def"
+  return false;
+}
+
+// How many families there are.
+constexpr unsigned kFamilyCount = 0
+#define CUCKOO_FAMILY(...) + 1
+#include "common/families.def"
+    ;
+
+// The ids are 1, 2, ... in the list's order, so that a table of the families
+// can be indexed by id.
+constexpr bool IdsInOrder() {
+  unsigned next = 1;
+#define CUCKOO_FAMILY(Name, id, ...) if (id != next++) return false;
+#include "common/families.def"
+  return true;
+}
+static_assert(IdsInOrder(), "common/families.def: ids are 1, 2, ... in order");
 
 }  // namespace cuckoo
 

@@ -159,13 +159,13 @@ class CuckooFilter {
       return Algorithm<std::decay_t<decltype(t)>>::Add(t, keys_, eviction_, shape(), p, &size_);
     });
   }
-  // The lookup: a packed table's inlined into the caller, any other one call
-  // away (the probe passed as three integers, so that nothing is written to
-  // memory before the branch), so that the packed table's lookup is as small
-  // as if it were the only table.
+  // The lookup: the default encoding's table's (table_encodings.def, id 0)
+  // inlined into the caller, any other one call away (the probe passed as
+  // three integers, so that nothing is written to memory before the branch),
+  // so that the default table's lookup is as small as if it were the only table.
   bool ContainProbe(const Probe& p) const {
-    if (const PackedTable* packed = table_.packed()) {
-      return Algorithm<PackedTable>::Contain(*packed, eviction_, p);
+    if (const DefaultTable* t = table_.default_table()) {
+      return Algorithm<DefaultTable>::Contain(*t, eviction_, p);
     }
     return ContainProbeInOtherTable(p.fingerprint, p.i1, p.i2);
   }

@@ -16,12 +16,20 @@ constexpr uint32_t kMaxMaxKicks = 1000000;
 constexpr uint64_t kDefaultSeed = 0x63756b6f6f2d7761ULL;  // "cukoo-wa"
 constexpr uint64_t kMaxBucketCount = 0xffffffffULL;
 
-// How the bucket table is stored (cuckoo_tables.h; the format header's
-// encoding byte, docs/FORMAT.md §2).
+// How the bucket table is stored (table_encodings.def, the one list of them;
+// cuckoo_tables.h; the format header's encoding byte, docs/FORMAT.md §2).
 enum class TableEncoding : uint8_t {
-  kPacked = 0,      // b slots of f bits per bucket, one bit stream (packed_table.h)
-  kSemiSorted = 1,  // b = 4 only: 4f - 4 bits per bucket, prefixes sorted (semi_sorted_table.h)
+#define CUCKOO_TABLE_ENCODING(Name, id, ...) k##Name = id,
+#include "cuckoo/table_encodings.def"
 };
+
+// True if `encoding` (a format's encoding byte) names a table encoding.
+inline bool KnownEncoding(uint8_t encoding) {
+#define CUCKOO_TABLE_ENCODING(Name, ...) \
+  if (encoding == static_cast<uint8_t>(TableEncoding::k##Name)) return true;
+#include "cuckoo/table_encodings.def"
+  return false;
+}
 
 // Parameters of a new filter.
 struct CuckooParams {
@@ -37,9 +45,12 @@ inline bool ValidFingerprintBits(uint32_t f) {
   return f >= kMinFingerprintBits && f <= kMaxFingerprintBits;
 }
 inline bool ValidBucketSize(uint32_t b) { return b == 2 || b == 4 || b == 8; }
+// True if `encoding` names a table encoding that stores buckets of `bucket_size`.
 inline bool ValidEncoding(TableEncoding encoding, uint32_t bucket_size) {
-  return encoding == TableEncoding::kPacked ||
-         (encoding == TableEncoding::kSemiSorted && bucket_size == 4);
+#define CUCKOO_TABLE_ENCODING(Name, id, Table, only_bucket_size) \
+  if (encoding == TableEncoding::k##Name) return only_bucket_size == 0 || bucket_size == only_bucket_size;
+#include "cuckoo/table_encodings.def"
+  return false;
 }
 
 // f, b, max_kicks and the encoding in range (capacity and the bucket count are judged by

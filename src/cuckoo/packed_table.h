@@ -30,6 +30,12 @@ class PackedTable : public SlotOps<PackedTable> {
   static uint64_t ByteLength(uint64_t slots, uint32_t bits) {
     return (slots * bits + 7) / 8;
   }
+  // Bytes of the table of `bucket_count` buckets of `bucket_size` slots (table_encodings.def).
+  static uint64_t TableBytes(uint64_t bucket_count, uint32_t bucket_size, uint32_t bits) {
+    return ByteLength(bucket_count * bucket_size, bits);
+  }
+  // A bucket's slots keep the order they were written in (patch/patch_slots.h).
+  static constexpr bool kSortedBuckets = false;
 
   PackedTable() = default;
   PackedTable(const PackedTable&) = delete;

@@ -151,6 +151,12 @@ class SemiSortedTable {
   static uint64_t ByteLength(uint64_t bucket_count, uint32_t fingerprint_bits) {
     return (bucket_count * (semi_sorted::kSlots * fingerprint_bits - semi_sorted::kPrefixBits) + 7) / 8;
   }
+  // Bytes of the table of `bucket_count` buckets of 4 slots (table_encodings.def).
+  static uint64_t TableBytes(uint64_t bucket_count, uint32_t, uint32_t fingerprint_bits) {
+    return ByteLength(bucket_count, fingerprint_bits);
+  }
+  // A bucket is a sorted multiset: slot order is not kept (patch/patch_slots.h).
+  static constexpr bool kSortedBuckets = true;
 
   SemiSortedTable() = default;
   SemiSortedTable(const SemiSortedTable&) = delete;

@@ -217,9 +217,7 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
   h->seed = GetU64(data + field::kSeed);
   bool family_ok = false;
   if (h->type == kTypeCuckoo) {
-    family_ok = (h->encoding == static_cast<uint8_t>(TableEncoding::kPacked) ||
-                 h->encoding == static_cast<uint8_t>(TableEncoding::kSemiSorted)) &&
-                h->scheme == kSchemeCuckooPartialKey;
+    family_ok = KnownEncoding(h->encoding) && h->scheme == kSchemeCuckooPartialKey;
   } else if (h->type == kTypeBloom) {
     family_ok = h->encoding == 0 && (h->scheme == kSchemeBloomDoubleHashing ||
                                      h->scheme == kSchemeBloomIndependent);

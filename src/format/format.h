@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/family.h"
 #include "cuckoo/cuckoo_params.h"
 #include "common/status.h"
 
@@ -185,13 +186,13 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
 // A cuckoo section is a whole version-1 file (its own header, table and
 // checksum); a Bloom section is a 48-byte header and the bit array.
 
-// Family (the type byte of versions 2 and 3, the family byte of version 4).
-constexpr uint8_t kTypeCuckoo = 1;
-constexpr uint8_t kTypeBloom = 2;
-constexpr uint8_t kTypeRedisCuckoo = 3;  // version 4 only
-constexpr uint8_t kTypeRedisBloom = 4;   // version 4 only
-// A family byte that names a family (family.h's Family, same numbers).
-inline bool KnownType(uint8_t type) { return type >= kTypeCuckoo && type <= kTypeRedisBloom; }
+// Family (the type byte of versions 2 and 3, the family byte of version 4):
+// kTypeCuckoo, kTypeBloom (versions 2 to 4), kTypeRedisCuckoo and
+// kTypeRedisBloom (version 4 only), the ids of common/families.def.
+#define CUCKOO_FAMILY(Name, id, ...) constexpr uint8_t kType##Name = id;
+#include "common/families.def"
+// A family byte that names a family.
+inline bool KnownType(uint8_t type) { return KnownFamily(type); }
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
@@ -369,9 +370,16 @@ constexpr uint8_t kSchemeRedisCuckoo = 1;
 constexpr uint32_t kMaxRedisCuckooExpansion = 32768;
 constexpr uint32_t kMaxRedisBucketSize = 255;
 constexpr uint32_t kMaxRedisIterations = 65535;
-// The hash id a version-4 header of family `type` carries.
+// The hash id a version-4 header of family `type` carries (families.def's
+// hash column, indexed by id: ids are 1, 2, ... in order, which
+// common/family.h checks; 0 for a byte that names no family).
 inline uint8_t HashIdFor(uint8_t type) {
-  return type == kTypeRedisCuckoo || type == kTypeRedisBloom ? kHashIdMurmur64A : kHashIdXxh3_64;
+  constexpr uint8_t kHashIdOf[kFamilyCount + 1] = {
+      0,
+#define CUCKOO_FAMILY(Name, id, prefix, Class, hash, ...) kHashId##hash,
+#include "common/families.def"
+  };
+  return type <= kFamilyCount ? kHashIdOf[type] : 0;
 }
 
 constexpr size_t kRedisCuckooSectionHeaderBytes = 32;

@@ -7,11 +7,12 @@
 #include <type_traits>
 
 #include "common/allocation.h"
-#include "common/family.h"
+#include "format/peek_family.h"
 #include "format/format.h"
 #include "common/hash.h"
 #include "patch/patch_bits.h"
 #include "patch/patch_layout.h"
+#include "cuckoo/cuckoo_tables.h"
 #include "patch/patch_slots.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
@@ -42,22 +43,12 @@ LayoutsPtr NewLayouts() {
 // kOk if data[0, len) loads as a filter of `family` (every check of its Deserialize).
 Status Loads(uint8_t family, const uint8_t* data, size_t len) {
   switch (family) {
-    case format::kTypeCuckoo: {
-      std::unique_ptr<ScalableCuckooFilter> f;
-      return ScalableCuckooFilter::Deserialize(data, len, &f);
+#define CUCKOO_FAMILY(Name, id, prefix, Class, ...) \
+    case format::kType##Name: {                      \
+      std::unique_ptr<Class> f;                      \
+      return Class::Deserialize(data, len, &f);      \
     }
-    case format::kTypeBloom: {
-      std::unique_ptr<ScalableBloomFilter> f;
-      return ScalableBloomFilter::Deserialize(data, len, &f);
-    }
-    case format::kTypeRedisCuckoo: {
-      std::unique_ptr<RedisCuckooFilter> f;
-      return RedisCuckooFilter::Deserialize(data, len, &f);
-    }
-    case format::kTypeRedisBloom: {
-      std::unique_ptr<RedisBloomFilter> f;
-      return RedisBloomFilter::Deserialize(data, len, &f);
-    }
+#include "common/families.def"
     default: return Status::kFormatBadParameter;
   }
 }
@@ -158,10 +149,12 @@ bool ApplyBits(const Region& r, BitReader* in, uint8_t* res, uint64_t* changes) 
 template <class Fn>
 Status OnTable(const Region& r, Fn fn) {
   switch (r.table) {
-    case SlotTable::kSemiSorted: return fn(static_cast<SemiSortedTable*>(nullptr));
+#define CUCKOO_TABLE_ENCODING(Name, id, Table, ...) \
+    case SlotTable::k##Name: return fn(static_cast<Table*>(nullptr));
+#include "cuckoo/table_encodings.def"
     case SlotTable::kBytes: return fn(static_cast<ByteTable*>(nullptr));
-    default: return fn(static_cast<PackedTable*>(nullptr));
   }
+  return Status::kFormatBadParameter;
 }
 
 Status DiffTable(const Region& r, const uint8_t* base, const uint8_t* res, BitWriter* w,

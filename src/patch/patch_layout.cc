@@ -2,6 +2,7 @@
 
 #include "cuckoo/cuckoo_tables.h"
 #include "common/family.h"
+#include "format/format.h"
 #include "common/size_optimized.h"
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
@@ -52,7 +53,7 @@ Status CuckooSection(const uint8_t* d, uint64_t o, uint64_t n, uint32_t j, uint3
   }
   Region table = Plain(RegionKind::kSlots, o + format::kCuckooHeaderBytes, t, static_cast<uint8_t>(j),
                        Role::kBody);
-  table.table = encoding == TableEncoding::kSemiSorted ? SlotTable::kSemiSorted : SlotTable::kPacked;
+  table.table = static_cast<SlotTable>(encoding);  // ValidEncoding: one of table_encodings.def
   table.bucket_size = b;
   table.fingerprint_bits = f;
   table.bucket_count = m;
@@ -71,7 +72,8 @@ Status CuckooSection(const uint8_t* d, uint64_t o, uint64_t n, uint32_t j, uint3
 }
 
 // A Redis cuckoo section (FORMAT.md §15.5): its header, then its byte table.
-Status RedisCuckooSection(const uint8_t* d, uint64_t o, uint64_t n, uint32_t j, Layout* l) {
+Status RedisCuckooSection(const uint8_t* d, uint64_t o, uint64_t n, uint32_t j, uint32_t, uint64_t*,
+                          Layout* l) {
   namespace field = format::redis_cuckoo_field;
   const uint8_t* s = d + o;
   const uint64_t buckets = format::GetU64(s + field::kBucketCount);
@@ -95,14 +97,31 @@ Status RedisCuckooSection(const uint8_t* d, uint64_t o, uint64_t n, uint32_t j, 
   return ok ? Status::kOk : Status::kFormatBadParameter;
 }
 
-// A Bloom section of either Bloom family: a header of `header` bytes, then the bit array.
-Status BloomSection(uint64_t o, uint64_t n, uint64_t header, uint32_t j, Layout* l) {
+// A section of either Bloom family: a header of `header` bytes, then the bit array.
+Status BitsSection(uint64_t o, uint64_t n, uint64_t header, uint32_t j, Layout* l) {
   if (n < header) return Status::kFormatTruncated;
   const bool ok =
       Add(l, Plain(RegionKind::kBytes, o, header, static_cast<uint8_t>(j), Role::kHeader)) &&
       Add(l, Plain(RegionKind::kBits, o + header, n - header, static_cast<uint8_t>(j), Role::kBody));
   return ok ? Status::kOk : Status::kFormatBadParameter;
 }
+
+// A Bloom section (FORMAT.md §11.5) and a Redis Bloom section: a header, then the bit array.
+Status BloomSection(const uint8_t*, uint64_t o, uint64_t n, uint32_t j, uint32_t, uint64_t*, Layout* l) {
+  return BitsSection(o, n, format::kBloomSectionHeaderBytes, j, l);
+}
+Status RedisBloomSection(const uint8_t*, uint64_t o, uint64_t n, uint32_t j, uint32_t, uint64_t*,
+                         Layout* l) {
+  return BitsSection(o, n, format::kRedisBloomSectionHeaderBytes, j, l);
+}
+
+// Each family's <Name>Section, indexed by family id.
+using SectionFn = Status (*)(const uint8_t*, uint64_t, uint64_t, uint32_t, uint32_t, uint64_t*, Layout*);
+constexpr SectionFn kFamilySection[kFamilyCount + 1] = {
+    nullptr,
+#define CUCKOO_FAMILY(Name, ...) Name##Section,
+#include "common/families.def"
+};
 
 }  // namespace
 
@@ -134,12 +153,9 @@ Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
   for (uint32_t j = 0; j < h.sub_filter_count && s == Status::kOk; ++j) {
     const uint64_t o = offsets[j];
     const uint64_t n = offsets[j + 1] - o;
-    switch (h.type) {
-      case format::kTypeCuckoo: s = CuckooSection(data, o, n, j, h.expansion, &m0, out); break;
-      case format::kTypeRedisCuckoo: s = RedisCuckooSection(data, o, n, j, out); break;
-      case format::kTypeRedisBloom: s = BloomSection(o, n, format::kRedisBloomSectionHeaderBytes, j, out); break;
-      default: s = BloomSection(o, n, format::kBloomSectionHeaderBytes, j, out); break;
-    }
+    // h.type is a family (ReadStackLayout checked it; checked again, cheaply).
+    s = KnownFamily(h.type) ? kFamilySection[h.type](data, o, n, j, h.expansion, &m0, out)
+                            : Status::kFormatBadParameter;
   }
   if (s != Status::kOk) return s;
   Region sum = Plain(RegionKind::kChecksum, len - format::kChecksumBytes, format::kChecksumBytes,
@@ -196,28 +212,37 @@ uint64_t FieldValue(const uint8_t* p, const Field& f) {
   return v;
 }
 
+// A list of fields: one Differs for every list.
+struct Fields {
+  const Field* begin;
+  size_t count;
+};
 template <size_t N>
-bool Differs(const Field (&fields)[N], const uint8_t* a, const uint8_t* b, PatchMismatch* m) {
-  for (const Field& f : fields) {
-    if (FieldValue(a, f) != FieldValue(b, f)) {
-      m->field = f.name;
-      m->older = FieldValue(a, f);
-      m->newer = FieldValue(b, f);
-      m->real = f.real;
+constexpr Fields Of(const Field (&fields)[N]) {
+  return Fields{fields, N};
+}
+
+bool Differs(Fields fields, const uint8_t* a, const uint8_t* b, PatchMismatch* m) {
+  for (const Field* f = fields.begin; f != fields.begin + fields.count; ++f) {
+    if (FieldValue(a, *f) != FieldValue(b, *f)) {
+      m->field = f->name;
+      m->older = FieldValue(a, *f);
+      m->newer = FieldValue(b, *f);
+      m->real = f->real;
       return true;
     }
   }
   return false;
 }
 
-}  // namespace
+// Each family's section header fields, k<Name>Fields, indexed by family id.
+constexpr Fields kFamilyFields[kFamilyCount + 1] = {
+    Fields{nullptr, 0},
+#define CUCKOO_FAMILY(Name, ...) Of(k##Name##Fields),
+#include "common/families.def"
+};
 
-// A "family" mismatch reports the format's type bytes as PatchMismatch says: family ids.
-static_assert(format::kTypeCuckoo == static_cast<uint8_t>(Family::kCuckoo) &&
-                  format::kTypeBloom == static_cast<uint8_t>(Family::kBloom) &&
-                  format::kTypeRedisCuckoo == static_cast<uint8_t>(Family::kRedisCuckoo) &&
-                  format::kTypeRedisBloom == static_cast<uint8_t>(Family::kRedisBloom),
-              "format type bytes are family ids");
+}  // namespace
 
 bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, const uint8_t* newer,
                   PatchMismatch* m) {
@@ -229,19 +254,15 @@ bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, cons
     *m = PatchMismatch{"format version", lo.version, ln.version, false, -1};
     return true;
   }
-  if (lo.version == format::kFormatVersionExplicit && Differs(kStackV4Fields, older, newer, m)) return true;
+  if (lo.version == format::kFormatVersionExplicit && Differs(Of(kStackV4Fields), older, newer, m)) return true;
   if (lo.version != format::kFormatVersionExplicit && lo.version != format::kFormatVersion &&
-      Differs(kStackLegacyFields, older, newer, m)) {
+      Differs(Of(kStackLegacyFields), older, newer, m)) {
     return true;
   }
   const uint8_t* a = older + lo.Find(0, Role::kHeader)->offset;
   const uint8_t* b = newer + ln.Find(0, Role::kHeader)->offset;
-  switch (lo.family) {
-    case format::kTypeCuckoo: if (Differs(kCuckooFields, a, b, m)) return true; break;
-    case format::kTypeBloom: if (Differs(kBloomFields, a, b, m)) return true; break;
-    case format::kTypeRedisCuckoo: if (Differs(kRedisCuckooFields, a, b, m)) return true; break;
-    default: if (Differs(kRedisBloomFields, a, b, m)) return true; break;
-  }
+  // lo.family is a family: ReadLayout accepted the file.
+  if (KnownFamily(lo.family) && Differs(kFamilyFields[lo.family], a, b, m)) return true;
   for (uint32_t i = 0; i < ln.count; ++i) {
     const Region& r = ln.regions[i];
     if (r.section == kFileLevel) continue;

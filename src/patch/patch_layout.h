@@ -27,11 +27,13 @@ enum class RegionKind : uint8_t {
   kBits,      // a Bloom bit array: flipped bit positions
 };
 
-// How a kSlots region stores its slots.
+// How a kSlots region stores its slots: a cuckoo filter's table encoding
+// (cuckoo/table_encodings.def, same numbers), or the Redis cuckoo filter's
+// ByteTable, one byte per slot.
 enum class SlotTable : uint8_t {
-  kPacked,      // PackedTable: b slots of f bits per bucket
-  kSemiSorted,  // SemiSortedTable: a bucket is a sorted multiset of 4 fingerprints
-  kBytes,       // ByteTable: one byte per slot (Redis cuckoo filter)
+#define CUCKOO_TABLE_ENCODING(Name, id, ...) k##Name = id,
+#include "cuckoo/table_encodings.def"
+  kBytes = 0xff,
 };
 
 // Where a region sits in its file: in sub-filter `section` (kFileLevel for the

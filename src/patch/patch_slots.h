@@ -110,7 +110,7 @@ bool LoadTable(const Region& r, const uint8_t* bytes, Table* t) {
 
 // True for a table whose buckets are sorted multisets.
 template <class Table>
-inline constexpr bool kSorted = std::is_same_v<Table, SemiSortedTable>;
+inline constexpr bool kSorted = Table::kSortedBuckets;
 
 // Sets bit i of a bitmap.
 inline void Mark(uint64_t* bits, uint64_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }

@@ -20,6 +20,9 @@ namespace cuckoo {
 
 class ByteTable : public SlotOps<ByteTable> {
  public:
+  // A bucket's slots keep the order they were written in (patch/patch_slots.h).
+  static constexpr bool kSortedBuckets = false;
+
   ByteTable() = default;
   ByteTable(const ByteTable&) = delete;
   ByteTable& operator=(const ByteTable&) = delete;

@@ -209,7 +209,7 @@ Status RedisBloomFilter::Create(const RedisBloomParams& p, std::unique_ptr<Redis
 }
 CUCKOO_SIZE_OPTIMIZED_END
 
-Status RedisBloomFilter::AddNew(const uint8_t* key, size_t len, bool* added) {
+Status RedisBloomFilter::AddUnique(const uint8_t* key, size_t len, bool* added) {
   *added = false;
   const RedisBloomHash h = RedisBloomHashKey(key, len);
   if (ContainHash(h)) return Status::kOk;

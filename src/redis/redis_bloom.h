@@ -16,7 +16,7 @@
 // b = MurmurHash64A(key, a), bit i at (a + i*b mod 2^64) mod bits for
 // i < hashes; bit x is bit (x & 7) of byte x >> 3 (RedisBloomPositions).
 //
-// BF.ADD (AddNew, and Add): a key the chain already holds (false positives
+// BF.ADD (AddUnique, and Add): a key the chain already holds (false positives
 // included) changes nothing and is not counted; otherwise, when the newest
 // link's size has reached its entries, a new link is added (NONSCALING:
 // kNotEnoughSpace, "non scaling filter is full"), then the key's bits are set
@@ -210,11 +210,11 @@ class RedisBloomFilter final : public GrowingFilter<RedisBloomFilter, RedisBloom
   // chain already held it (nothing changes). kNotEnoughSpace: a NONSCALING
   // filter is full; kGrowthLimit / kOutOfMemory: a new link was refused
   // (format::kMaxSubFilters links, kMaxFilterBytes); nothing changed.
-  Status AddNew(const uint8_t* key, size_t len, bool* added);
+  Status AddUnique(const uint8_t* key, size_t len, bool* added);
   // BF.ADD without its answer: kOk whether the key was new or not.
   Status Add(const uint8_t* key, size_t len) {
     bool added = false;
-    return AddNew(key, len, &added);
+    return AddUnique(key, len, &added);
   }
   // Add over keys packed as batch.h describes (BF.MADD / BF.INSERT): stops at
   // the first key refused, returns how many were accepted (new or not).

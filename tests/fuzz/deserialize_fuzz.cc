@@ -867,7 +867,7 @@ Status FuzzRedisBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
     const uint64_t size = filter->size();
     const std::vector<uint8_t> saved = SerializeToVector(*filter);
     bool added = false;
-    const Status a = filter->AddNew(key, n, &added);
+    const Status a = filter->AddUnique(key, n, &added);
     if (a == Status::kOk) {
       FUZZ_CHECK(filter->Contain(key, n));
       FUZZ_CHECK(added == !held);

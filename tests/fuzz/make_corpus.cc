@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < seed.adds; ++i) {
       const std::string key = Key("s", i);
       bool added = false;
-      filter->AddNew(Bytes(key), key.size(), &added);
+      filter->AddUnique(Bytes(key), key.size(), &added);
     }
     if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
   }

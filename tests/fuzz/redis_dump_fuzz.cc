@@ -264,7 +264,7 @@ int FuzzDump(uint8_t mode, const uint8_t* data, size_t size) {
 }
 
 // The Redis Bloom filter: the header's u64 at 0 is the sum of the links'
-// sizes (u64 at 16 of each 53-byte link header); its own operation is AddNew.
+// sizes (u64 at 16 of each 53-byte link header); its own operation is AddUnique.
 template <>
 struct DumpFuzzTraits<cuckoo::RedisBloomFilter> {
   using Filter = cuckoo::RedisBloomFilter;
@@ -318,7 +318,7 @@ struct DumpFuzzTraits<cuckoo::RedisBloomFilter> {
     const bool had = f.Contain(key, len);
     const uint64_t before = f.size();
     bool added = true;
-    const Status s = f.AddNew(key, len, &added);
+    const Status s = f.AddUnique(key, len, &added);
     if (had) {
       FUZZ_CHECK(s == Status::kOk && !added && f.size() == before);
     } else if (s == Status::kOk) {

@@ -3,7 +3,7 @@
 //
 // Run: ctest --test-dir build/native -R Family --output-on-failure
 
-#include "common/family.h"
+#include "format/peek_family.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "common/family.h"
+#include "format/peek_family.h"
 
 #include "format/format.h"
 #include "common/size_optimized.h"
