@@ -1,38 +1,17 @@
-// The JS/WASM boundary for cuckoo-wasm: the only file that includes Emscripten
-// headers. On the JS side, js/wasm-core.ts is the one file that calls these.
-//
-// ONE CONVENTION for every result that may be a failure: a number that is the
-// answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and
-// -status when < 0 (cuckoo::Status, src/common/status.h; js/status.ts maps each to its
-// JS error). Batches follow it per key: a lookup batch writes one int8 per key
-// (1, 0 or -status); an add batch returns how many keys went in and writes the
-// answer of the key it stopped at (0 if none stopped it, else -status) as an
-// int32 to *status. Functions that cannot fail (contain, count, size, info,
-// statusMessage) return their answer alone.
-//
-// One family table: each filter family (src/common/family.h) is a row, Row<Family>,
-// naming its core class and how its info() reads; every operation is one
-// template over the row. Two kinds of entry point:
-//  - embind functions (EMSCRIPTEN_BINDINGS below) for the calls made once per
-//    filter or per error: create, deserialize, serialize, destroy, info,
-//    sizing, statusMessage, constants, and the Redis families' SCANDUMP /
-//    LOADCHUNK chunks. The cold ones take the family as their
-//    first argument (OnFamily refuses a value that names none);
-//  - plain exports (cf_* for cuckoo filters, bf_* for Bloom filters, rc_* and
-//    rb_* for the Redis families, stamped from the same templates by
-//    HOT_EXPORTS; url_* for URLs in any family) for the
-//    per-key and per-batch calls, which take and return numbers only: JS calls
-//    them as the wasm instance's own exports, so a lookup is one direct wasm
-//    call, with no embind invoker and no family dispatch in between.
-// A filter crosses as a handle, its core object (Row::Filter) as a wasm32 address
-// (below 2^31: memory is at most 2 GiB, so a handle is a positive int).
+// The embind glue of the module: the calls made once per filter or per error,
+// which JS reaches through the module's embind functions (js/wasm-core.ts):
+// create, deserialize, serialize, destroy, info, sizing, statusMessage,
+// constants, patches, and the Redis families' SCANDUMP / LOADCHUNK chunks.
+// Those that take a family take it as their first argument (OnFamily,
+// families.h, refuses a value that names none). The per-key calls are the
+// plain exports of c_exports.cc; answers follow families.h's convention.
 //
 // Out of memory is a status here, never an abort. In this Emscripten (3.1.6)
 // libc++ is built without exceptions, so operator new, nothrow new included,
 // aborts the module when memory runs out; malloc returns 0 instead (memory
-// growth is on, so ABORTING_MALLOC is off). So nothing here calls operator new,
-// and the linked module contains none (link with --profiling-funcs to see its
-// function names):
+// growth is on, so ABORTING_MALLOC is off). So nothing in bindings/ calls
+// operator new, and the linked module contains none (link with
+// --profiling-funcs to see its function names):
 //  - the core allocates with calloc (src/common/allocation.h) and reports
 //    kOutOfMemory; `delete` of a filter frees with free;
 //  - no embind function takes or returns a value_object or std::string, which
@@ -47,7 +26,6 @@
 // checks for 0), and embind's __getTypeName, called only to word a
 // BindingError.
 #include <emscripten/bind.h>
-#include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
 #include <cstdint>
@@ -56,45 +34,50 @@
 #include <memory>
 
 #include "allocator.h"
-#include "common/batch.h"
-#include "format/peek_family.h"
-#include "patch/patch.h"
-#include "redis/redis_bloom.h"
-#include "redis/redis_cuckoo.h"
-#include "redis/redis_dump.h"
-#include "growth/scalable_filter.h"
 #include "common/size_optimized.h"
+#include "families.h"
+#include "format/peek_family.h"
 #include "growth/sizing.h"
-#include "url/url_filter.h"
+#include "patch/patch.h"
+#include "redis/redis_dump.h"
+#include "url_region.h"
 
+namespace cuckoo_wasm {
 namespace {
 
-// The cold calls (once per filter or per error) are compiled for size
-// (size_optimized.h); OnFamily, which the URL exports use, and the hot
-// operations below are not.
+// Every call here is cold (once per filter or per error): compiled for size
+// (common/size_optimized.h).
 CUCKOO_SIZE_OPTIMIZED_BEGIN
 
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
-using cuckoo::Family;
 using cuckoo::RedisBloomFilter;
 using cuckoo::RedisCuckooFilter;
 using cuckoo::ScalableBloomFilter;
 using cuckoo::ScalableCuckooFilter;
-using cuckoo::Status;
 
 using emscripten::val;
-
-// The convention: `answer` when s is kOk, else -s.
-int Answer(Status s, int answer = 0) { return s == Status::kOk ? answer : -static_cast<int>(s); }
 
 uint64_t Seed(uint32_t low, uint32_t high) { return (static_cast<uint64_t>(high) << 32) | low; }
 
 // A capacity as JS passes it (a double, checked there to be an integer >= 1).
 uint64_t Capacity(double capacity) { return capacity >= 1 ? static_cast<uint64_t>(capacity) : 0; }
 
+// A table encoding as JS passes it (cuckoo::TableEncoding's number); a number
+// that names none becomes one ValidShape refuses.
+cuckoo::TableEncoding Encoding(int encoding) {
+  return static_cast<cuckoo::TableEncoding>(encoding >= 0 && encoding <= 0xff ? encoding : 0xff);
+}
+
+// A new or loaded filter: its handle, or -status.
+template <typename Filter>
+int Opened(Status s, std::unique_ptr<Filter> filter) {
+  return Answer(s, s == Status::kOk ? static_cast<int>(reinterpret_cast<uintptr_t>(filter.release())) : 0);
+}
+
 // ---------------------------------------------------------------------------
-// The family table.
+// The family table: Row<F>, family F's registered class and capabilities
+// (families.h) and what its info() reports.
 
 template <Family F>
 struct Row;
@@ -121,9 +104,7 @@ void ScalableInfo(const Filter& f, val& info) {
 }
 
 template <>
-struct Row<Family::kCuckoo> {
-  using Filter = ScalableCuckooFilter;
-  static constexpr bool kScanDump = false;
+struct Row<Family::kCuckoo> : Registered<Family::kCuckoo> {
   static void Info(const Filter& f, val& info) { ScalableInfo<Row>(f, info); }
   static void Own(const Filter& f, val& info) {
     const CuckooFilter& first = f.sub_filter(0);
@@ -147,9 +128,7 @@ struct Row<Family::kCuckoo> {
 };
 
 template <>
-struct Row<Family::kBloom> {
-  using Filter = ScalableBloomFilter;
-  static constexpr bool kScanDump = false;
+struct Row<Family::kBloom> : Registered<Family::kBloom> {
   static void Info(const Filter& f, val& info) { ScalableInfo<Row>(f, info); }
   static void Own(const Filter& f, val& info) {
     info.set("falsePositiveRate", f.false_positive_rate());
@@ -174,11 +153,9 @@ struct Row<Family::kBloom> {
 // The Redis families (src/redis/redis_cuckoo.h, src/redis/redis_bloom.h): info() gives
 // what the server's CF.INFO / BF.INFO give, by the labels camelCased (js/
 // redis-cuckoo-filter.ts, js/redis-bloom-filter.ts), and their SCANDUMP /
-// LOADCHUNK functions are the dump functions below (kScanDump).
+// LOADCHUNK functions are the dump functions below (families.def's dump).
 template <>
-struct Row<Family::kRedisCuckoo> {
-  using Filter = RedisCuckooFilter;
-  static constexpr bool kScanDump = true;
+struct Row<Family::kRedisCuckoo> : Registered<Family::kRedisCuckoo> {
   static void Info(const Filter& f, val& info) {
     info.set("size", static_cast<double>(f.redis_size()));
     info.set("numberOfBuckets", static_cast<double>(f.bucket_count()));
@@ -193,9 +170,7 @@ struct Row<Family::kRedisCuckoo> {
 };
 
 template <>
-struct Row<Family::kRedisBloom> {
-  using Filter = RedisBloomFilter;
-  static constexpr bool kScanDump = true;
+struct Row<Family::kRedisBloom> : Registered<Family::kRedisBloom> {
   static void Info(const Filter& f, val& info) {
     info.set("capacity", static_cast<double>(f.capacity()));
     info.set("size", static_cast<double>(f.redis_size()));
@@ -207,39 +182,6 @@ struct Row<Family::kRedisBloom> {
     info.set("serializedSize", static_cast<double>(f.SerializedSize()));
   }
 };
-
-CUCKOO_SIZE_OPTIMIZED_END
-
-// fn(Row<F>{}) for the family numbered `family`; `refused` for a number that
-// names no family (switching on the int, so no value is taken for another).
-template <typename R, typename Fn>
-R OnFamily(int family, R refused, Fn&& fn) {
-  switch (family) {
-    case static_cast<int>(Family::kCuckoo): return fn(Row<Family::kCuckoo>{});
-    case static_cast<int>(Family::kBloom): return fn(Row<Family::kBloom>{});
-    case static_cast<int>(Family::kRedisCuckoo): return fn(Row<Family::kRedisCuckoo>{});
-    case static_cast<int>(Family::kRedisBloom): return fn(Row<Family::kRedisBloom>{});
-    default: return refused;
-  }
-}
-
-CUCKOO_SIZE_OPTIMIZED_BEGIN
-constexpr int kNoFamily = -static_cast<int>(Status::kInvalidArgument);
-
-template <typename RowT>
-using FilterOf = typename RowT::Filter;
-
-// A table encoding as JS passes it (cuckoo::TableEncoding's number); a number
-// that names none becomes one ValidShape refuses.
-cuckoo::TableEncoding Encoding(int encoding) {
-  return static_cast<cuckoo::TableEncoding>(encoding >= 0 && encoding <= 0xff ? encoding : 0xff);
-}
-
-// A new or loaded filter: its handle, or -status.
-template <typename Filter>
-int Opened(Status s, std::unique_ptr<Filter> filter) {
-  return Answer(s, s == Status::kOk ? static_cast<int>(reinterpret_cast<uintptr_t>(filter.release())) : 0);
-}
 
 // ---------------------------------------------------------------------------
 // Cold operations (embind), one template each.
@@ -306,7 +248,7 @@ int Serialize(int family, uintptr_t handle, uintptr_t out) {
 // for the JS getters and info(); undefined for no family.
 val Info(int family, uintptr_t handle) {
   return OnFamily(family, val::undefined(), [&](auto row) {
-    using RowT = decltype(row);
+    using RowT = Row<decltype(row)::kFamily>;
     val info = val::object();
     RowT::Info(*reinterpret_cast<const FilterOf<RowT>*>(handle), info);
     return info;
@@ -350,8 +292,8 @@ int RedisBloomCreate(double error_rate, double capacity, int expansion, bool non
   const Status s = RedisBloomFilter::Create(p, &filter);
   return Opened(s, std::move(filter));
 }
-
-// fn(Row<F>{}) for a family that has SCANDUMP (Row::kScanDump), else `refused`.
+// fn(Registered<F>{}) for a family that has SCANDUMP (families.def's dump),
+// else `refused`.
 template <typename R, typename Fn>
 R OnDumpFamily(int family, R refused, Fn&& fn) {
   return OnFamily(family, refused, [&](auto row) -> R {
@@ -445,7 +387,6 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
   return Bytes(cuckoo::BloomSerializedSizeFor(Capacity(capacity), false_positive_rate,
                                               static_cast<uint32_t>(expansion)));
 }
-
 // ---------------------------------------------------------------------------
 // Patches (src/patch/patch.h, docs/FORMAT.md §17), on serialized bytes. patchDiff and
 // patchApply return the address of a malloc'd block, a u64 (little-endian)
@@ -542,58 +483,6 @@ double AllocatedBytes() { return static_cast<double>(cuckoo_wasm::LiveHeapBytes(
 
 // The JS string is read from StatusMessage's static ASCII text.
 val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
-
-// ---------------------------------------------------------------------------
-// URLs. A call takes the URL (or list entry) as bytes, the Punycode host JS
-// found for it after a kUrlNonAsciiHost (host_len 0: none), and a region of
-// wasm memory JS owns, laid out as
-//   region + kCanonicalAt   CanonicalUrl (40 bytes): where the parts are
-//   region + kSpanAt        UrlSpan: the matched expression, or the entry's
-//   region + kSpansAt       UrlSpan[30]: url_expressions' expressions
-//   region + kBufferAt      the workspace the spans point into, to region_len
-// JS reads this layout and the workspace size from Constants() below.
-
-constexpr size_t kCanonicalAt = 0;
-constexpr size_t kSpanAt = 40;
-constexpr size_t kSpansAt = 48;
-constexpr size_t kBufferAt = kSpansAt + 8 * cuckoo::url::kMaxExpressions;
-static_assert(sizeof(cuckoo::url::CanonicalUrl) == kSpanAt - kCanonicalAt, "region layout");
-static_assert(sizeof(cuckoo::url::UrlSpan) == 8, "region layout");
-
-// The workspace for a URL of n bytes is kWorkspaceFixed + kWorkspacePerByte * n.
-constexpr size_t kWorkspaceFixed = cuckoo::url::CanonicalBufferSize(0);
-constexpr size_t kWorkspacePerByte = cuckoo::url::CanonicalBufferSize(1) - kWorkspaceFixed;
-static_assert(cuckoo::url::CanonicalBufferSize(cuckoo::url::kMaxUrlBytes) ==
-                  kWorkspaceFixed + kWorkspacePerByte * cuckoo::url::kMaxUrlBytes,
-              "the workspace is linear in the URL's length");
-
-struct Region {
-  cuckoo::url::CanonicalUrl* canon;
-  cuckoo::url::UrlSpan* span;
-  cuckoo::url::UrlSpan* spans;
-  uint8_t* buf;
-  size_t buf_len;
-};
-
-Region RegionAt(uint8_t* region, size_t region_len) {
-  Region r;
-  r.canon = reinterpret_cast<cuckoo::url::CanonicalUrl*>(region + kCanonicalAt);
-  r.span = reinterpret_cast<cuckoo::url::UrlSpan*>(region + kSpanAt);
-  r.spans = reinterpret_cast<cuckoo::url::UrlSpan*>(region + kSpansAt);
-  r.buf = region + kBufferAt;
-  r.buf_len = region_len > kBufferAt ? region_len - kBufferAt : 0;
-  return r;
-}
-
-cuckoo::url::UrlInput Input(const uint8_t* url, size_t len, const uint8_t* host, size_t host_len) {
-  cuckoo::url::UrlInput in;
-  in.url = url;
-  in.len = len;
-  in.ascii_host = host;
-  in.ascii_host_len = host_len;
-  return in;
-}
-
 // What both sides must agree on, read by js/wasm-core.ts once at load (and
 // checked against the TS constants by tests/js/boundary-constants.test.ts).
 val Constants() {
@@ -606,13 +495,11 @@ val Constants() {
   c.set("urlWorkspacePerByte", static_cast<uint32_t>(kWorkspacePerByte));
   c.set("maxUrlBytes", static_cast<uint32_t>(cuckoo::url::kMaxUrlBytes));
   c.set("maxUrlExpressions", static_cast<uint32_t>(cuckoo::url::kMaxExpressions));
-  c.set("familyCuckoo", static_cast<int>(Family::kCuckoo));
-  c.set("familyBloom", static_cast<int>(Family::kBloom));
-  c.set("familyRedisCuckoo", static_cast<int>(Family::kRedisCuckoo));
-  c.set("familyRedisBloom", static_cast<int>(Family::kRedisBloom));
+#define CUCKOO_FAMILY(Name, id, ...) c.set("family" #Name, id);
+#include "common/families.def"
   c.set("redisMaxChunkBytes", static_cast<double>(cuckoo::kRedisMaxChunkBytes));
-  c.set("encodingPacked", static_cast<int>(cuckoo::TableEncoding::kPacked));
-  c.set("encodingSemiSorted", static_cast<int>(cuckoo::TableEncoding::kSemiSorted));
+#define CUCKOO_TABLE_ENCODING(Name, id, ...) c.set("encoding" #Name, id);
+#include "cuckoo/table_encodings.def"
   c.set("maxMaxKicks", cuckoo::kMaxMaxKicks);
   c.set("maxExpansion", cuckoo::format::kMaxExpansion);
   c.set("maxSubFilters", cuckoo::format::kMaxSubFilters);
@@ -623,203 +510,7 @@ val Constants() {
 
 CUCKOO_SIZE_OPTIMIZED_END
 
-// ---------------------------------------------------------------------------
-// Hot operations, one template each; HOT_EXPORTS stamps a family's row of them.
-
-template <typename Filter>
-int AddOne(Filter* f, const uint8_t* key, size_t len) { return Answer(f->Add(key, len)); }
-
-template <typename Filter>
-int ContainOne(const Filter* f, const uint8_t* key, size_t len) { return f->Contain(key, len) ? 1 : 0; }
-
-// n keys packed as keys[offsets[k] .. offsets[k+1]): how many were added.
-template <typename Filter>
-uint32_t AddBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n, int32_t* status) {
-  Status s;
-  const size_t added = f->AddBatch(keys, offsets, n, &s);
-  *status = Answer(s);
-  return static_cast<uint32_t>(added);
-}
-
-template <typename Filter>
-void ContainBatch(const Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n,
-                  uint8_t* results) {
-  f->ContainBatch(keys, offsets, n, results);
-}
-
-// size(), the serialized size and the sub-filter count: read by JS getters
-// that may be polled often, and that change as the filter grows.
-template <typename Filter>
-double Size(const Filter* f) { return static_cast<double>(f->size()); }
-
-template <typename Filter>
-double SerializedSize(const Filter* f) { return static_cast<double>(f->SerializedSize()); }
-
-template <typename Filter>
-uint32_t SubFilterCount(const Filter* f) { return f->sub_filter_count(); }
-
-template <typename Filter>
-int AddUrl(Filter* f, cuckoo::url::UrlInput in, Region r) {
-  return Answer(cuckoo::url::AddEntry(*f, in, r.buf, r.buf_len, r.canon, r.span));
-}
-
-template <typename Filter>
-int MatchUrl(const Filter* f, cuckoo::url::UrlInput in, Region r) {
-  Status s;
-  const bool hit = cuckoo::url::Match(*f, in, r.buf, r.buf_len, r.canon, r.span, &s);
-  return Answer(s, hit ? 1 : 0);
-}
-
 }  // namespace
-
-#define HOT_EXPORTS(prefix, Filter)                                                               \
-  EMSCRIPTEN_KEEPALIVE int prefix##_add(Filter* f, const uint8_t* key, size_t len) {              \
-    return AddOne(f, key, len);                                                                   \
-  }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE int prefix##_contain(const Filter* f, const uint8_t* key, size_t len) {    \
-    return ContainOne(f, key, len);                                                               \
-  }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE uint32_t prefix##_add_batch(Filter* f, const uint8_t* keys,                \
-                                                   const uint32_t* offsets, uint32_t n,           \
-                                                   int32_t* status) {                             \
-    return AddBatch(f, keys, offsets, n, status);                                                 \
-  }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE void prefix##_contain_batch(const Filter* f, const uint8_t* keys,          \
-                                                   const uint32_t* offsets, uint32_t n,           \
-                                                   uint8_t* results) {                            \
-    ContainBatch(f, keys, offsets, n, results);                                                   \
-  }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE double prefix##_size(const Filter* f) { return Size(f); }                  \
-  EMSCRIPTEN_KEEPALIVE double prefix##_serialized_size(const Filter* f) {                         \
-    return SerializedSize(f);                                                                     \
-  }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE uint32_t prefix##_sub_filter_count(const Filter* f) {                      \
-    return SubFilterCount(f);                                                                     \
-  }
-
-extern "C" {
-
-HOT_EXPORTS(cf, ScalableCuckooFilter)
-HOT_EXPORTS(bf, ScalableBloomFilter)
-HOT_EXPORTS(rc, RedisCuckooFilter)
-HOT_EXPORTS(rb, RedisBloomFilter)
-
-// What only cuckoo filters do. delete: 1 removed, 0 no match.
-EMSCRIPTEN_KEEPALIVE int cf_delete(ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
-  const Status s = f->Delete(key, len);
-  return s == Status::kNotFound ? 0 : Answer(s, 1);
-}
-EMSCRIPTEN_KEEPALIVE uint32_t cf_count(const ScalableCuckooFilter* f, const uint8_t* key, size_t len) {
-  return f->Count(key, len);
-}
-EMSCRIPTEN_KEEPALIVE double cf_load_factor(const ScalableCuckooFilter* f) { return f->load_factor(); }
-
-// What only the Redis families do. rc_delete (CF.DEL): 1 removed, 0 no match;
-// rc_count (CF.COUNT); rc_add_unique (CF.ADDNX) and rb_add_new (BF.ADD's
-// answer): 1 added, 0 already there (nothing changed), or -status.
-EMSCRIPTEN_KEEPALIVE int rc_delete(RedisCuckooFilter* f, const uint8_t* key, size_t len) {
-  const Status s = f->Delete(key, len);
-  return s == Status::kNotFound ? 0 : Answer(s, 1);
-}
-EMSCRIPTEN_KEEPALIVE uint32_t rc_count(const RedisCuckooFilter* f, const uint8_t* key, size_t len) {
-  return f->Count(key, len);
-}
-EMSCRIPTEN_KEEPALIVE int rc_add_unique(RedisCuckooFilter* f, const uint8_t* key, size_t len) {
-  bool added = false;
-  const Status s = f->AddUnique(key, len, &added);
-  return Answer(s, added ? 1 : 0);
-}
-EMSCRIPTEN_KEEPALIVE int rb_add_new(RedisBloomFilter* f, const uint8_t* key, size_t len) {
-  bool added = false;
-  const Status s = f->AddUnique(key, len, &added);
-  return Answer(s, added ? 1 : 0);
-}
-
-// A list entry's canonical expression added to filter `f` of `family`: 0, or
-// -status (kUrl* from canonicalization, or the filter's Add status).
-EMSCRIPTEN_KEEPALIVE int url_add(int family, void* f, const uint8_t* url, size_t len,
-                                 const uint8_t* host, size_t host_len, uint8_t* region,
-                                 size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  const auto in = Input(url, len, host, host_len);
-  return OnFamily(family, kNoFamily, [&](auto row) {
-    return AddUrl(static_cast<FilterOf<decltype(row)>*>(f), in, r);
-  });
-}
-
-// 1 if an expression of the URL is in `f` (the first at region + kSpanAt), 0
-// if none is, -status if the URL was refused.
-EMSCRIPTEN_KEEPALIVE int url_match(int family, const void* f, const uint8_t* url, size_t len,
-                                   const uint8_t* host, size_t host_len, uint8_t* region,
-                                   size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  const auto in = Input(url, len, host, host_len);
-  return OnFamily(family, kNoFamily, [&](auto row) {
-    return MatchUrl(static_cast<const FilterOf<decltype(row)>*>(f), in, r);
-  });
-}
-
-// url_add for n entries packed as for cf_add_batch, stopping at the first
-// refused: how many were added, and 0 or -status in *status. The region must
-// fit the longest entry.
-EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* keys,
-                                            const uint32_t* offsets, uint32_t n, int32_t* status,
-                                            uint8_t* region, size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  *status = kNoFamily;
-  return OnFamily(family, 0u, [&](auto row) {
-    auto* filter = static_cast<FilterOf<decltype(row)>*>(f);
-    Status s;
-    const size_t added = cuckoo::AddEach(keys, offsets, n, &s, [filter, r](const uint8_t* url, size_t len) {
-      return cuckoo::url::AddEntry(*filter, Input(url, len, nullptr, 0), r.buf, r.buf_len, r.canon, r.span);
-    });
-    *status = Answer(s);
-    return static_cast<uint32_t>(added);
-  });
-}
-
-// url_match for n URLs: results[k] (an int8) is 1 (found), 0 (not found) or
-// -status (URL k refused).
-EMSCRIPTEN_KEEPALIVE int url_match_batch(int family, const void* f, const uint8_t* keys,
-                                         const uint32_t* offsets, uint32_t n, int8_t* results,
-                                         uint8_t* region, size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  return OnFamily(family, kNoFamily, [&](auto row) {
-    const auto* filter = static_cast<const FilterOf<decltype(row)>*>(f);
-    for (size_t k = 0; k < n; ++k) {
-      const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
-      results[k] = static_cast<int8_t>(MatchUrl(filter, in, r));
-    }
-    return 0;
-  });
-}
-
-// The canonical URL (CanonicalUrl at region + kCanonicalAt): 0, or -status.
-EMSCRIPTEN_KEEPALIVE int url_canonicalize(const uint8_t* url, size_t len, const uint8_t* host,
-                                          size_t host_len, uint8_t* region, size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  return Answer(cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon));
-}
-
-// The URL's expressions (UrlSpan[n] at region + kSpansAt): n, or -status.
-EMSCRIPTEN_KEEPALIVE int url_expressions(const uint8_t* url, size_t len, const uint8_t* host,
-                                         size_t host_len, uint8_t* region, size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  const Status s =
-      cuckoo::url::Canonical(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon);
-  if (s != Status::kOk) return Answer(s);
-  return static_cast<int>(cuckoo::url::UrlExpressions(*r.canon, r.buf, r.spans));
-}
-
-// A list entry's canonical expression (UrlSpan at region + kSpanAt): 0, or -status.
-EMSCRIPTEN_KEEPALIVE int url_entry(const uint8_t* url, size_t len, const uint8_t* host,
-                                   size_t host_len, uint8_t* region, size_t region_len) {
-  const Region r = RegionAt(region, region_len);
-  return Answer(
-      cuckoo::url::Entry(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon, r.span));
-}
-
-}  // extern "C"
 
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
@@ -852,3 +543,5 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("allocatedBytes", &AllocatedBytes);
   function("constants", &Constants);
 }
+
+}  // namespace cuckoo_wasm
