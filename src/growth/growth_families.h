@@ -19,14 +19,19 @@
 
 namespace cuckoo {
 
-// The cuckoo family of the growth layer: sub-filter j is the CuckooFilter of
-// level j, and a key's form at sub-filter j is its probe at level j.
-struct CuckooFamily {
-  using Sub = CuckooFilter;
+// How this library's own families hash a key: XXH3-64 with the filter's seed
+// (common/hash.h), the whole 64 bits kept for every sub-filter.
+struct Xxh3Keys {
   using Hashed = uint64_t;
   static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed) {
     return HashKey(key, len, seed);
   }
+};
+
+// The cuckoo family of the growth layer: sub-filter j is the CuckooFilter of
+// level j, and a key's form at sub-filter j is its probe at level j.
+struct CuckooFamily : Xxh3Keys {
+  using Sub = CuckooFilter;
   class Walk {
    public:
     Walk(const CuckooFilter& first, uint64_t hash, uint32_t expansion)
@@ -87,12 +92,8 @@ struct CuckooFamily {
 
 // The Bloom family: sub-filter j is a BloomFilter for capacity n·e^j at rate
 // ε0 / 2^j, and a key's form is its hash at every sub-filter.
-struct BloomFamily {
+struct BloomFamily : Xxh3Keys {
   using Sub = BloomFilter;
-  using Hashed = uint64_t;
-  static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed) {
-    return HashKey(key, len, seed);
-  }
   class Walk {
    public:
     Walk(const BloomFilter&, uint64_t hash, uint32_t) : hash_(hash) {}
