@@ -26,10 +26,10 @@ double FirstSubFilterRate(double false_positive_rate, uint32_t expansion);
 
 // Bytes toBytes() gives for a new cuckoo filter of these options (a format
 // version 4 stack of one sub-filter, with or without growth), or 0 for
-// options Create refuses (among them kSemiSorted with b != 4).
+// options Create refuses (among them an encoding that does not store b, ValidEncoding).
 uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
                                  uint32_t bucket_size, uint32_t expansion,
-                                 TableEncoding encoding = TableEncoding::kPacked);
+                                 TableEncoding encoding = TableEncoding{});
 
 // Bytes toBytes() gives for a new Bloom filter of these options (a stack
 // header, one section, the checksum), or 0 for options Create refuses (m or k

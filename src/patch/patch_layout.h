@@ -49,7 +49,7 @@ struct Region {
   Role role = Role::kHeader;
   uint8_t section = kFileLevel;
   // kSlots: the table's shape and alternate-bucket function.
-  SlotTable table = SlotTable::kPacked;
+  SlotTable table = SlotTable{};
   bool redis_alt = false;  // RedisKeys (else LevelKeys)
   uint32_t bucket_size = 0;
   uint32_t fingerprint_bits = 0;

@@ -1,5 +1,5 @@
 // The coder of a patch's cuckoo-table regions (docs/FORMAT.md §17.3), written
-// once over the table classes (PackedTable, SemiSortedTable, ByteTable): the
+// once over the table classes (cuckoo/table_encodings.def's and ByteTable): the
 // result's table as operations on the base's. An operation sits at a slot
 // position p = bucket * b + slot of the base and is one of
 //   clear  the base's fingerprint at p is gone;
@@ -24,10 +24,8 @@
 #include <type_traits>
 
 #include "redis/byte_table.h"
-#include "cuckoo/packed_table.h"
 #include "patch/patch_bits.h"
 #include "patch/patch_layout.h"
-#include "cuckoo/semi_sorted_table.h"
 #include "common/size_optimized.h"
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
@@ -94,10 +92,10 @@ inline uint32_t SlotBits(uint32_t b) {
 
 // A table of the region's shape holding `bytes` (null: empty); false if
 // memory is short.
-inline bool InitTable(const Region& r, PackedTable* t) {
-  return t->Init(r.bucket_count, r.bucket_size, r.fingerprint_bits);
-}
-inline bool InitTable(const Region& r, SemiSortedTable* t) {
+// A cuckoo filter's table (any of cuckoo/table_encodings.def) takes m, b and
+// f; the Redis cuckoo filter's ByteTable, whose slots are bytes, m and b.
+template <class Table>
+inline bool InitTable(const Region& r, Table* t) {
   return t->Init(r.bucket_count, r.bucket_size, r.fingerprint_bits);
 }
 inline bool InitTable(const Region& r, ByteTable* t) { return t->Init(r.bucket_count, r.bucket_size); }
