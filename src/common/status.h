@@ -32,7 +32,7 @@ enum class Status : uint8_t {
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,
-  // Deserialize: the bytes hold a filter of another family (family.h names it).
+  // Deserialize: the bytes hold a filter of another family (format/peek_family.h names it).
   kFormatWrongFamily = 22,
   // Loading RedisBloom SCANDUMP chunks (docs/FORMAT.md, Redis families): a
   // chunk is missing, extra, out of order, or its iterator does not match the
