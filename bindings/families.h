@@ -6,7 +6,7 @@
 //
 // ONE CONVENTION for every result that may be a failure: a number that is the
 // answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and
-// -status when < 0 (cuckoo::Status, src/common/status.h; js/status.ts maps
+// -status when < 0 (cuckoo::Status, src/status.h; js/status.ts maps
 // each to its JS error). Batches follow it per key: a lookup batch writes one
 // int8 per key (1, 0 or -status); an add batch returns how many keys went in
 // and writes the answer of the key it stopped at (0 if none stopped it, else
@@ -22,7 +22,7 @@
 #include <cstdint>
 
 #include "common/family.h"
-#include "common/status.h"
+#include "status.h"
 #include "growth/scalable_filter.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"

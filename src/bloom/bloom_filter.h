@@ -33,7 +33,7 @@
 
 #include "common/allocation.h"
 #include "cuckoo/cuckoo_params.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

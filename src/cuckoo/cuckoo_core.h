@@ -24,7 +24,7 @@
 
 #include "cuckoo/cuckoo_keys.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -29,7 +29,7 @@
 #include "cuckoo/cuckoo_keys.h"
 #include "cuckoo/cuckoo_params.h"
 #include "cuckoo/cuckoo_tables.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

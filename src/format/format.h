@@ -29,7 +29,7 @@
 
 #include "common/family.h"
 #include "cuckoo/cuckoo_params.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 namespace format {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "common/family.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -51,7 +51,7 @@
 #include "common/batch.h"
 #include "format/format.h"
 #include "common/size_optimized.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

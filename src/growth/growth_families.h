@@ -15,7 +15,7 @@
 #include "cuckoo/cuckoo_keys.h"
 #include "format/format.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -37,7 +37,7 @@
 #include "format/format.h"
 #include "growth/growing_filter.h"
 #include "growth/growth_families.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -15,7 +15,7 @@
 #include "format/format.h"
 #include "patch/patch.h"
 #include "redis/redis_cuckoo.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 namespace patch {

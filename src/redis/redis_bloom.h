@@ -35,7 +35,7 @@
 #include "growth/growing_filter.h"
 #include "common/murmur_hash.h"
 #include "redis/redis_dump.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

@@ -30,7 +30,7 @@
 #include "format/format.h"
 #include "growth/growing_filter.h"
 #include "redis/redis_dump.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 

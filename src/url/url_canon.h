@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "common/status.h"
+#include "status.h"
 
 namespace cuckoo {
 namespace url {

@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "common/status.h"
+#include "status.h"
 #include "url/url_canon.h"
 
 namespace cuckoo {

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/status.h"
+#include "status.h"
 #include "url/url_canon.h"
 #include "url/url_expressions.h"
 

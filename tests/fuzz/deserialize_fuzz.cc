@@ -56,7 +56,7 @@
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
 #include "growth/scalable_filter.h"
-#include "common/status.h"
+#include "status.h"
 #include "testing/cuckoo_peer.h"
 
 namespace {

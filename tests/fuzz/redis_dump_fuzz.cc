@@ -36,7 +36,7 @@
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
 #include "redis/redis_dump.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace {
 

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "common/status.h"
+#include "status.h"
 #include "url/url_canon.h"
 #include "url/url_expressions.h"
 

@@ -24,7 +24,7 @@
 #include "bloom/bloom_filter.h"
 #include "growth_test_util.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 namespace cuckoo_test {

@@ -23,7 +23,7 @@
 #include "format/format.h"
 #include "growth_test_util.h"
 #include "growth/scalable_filter.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 #ifndef CUCKOO_GOLDEN_DIR

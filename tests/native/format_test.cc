@@ -27,7 +27,7 @@
 #include "cuckoo/cuckoo_filter.h"
 #include "format/format.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 #ifndef CUCKOO_GOLDEN_DIR

@@ -34,7 +34,7 @@
 #include "growth_test_util.h"
 #include "common/hash.h"
 #include "growth/scalable_filter.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 #ifndef CUCKOO_GOLDEN_DIR

@@ -27,7 +27,7 @@
 #include "format/format.h"
 #include "common/hash.h"
 #include "growth/scalable_filter.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 namespace cuckoo_test {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 namespace cuckoo_test {

@@ -23,7 +23,7 @@
 #include "cuckoo/cuckoo_filter.h"
 #include "growth_test_util.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 #include "test_util.h"
 
 namespace cuckoo_test {

@@ -21,7 +21,7 @@
 #include "common/allocation.h"
 #include "cuckoo/cuckoo_filter.h"
 #include "format/format.h"
-#include "common/status.h"
+#include "status.h"
 
 namespace {
 

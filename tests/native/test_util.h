@@ -32,7 +32,7 @@
 #include "cuckoo/cuckoo_filter.h"
 #include "format/format.h"
 #include "common/hash.h"
-#include "common/status.h"
+#include "status.h"
 #include "testing/cuckoo_peer.h"
 
 // ---------------------------------------------------------------------------

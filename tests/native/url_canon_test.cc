@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "status.h"
 #include "url/url_canon.h"
 #include "url_test_util.h"
 #include "url_vectors.h"

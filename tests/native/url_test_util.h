@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "status.h"
 #include "url/url_canon.h"
 #include "url/url_expressions.h"
 

@@ -1,4 +1,4 @@
-#include "common/status.h"
+#include "status.h"
 
 #include "common/size_optimized.h"
 

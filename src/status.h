@@ -2,8 +2,8 @@
 // every fallible operation returns one of these, in the style of the paper's
 // reference implementation (efficient/cuckoofilter's Ok / NotFound /
 // NotEnoughSpace), extended with the reasons a serialized filter is refused.
-#ifndef CUCKOO_WASM_SRC_COMMON_STATUS_H_
-#define CUCKOO_WASM_SRC_COMMON_STATUS_H_
+#ifndef CUCKOO_WASM_SRC_STATUS_H_
+#define CUCKOO_WASM_SRC_STATUS_H_
 
 #include <cstdint>
 
@@ -61,4 +61,4 @@ const char* StatusMessage(Status status);
 
 }  // namespace cuckoo
 
-#endif  // CUCKOO_WASM_SRC_COMMON_STATUS_H_
+#endif  // CUCKOO_WASM_SRC_STATUS_H_
