@@ -121,8 +121,8 @@ struct DumpFuzzTraits<cuckoo::RedisCuckooFilter> {
     FUZZ_CHECK(TableBytes(f) <= cuckoo::kMaxFilterBytes);
     FUZZ_CHECK(f.redis_size() == TableBytes(f) + 40 + 16 * f.sub_filter_count());
   }
-  // Count goes up by one on Add and down by one on Delete; AddUnique adds
-  // only what Contain does not find.
+  // Count goes down by one on Delete (but for a compacting one, below);
+  // AddUnique adds only what Contain does not find.
   static void Exercise(Filter& f, const uint8_t* key, size_t len) {
     const uint32_t before = f.Count(key, len);
     FUZZ_CHECK(f.Contain(key, len) == (before > 0));
@@ -131,9 +131,18 @@ struct DumpFuzzTraits<cuckoo::RedisCuckooFilter> {
       FUZZ_CHECK(f.AddUnique(key, len, &added) == Status::kOk && !added);
       FUZZ_CHECK(f.Count(key, len) == before);
       const uint64_t deleted = f.deleted();
+      const uint32_t sub_filters = f.sub_filter_count();
       FUZZ_CHECK(f.Delete(key, len) == Status::kOk);
-      FUZZ_CHECK(f.Count(key, len) == before - 1);
-      FUZZ_CHECK(f.deleted() == deleted + 1);
+      if (f.deleted() == deleted + 1) {
+        FUZZ_CHECK(f.Count(key, len) == before - 1);
+      } else {
+        // A delete that takes the deletions past a tenth of the items, in a
+        // filter of more than one sub-filter, runs a compact pass (as the
+        // server's CF.DEL): the count of deletions goes back to 0, and moved
+        // fingerprints may now match the key where they did not (a folded
+        // bucket holds those of several), so Count is not checked then.
+        FUZZ_CHECK(sub_filters > 1 && f.deleted() == 0 && (deleted + 1) * 10 > f.size());
+      }
     } else {
       FUZZ_CHECK(f.Delete(key, len) == Status::kNotFound);
     }
