@@ -1,6 +1,6 @@
 #include "status.h"
 
-#include "size_optimized.h"
+#include "common/size_optimized.h"
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {

@@ -32,19 +32,19 @@ enum class Status : uint8_t {
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,
-  // Deserialize: the bytes hold a filter of another family (family.h names it).
+  // Deserialize: the bytes hold a filter of another family (format/peek_family.h names it).
   kFormatWrongFamily = 22,
   // Loading RedisBloom SCANDUMP chunks (docs/FORMAT.md, Redis families): a
   // chunk is missing, extra, out of order, or its iterator does not match the
   // table bytes before it.
   kFormatBadChunk = 23,
-  // Canonicalize / EntryExpression (src/url_canon.h, docs/URLS.md): the bytes are not a URL.
+  // Canonicalize / EntryExpression (src/url/url_canon.h, docs/URLS.md): the bytes are not a URL.
   kUrlEmpty = 30,         // nothing but bytes <= 0x20 (spaces, tabs, control bytes)
   kUrlNoHost = 31,        // no host: a bare path, only a fragment, "http://", "mailto:..."
   kUrlBadHost = 32,       // host only dots, a ':' or '[' left in it, a bad IPv6 literal, mixed UTF-8
   kUrlTooLong = 33,       // it or its canonical form longer than url::kMaxUrlBytes (2 MiB)
   kUrlNonAsciiHost = 34,  // internal: the host is UTF-8 text; the caller maps it to Punycode and retries
-  // ApplyPatch / Diff (src/patch.h, docs/FORMAT.md §17): the patch cannot be
+  // ApplyPatch / Diff (src/patch/patch.h, docs/FORMAT.md §17): the patch cannot be
   // used; nothing is changed.
   kPatchNotAPatch = 40,       // does not start with "CKPT"
   kPatchVersion = 41,         // a patch version this build does not read

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "cuckoo_filter.h"
+#include "cuckoo/cuckoo_filter.h"
 
 #ifndef CUCKOO_BENCH_ROOT
 #define CUCKOO_BENCH_ROOT "."

@@ -1,5 +1,5 @@
-// Native benchmark of the URL core (src/url_canon.h, src/url_expressions.h,
-// src/url_filter.h): what canonicalization, expressions, their hashes and the
+// Native benchmark of the URL core (src/url/url_canon.h, src/url/url_expressions.h,
+// src/url/url_filter.h): what canonicalization, expressions, their hashes and the
 // probes cost per URL without WebAssembly and without the JS boundary, to set
 // against bench/url.mjs's "where the time goes" rows (ns per URL).
 //
@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "hash.h"
-#include "scalable_filter.h"
-#include "url_filter.h"
+#include "common/hash.h"
+#include "growth/scalable_filter.h"
+#include "url/url_filter.h"
 
 #ifndef CUCKOO_BENCH_ROOT
 #define CUCKOO_BENCH_ROOT "."

@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <memory>
 
-#include "../cuckoo_filter.h"
-#include "../cuckoo_keys.h"
-#include "../growth_families.h"
-#include "../hash.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "cuckoo/cuckoo_keys.h"
+#include "growth/growth_families.h"
+#include "common/hash.h"
 
 namespace cuckoo {
 

@@ -1,5 +1,5 @@
 // libFuzzer target for the core's parsers of untrusted bytes (docs/FORMAT.md,
-// src/format.h): CuckooFilter::Deserialize (version 1),
+// src/format/format.h): CuckooFilter::Deserialize (version 1),
 // ScalableCuckooFilter::Deserialize (versions 1 and 2, type cuckoo) and
 // ScalableBloomFilter::Deserialize (versions 2 and 3, type Bloom), all three on every
 // input. Built with ASan + UBSan by the CMake preset "fuzz"
@@ -49,13 +49,13 @@
 #include <memory>
 #include <vector>
 
-#include "bloom_filter.h"
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "bloom/bloom_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "fuzz_check.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "testing/cuckoo_peer.h"
 
@@ -867,7 +867,7 @@ Status FuzzRedisBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
     const uint64_t size = filter->size();
     const std::vector<uint8_t> saved = SerializeToVector(*filter);
     bool added = false;
-    const Status a = filter->AddNew(key, n, &added);
+    const Status a = filter->AddUnique(key, n, &added);
     if (a == Status::kOk) {
       FUZZ_CHECK(filter->Contain(key, n));
       FUZZ_CHECK(added == !held);

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 
 namespace {
 
@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < seed.adds; ++i) {
       const std::string key = Key("s", i);
       bool added = false;
-      filter->AddNew(Bytes(key), key.size(), &added);
+      filter->AddUnique(Bytes(key), key.size(), &added);
     }
     if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
   }

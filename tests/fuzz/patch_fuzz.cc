@@ -1,4 +1,4 @@
-// libFuzzer target for ApplyPatch and ReadPatchInfo (src/patch.h,
+// libFuzzer target for ApplyPatch and ReadPatchInfo (src/patch/patch.h,
 // docs/FORMAT.md §17): patch bytes from the fuzzer applied to real bases, one
 // per family and shape (cuckoo packed, semi-sorted, growing, version 1;
 // Bloom, growing; the Redis families), each with a real patch to its next
@@ -31,13 +31,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "fuzz_check.h"
-#include "patch.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "patch/patch.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 
 namespace {
 

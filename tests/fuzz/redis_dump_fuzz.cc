@@ -31,11 +31,11 @@
 #include <utility>
 #include <vector>
 
-#include "format.h"
+#include "format/format.h"
 #include "fuzz_check.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "redis_dump.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "redis/redis_dump.h"
 #include "status.h"
 
 namespace {
@@ -121,8 +121,8 @@ struct DumpFuzzTraits<cuckoo::RedisCuckooFilter> {
     FUZZ_CHECK(TableBytes(f) <= cuckoo::kMaxFilterBytes);
     FUZZ_CHECK(f.redis_size() == TableBytes(f) + 40 + 16 * f.sub_filter_count());
   }
-  // Count goes up by one on Add and down by one on Delete; AddUnique adds
-  // only what Contain does not find.
+  // Count goes down by one on Delete (but for a compacting one, below);
+  // AddUnique adds only what Contain does not find.
   static void Exercise(Filter& f, const uint8_t* key, size_t len) {
     const uint32_t before = f.Count(key, len);
     FUZZ_CHECK(f.Contain(key, len) == (before > 0));
@@ -131,9 +131,18 @@ struct DumpFuzzTraits<cuckoo::RedisCuckooFilter> {
       FUZZ_CHECK(f.AddUnique(key, len, &added) == Status::kOk && !added);
       FUZZ_CHECK(f.Count(key, len) == before);
       const uint64_t deleted = f.deleted();
+      const uint32_t sub_filters = f.sub_filter_count();
       FUZZ_CHECK(f.Delete(key, len) == Status::kOk);
-      FUZZ_CHECK(f.Count(key, len) == before - 1);
-      FUZZ_CHECK(f.deleted() == deleted + 1);
+      if (f.deleted() == deleted + 1) {
+        FUZZ_CHECK(f.Count(key, len) == before - 1);
+      } else {
+        // A delete that takes the deletions past a tenth of the items, in a
+        // filter of more than one sub-filter, runs a compact pass (as the
+        // server's CF.DEL): the count of deletions goes back to 0, and moved
+        // fingerprints may now match the key where they did not (a folded
+        // bucket holds those of several), so Count is not checked then.
+        FUZZ_CHECK(sub_filters > 1 && f.deleted() == 0 && (deleted + 1) * 10 > f.size());
+      }
     } else {
       FUZZ_CHECK(f.Delete(key, len) == Status::kNotFound);
     }
@@ -264,7 +273,7 @@ int FuzzDump(uint8_t mode, const uint8_t* data, size_t size) {
 }
 
 // The Redis Bloom filter: the header's u64 at 0 is the sum of the links'
-// sizes (u64 at 16 of each 53-byte link header); its own operation is AddNew.
+// sizes (u64 at 16 of each 53-byte link header); its own operation is AddUnique.
 template <>
 struct DumpFuzzTraits<cuckoo::RedisBloomFilter> {
   using Filter = cuckoo::RedisBloomFilter;
@@ -318,7 +327,7 @@ struct DumpFuzzTraits<cuckoo::RedisBloomFilter> {
     const bool had = f.Contain(key, len);
     const uint64_t before = f.size();
     bool added = true;
-    const Status s = f.AddNew(key, len, &added);
+    const Status s = f.AddUnique(key, len, &added);
     if (had) {
       FUZZ_CHECK(s == Status::kOk && !added && f.size() == before);
     } else if (s == Status::kOk) {

@@ -1,5 +1,5 @@
 // libFuzzer target for the URL canonicalizer and the expressions made from it
-// (src/url_canon.h, src/url_expressions.h, docs/URLS.md): the parser the
+// (src/url/url_canon.h, src/url/url_expressions.h, docs/URLS.md): the parser the
 // URL-blocklist lookups run on every untrusted URL. Built with ASan + UBSan by
 // the CMake preset "fuzz" (CMakePresets.json), which scripts/fuzz.sh runs:
 //
@@ -39,8 +39,8 @@
 
 #include "fuzz_check.h"
 #include "status.h"
-#include "url_canon.h"
-#include "url_expressions.h"
+#include "url/url_canon.h"
+#include "url/url_expressions.h"
 
 namespace {
 

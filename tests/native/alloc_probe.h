@@ -1,7 +1,7 @@
 // Allocation probe for the native tests: what was allocated while a function
 // ran, seen through two hooks.
 //  - The core's own (cuckoo::internal::SetAllocationHookForTesting,
-//    src/allocation.h): every block the core allocates, in every build.
+//    src/common/allocation.h): every block the core allocates, in every build.
 //  - A process-wide one, installed by alloc_probe.cc (it must live in
 //    exactly one translation unit): under AddressSanitizer, which owns the
 //    allocator, the sanitizer's malloc hook, which sees every malloc, calloc
@@ -16,7 +16,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "allocation.h"
+#include "common/allocation.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CUCKOO_TEST_ASAN 1

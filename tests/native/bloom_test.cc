@@ -1,4 +1,4 @@
-// Tests of cuckoo::BloomFilter (src/bloom_filter.h): sizing (m and k from
+// Tests of cuckoo::BloomFilter (src/bloom/bloom_filter.h): sizing (m and k from
 // capacity and ε, against values computed apart), bit positions of both
 // kinds (independent implementations of docs/FORMAT.md §11.6), no false
 // negatives, the measured false-positive rate against (1 - e^(-kn/m))^k (for
@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "allocation.h"
-#include "bloom_filter.h"
+#include "common/allocation.h"
+#include "bloom/bloom_filter.h"
 #include "growth_test_util.h"
-#include "hash.h"
+#include "common/hash.h"
 #include "status.h"
 #include "test_util.h"
 
@@ -487,7 +487,7 @@ TEST(BloomUnion, CountSaturates) {
 }
 
 // ===========================================================================
-// Out of memory (src/allocation.h): Create and Load make two blocks, the
+// Out of memory (src/common/allocation.h): Create and Load make two blocks, the
 // filter and its bits; refusing either gives kOutOfMemory and leaves nothing.
 
 TEST(BloomOutOfMemory, CreateAndLoadReportEachRefusedAllocationAndLeaveNothing) {

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "growth_test_util.h"
-#include "scalable_filter.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "test_util.h"
 

@@ -1,9 +1,9 @@
-// Tests of cuckoo::PeekFamily (src/family.h): the family of serialized
+// Tests of cuckoo::PeekFamily (src/common/family.h): the family of serialized
 // filters of every format version, and the status of bytes that name none.
 //
 // Run: ctest --test-dir build/native -R Family --output-on-failure
 
-#include "family.h"
+#include "format/peek_family.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "cuckoo_params.h"
-#include "scalable_filter.h"
+#include "cuckoo/cuckoo_params.h"
+#include "growth/scalable_filter.h"
 
 namespace cuckoo_test {
 namespace {

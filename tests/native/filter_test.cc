@@ -1,4 +1,4 @@
-// Tests of cuckoo::CuckooFilter's algorithm (src/cuckoo_filter.h): parameters
+// Tests of cuckoo::CuckooFilter's algorithm (src/cuckoo/cuckoo_filter.h): parameters
 // and sizing, the partial-key alternate bucket, add / contain / delete / count
 // and their batches against a model, and the false-positive rate.
 //
@@ -17,8 +17,8 @@
 #include <tuple>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "hash.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "common/hash.h"
 #include "status.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// Tests of the serialized format (docs/FORMAT.md; src/format.h): the header
+// Tests of the serialized format (docs/FORMAT.md; src/format/format.h): the header
 // and the packed table read back with the independent decoder of test_util.h,
 // the test vectors of FORMAT.md §10, the round trip and determinism of the
 // bytes, Deserialize's refusal of malformed and hostile bytes, and the golden
@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "cuckoo_filter.h"
-#include "format.h"
-#include "hash.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
+#include "common/hash.h"
 #include "status.h"
 #include "test_util.h"
 

@@ -1,5 +1,5 @@
 // Tests of serialized format versions 2 and 3 (docs/FORMAT.md §11-§13;
-// src/format.h, ScalableCuckooFilter / ScalableBloomFilter::Deserialize): the
+// src/format/format.h, ScalableCuckooFilter / ScalableBloomFilter::Deserialize): the
 // layout read back field by field, the type errors between the two filter
 // types, every truncation and every single-bit flip of small grown files
 // refused, every flip with the checksums recomputed either refused or loaded
@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "bloom_filter.h"
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "bloom/bloom_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "growth_test_util.h"
-#include "hash.h"
-#include "scalable_filter.h"
+#include "common/hash.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "test_util.h"
 

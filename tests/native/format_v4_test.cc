@@ -1,4 +1,4 @@
-// Tests of serialized format version 4 (docs/FORMAT.md §14; src/format.h):
+// Tests of serialized format version 4 (docs/FORMAT.md §14; src/format/format.h):
 // every (family, encoding, growth) written as version 4 and read back to the
 // same bytes; each header field refused when out of range or inconsistent
 // (every single-byte change of the header, with and without the checksum
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "format.h"
+#include "format/format.h"
 #include "growth_test_util.h"
-#include "scalable_filter.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "test_util.h"
 

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "allocation.h"
-#include "bloom_filter.h"
-#include "cuckoo_filter.h"
-#include "format.h"
-#include "hash.h"
-#include "scalable_filter.h"
+#include "common/allocation.h"
+#include "bloom/bloom_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
+#include "common/hash.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "test_util.h"
 
@@ -149,7 +149,7 @@ inline uint64_t SubFilterSizes(const ScalableCuckooFilter& f) {
 }
 
 // ---------------------------------------------------------------------------
-// Refusing allocations through the core's hook (src/allocation.h).
+// Refusing allocations through the core's hook (src/common/allocation.h).
 
 struct AllocationPlan {
   size_t fail_at = SIZE_MAX;           // refuse allocation number fail_at (0-based)

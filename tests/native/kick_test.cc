@@ -1,4 +1,4 @@
-// Tests of insertion under pressure (src/cuckoo_filter.h, docs/FORMAT.md §6):
+// Tests of insertion under pressure (src/cuckoo/cuckoo_filter.h, docs/FORMAT.md §6):
 // kick chains that evict and lose nothing, a full filter whose failed adds
 // change nothing, the one-slot victim and how deletes free it, and duplicate
 // keys filling both buckets and the victim.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cuckoo_filter.h"
+#include "cuckoo/cuckoo_filter.h"
 #include "status.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// Tests of the cuckoo filter's sub-filter levels (src/cuckoo_filter.h:
+// Tests of the cuckoo filter's sub-filter levels (src/cuckoo/cuckoo_filter.h:
 // CreateLevel, SetLevel, ProbeOf, NextLevel, AltIndex at level j), the
 // derivation a growing filter's sub-filter j uses (docs/FORMAT.md §11.3):
 // the probes against an independent implementation of the spec, AltIndex as
@@ -20,9 +20,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cuckoo_filter.h"
+#include "cuckoo/cuckoo_filter.h"
 #include "growth_test_util.h"
-#include "hash.h"
+#include "common/hash.h"
 #include "status.h"
 #include "test_util.h"
 

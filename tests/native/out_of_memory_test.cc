@@ -1,4 +1,4 @@
-// Out-of-memory tests of the cuckoo-wasm core (src/allocation.h,
+// Out-of-memory tests of the cuckoo-wasm core (src/common/allocation.h,
 // CuckooFilter::Create / Deserialize): every allocation Create and Deserialize
 // make is refused in turn through the core's test hook, and each refusal must
 // give kOutOfMemory with `*out` untouched and nothing left allocated (counted
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "allocation.h"
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "common/allocation.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "status.h"
 
 namespace {

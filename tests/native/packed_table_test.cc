@@ -1,4 +1,4 @@
-// Tests of cuckoo::PackedTable (src/packed_table.h), the bit-packed bucket
+// Tests of cuckoo::PackedTable (src/cuckoo/packed_table.h), the bit-packed bucket
 // array, on its own.
 //
 // Run: ctest --test-dir build/native -R PackedTable --output-on-failure
@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuckoo_params.h"
-#include "hash.h"
-#include "packed_table.h"
+#include "cuckoo/cuckoo_params.h"
+#include "common/hash.h"
+#include "cuckoo/packed_table.h"
 
 namespace cuckoo_test {
 namespace {

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "patch.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
-#include "sizing.h"
+#include "patch/patch.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
+#include "growth/sizing.h"
 
 namespace cuckoo {
 namespace {

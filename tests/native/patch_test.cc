@@ -1,4 +1,4 @@
-// Patches (src/patch.h, docs/FORMAT.md §17), for every family and shape: a
+// Patches (src/patch/patch.h, docs/FORMAT.md §17), for every family and shape: a
 // diff applied to its base gives the newer bytes exactly; patches chain and a
 // diff spans several versions; an empty diff; a wrong base, a truncated,
 // flipped or re-checksummed patch, a patch of another family and a patch
@@ -19,15 +19,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "family.h"
-#include "format.h"
-#include "hash.h"
-#include "patch.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "common/family.h"
+#include "format/format.h"
+#include "common/hash.h"
+#include "patch/patch.h"
 #include "patch_test_util.h"
-#include "redis_bloom.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "redis/redis_bloom.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 
 namespace cuckoo {
 namespace {

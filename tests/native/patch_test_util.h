@@ -15,13 +15,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "family.h"
-#include "format.h"
-#include "patch.h"
-#include "patch_bits.h"
-#include "redis_bloom.h"
-#include "scalable_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "common/family.h"
+#include "format/format.h"
+#include "patch/patch.h"
+#include "patch/patch_bits.h"
+#include "redis/redis_bloom.h"
+#include "growth/scalable_filter.h"
 
 namespace cuckoo {
 namespace patch_test {

@@ -1,4 +1,4 @@
-// RedisBloomFilter (src/redis_bloom.h): the server's sizing against the
+// RedisBloomFilter (src/redis/redis_bloom.h): the server's sizing against the
 // numbers the fixtures' SCANDUMP headers hold, positions against values worked
 // out apart from the core (a Python MurmurHash64A model), BF.ADD's answers,
 // NONSCALING and growth, SCANDUMP / LOADCHUNK round trips and every refusal of
@@ -9,7 +9,7 @@
 // (../shared/data/blocklist_domains.txt) are read from CUCKOO_SHARED_DIR when
 // the environment sets it, else from beside the repository; the tests that
 // need them skip with a message when they are not there.
-#include "redis_bloom.h"
+#include "redis/redis_bloom.h"
 
 #include <gtest/gtest.h>
 
@@ -47,9 +47,9 @@ BloomPtr Make(double error, uint64_t capacity, uint32_t expansion = 2, bool non_
   return f;
 }
 
-bool AddNew(RedisBloomFilter& f, const std::string& k, Status* s = nullptr) {
+bool AddUnique(RedisBloomFilter& f, const std::string& k, Status* s = nullptr) {
   bool added = false;
-  const Status st = f.AddNew(U8(k), k.size(), &added);
+  const Status st = f.AddUnique(U8(k), k.size(), &added);
   if (s != nullptr)
     *s = st;
   else
@@ -357,7 +357,7 @@ TEST(RedisBloomPositions, HandCheckedItems) {
     EXPECT_EQ(h.a, c.a) << c.key;
     EXPECT_EQ(h.b, c.b) << c.key;
     BloomPtr f = Make(0.01, 1000, 2, true);
-    ASSERT_TRUE(AddNew(*f, c.key));
+    ASSERT_TRUE(AddUnique(*f, c.key));
     std::set<uint64_t> want(std::begin(c.pos), std::end(c.pos));
     const uint8_t* data = f->link(0).data();
     for (uint64_t x = 0; x < 9600; ++x) {
@@ -373,9 +373,9 @@ TEST(RedisBloomPositions, HandCheckedItems) {
 
 TEST(RedisBloomAdd, AnItemAlreadyHeldChangesNothing) {
   BloomPtr f = Make(0.01, 100);
-  EXPECT_TRUE(AddNew(*f, "a"));
+  EXPECT_TRUE(AddUnique(*f, "a"));
   const Bytes before = Serialize(*f);
-  EXPECT_FALSE(AddNew(*f, "a"));
+  EXPECT_FALSE(AddUnique(*f, "a"));
   EXPECT_EQ(Serialize(*f), before);
   EXPECT_EQ(f->size(), 1u);
   EXPECT_EQ(f->Add(U8(std::string("a")), 1), Status::kOk);  // Add: BF.ADD without the answer
@@ -395,7 +395,7 @@ TEST(RedisBloomAdd, NonScalingFillsToCapacityThenRefuses) {
   std::string refused;
   for (int i = 0; i < 200 && s == Status::kOk; ++i) {
     const std::string k = "k" + std::to_string(i);
-    if (AddNew(*f, k, &s)) ++added;
+    if (AddUnique(*f, k, &s)) ++added;
     if (s != Status::kOk) refused = k;
   }
   EXPECT_EQ(s, Status::kNotEnoughSpace);
@@ -404,7 +404,7 @@ TEST(RedisBloomAdd, NonScalingFillsToCapacityThenRefuses) {
   EXPECT_EQ(f->sub_filter_count(), 1u);
   EXPECT_FALSE(Has(*f, refused));
   // An item already held is still answered 0, with no error.
-  EXPECT_FALSE(AddNew(*f, "k0", &s));
+  EXPECT_FALSE(AddUnique(*f, "k0", &s));
   EXPECT_EQ(s, Status::kOk);
 }
 
@@ -413,7 +413,7 @@ TEST(RedisBloomAdd, GrowsByExpansionAtHalfTheError) {
   std::vector<std::string> keys;
   for (int i = 0; i < 2000; ++i) {
     keys.push_back("key" + std::to_string(i));
-    AddNew(*f, keys.back());
+    AddUnique(*f, keys.back());
   }
   ASSERT_EQ(f->sub_filter_count(), 4u);  // 100 + 300 + 900 < 2000 <= + 2700
   uint64_t entries = 100, sum = 0;
@@ -437,7 +437,7 @@ TEST(RedisBloomAdd, StopsAtTheLinkLimit) {
   BloomPtr f = Make(0.5, 1, 1);  // one entry a link
   Status s = Status::kOk;
   int i = 0;
-  while (s == Status::kOk && i < 10000) AddNew(*f, "x" + std::to_string(i++), &s);
+  while (s == Status::kOk && i < 10000) AddUnique(*f, "x" + std::to_string(i++), &s);
   EXPECT_EQ(s, Status::kGrowthLimit);
   EXPECT_EQ(f->sub_filter_count(), cuckoo::format::kMaxSubFilters);
 }
@@ -447,7 +447,7 @@ TEST(RedisBloomAdd, StopsAtTheLinkLimit) {
 
 BloomPtr Grown() {
   BloomPtr f = Make(0.01, 100);
-  for (int i = 0; i < 500; ++i) AddNew(*f, "item" + std::to_string(i));
+  for (int i = 0; i < 500; ++i) AddUnique(*f, "item" + std::to_string(i));
   return f;
 }
 
@@ -478,13 +478,13 @@ TEST(RedisBloomDump, RoundTripDumpLoadDump) {
   for (int i = 0; i < 500; ++i) EXPECT_TRUE(Has(*g, "item" + std::to_string(i)));
   // The loaded filter goes on growing as the original does.
   for (int i = 500; i < 1000; ++i) {
-    AddNew(*f, "item" + std::to_string(i));
-    AddNew(*g, "item" + std::to_string(i));
+    AddUnique(*f, "item" + std::to_string(i));
+    AddUnique(*g, "item" + std::to_string(i));
   }
   EXPECT_TRUE(SameDump(Dump(*g), Dump(*f)));
 
   BloomPtr n = Make(0.01, 10, 0);  // EXPANSION 0
-  AddNew(*n, "x");
+  AddUnique(*n, "x");
   ASSERT_EQ(Load(Dump(*n), &g), Status::kOk);
   EXPECT_TRUE(g->non_scaling());
   EXPECT_EQ(g->growth(), 0u);
@@ -701,7 +701,7 @@ TEST(RedisBloomFormat, SerializeDeserializeRoundTrip) {
   filters.push_back(Make(0.02, 50, 0));
   filters.push_back(Make(0.1, 10, 1));
   for (BloomPtr& f : filters) {
-    for (int i = 0; i < 40; ++i) AddNew(*f, "r" + std::to_string(i));
+    for (int i = 0; i < 40; ++i) AddUnique(*f, "r" + std::to_string(i));
     const Bytes b = Serialize(*f);
     EXPECT_EQ(b[4], 4);   // version 4
     EXPECT_EQ(b[6], 4);   // family byte 4
@@ -746,7 +746,7 @@ TEST(RedisBloomFormat, RefusesEditedSections) {
 TEST(RedisBloomFormat, GoldenFile) {
   // Recipe: BF.RESERVE 0.01 100 (expansion 2), BF.ADD "golden0" .. "golden249".
   BloomPtr f = Make(0.01, 100);
-  for (int i = 0; i < 250; ++i) AddNew(*f, "golden" + std::to_string(i));
+  for (int i = 0; i < 250; ++i) AddUnique(*f, "golden" + std::to_string(i));
   const Bytes fresh = Serialize(*f);
   const Bytes golden = cuckoo_test::GoldenFile("redis-bloom-v4.bin", fresh);
   EXPECT_EQ(golden, fresh);
@@ -794,7 +794,7 @@ TEST_P(RedisBloomFixture, RebuiltFromItemsByteForByte) {
   ASSERT_LE(count, members.size());
   for (uint64_t i = 0; i < count; ++i) {
     Status s;
-    AddNew(*f, members[i], &s);
+    AddUnique(*f, members[i], &s);
     ASSERT_EQ(s, Status::kOk) << i;
   }
   const std::vector<Chunk> mine = Dump(*f);

@@ -1,4 +1,4 @@
-// RedisCuckooFilter (src/redis_cuckoo.h): the key derivation by hand, the
+// RedisCuckooFilter (src/redis/redis_cuckoo.h): the key derivation by hand, the
 // server's recorded filters (../shared/redis/cf-*.json, when present) replayed
 // and loaded byte for byte, the kick chain's rollback, growth and its limit,
 // this library's own format (golden file tests/golden/redis-cuckoo-v4.bin),
@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "format.h"
-#include "murmur_hash.h"
-#include "redis_cuckoo.h"
-#include "scalable_filter.h"
+#include "format/format.h"
+#include "common/murmur_hash.h"
+#include "redis/redis_cuckoo.h"
+#include "growth/scalable_filter.h"
 #include "test_util.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the filters that grow (src/scalable_filter.h): ScalableCuckooFilter
+// Tests of the filters that grow (src/growth/scalable_filter.h): ScalableCuckooFilter
 // and ScalableBloomFilter. Growth by the expansion factor with sub-filter j
 // derived from sub-filter j - 1; no key ever lost, checked against a
 // std::multiset model under random interleaved Add / Delete / Count / Contain
@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "alloc_probe.h"
-#include "allocation.h"
-#include "bloom_filter.h"
-#include "cuckoo_filter.h"
-#include "format.h"
+#include "common/allocation.h"
+#include "bloom/bloom_filter.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
 #include "growth_test_util.h"
-#include "scalable_filter.h"
+#include "growth/scalable_filter.h"
 #include "status.h"
 #include "test_util.h"
 

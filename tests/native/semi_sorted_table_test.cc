@@ -1,4 +1,4 @@
-// Tests of cuckoo::SemiSortedTable (src/semi_sorted_table.h), the semi-sorted
+// Tests of cuckoo::SemiSortedTable (src/cuckoo/semi_sorted_table.h), the semi-sorted
 // bucket array (Fan et al. 2014, §5.2), on its own: every public method
 // against a model (the multiset of each bucket's four fingerprints, 0 for an
 // empty slot), the prefix decode table and its ranking, the byte layout
@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "allocation.h"
-#include "hash.h"
-#include "semi_sorted_table.h"
+#include "common/allocation.h"
+#include "common/hash.h"
+#include "cuckoo/semi_sorted_table.h"
 
 namespace cuckoo_test {
 namespace {

@@ -1,10 +1,10 @@
-// Tests of the sizing functions (src/sizing.h): the fingerprint size for a
+// Tests of the sizing functions (src/growth/sizing.h): the fingerprint size for a
 // false-positive rate, the growth rule, and the serialized size of a new
 // filter, each against the filters the core then makes.
 //
 // Run: ctest --test-dir build/native -R Sizing --output-on-failure
 
-#include "sizing.h"
+#include "growth/sizing.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "cuckoo_params.h"
-#include "scalable_filter.h"
+#include "cuckoo/cuckoo_params.h"
+#include "growth/scalable_filter.h"
 
 namespace cuckoo_test {
 namespace {

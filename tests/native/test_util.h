@@ -29,9 +29,9 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo_filter.h"
-#include "format.h"
-#include "hash.h"
+#include "cuckoo/cuckoo_filter.h"
+#include "format/format.h"
+#include "common/hash.h"
 #include "status.h"
 #include "testing/cuckoo_peer.h"
 

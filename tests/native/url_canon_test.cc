@@ -1,4 +1,4 @@
-// Tests of URL canonicalization (src/url_canon.h, docs/URLS.md): every
+// Tests of URL canonicalization (src/url/url_canon.h, docs/URLS.md): every
 // canonicalization example of Google's Safe Browsing docs (v4 "URLs and
 // Hashing", and the v5 reference's IPv6 rules), the rules one at a time (host,
 // IPv4, IPv6, path, query, scheme, userinfo and port, escaping), non-ASCII
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "status.h"
-#include "url_canon.h"
+#include "url/url_canon.h"
 #include "url_test_util.h"
 #include "url_vectors.h"
 

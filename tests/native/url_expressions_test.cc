@@ -1,5 +1,5 @@
 // Tests of suffix/prefix expressions and list-entry expressions
-// (src/url_expressions.h, docs/URLS.md): every expression example of Google's
+// (src/url/url_expressions.h, docs/URLS.md): every expression example of Google's
 // Safe Browsing docs (v4 "URLs and Hashing", "Suffix/Prefix Expressions") in
 // the docs' order, the host and path variant rules one at a time, the 30-
 // expression limit, IP hosts, the entry forms a blocklist uses, and
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "status.h"
-#include "url_canon.h"
-#include "url_expressions.h"
+#include "url/url_canon.h"
+#include "url/url_expressions.h"
 #include "url_test_util.h"
 #include "url_vectors.h"
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "status.h"
-#include "url_canon.h"
-#include "url_expressions.h"
+#include "url/url_canon.h"
+#include "url/url_expressions.h"
 
 #ifndef CUCKOO_SHARED_DATA_DIR
 #error "CUCKOO_SHARED_DATA_DIR must be defined (CMakeLists.txt sets it to ../shared/data)"

@@ -1,0 +1,92 @@
+// URL blocklists in a filter: a list entry is stored as its one canonical
+// expression (url_expressions.h EntryExpression), and a URL is looked up by all
+// of its expressions (UrlExpressions: up to 30), each hashed with the filter's
+// seed and probed in turn, stopping at the first found. So the entry
+// "evil.example/" matches every URL on evil.example and its subdomains, and
+// "evil.example/login/" every URL under that folder.
+//
+// A URL's false-positive rate is that of up to 30 probes: at most
+// 1 - (1 - ε)^30 ≈ 30ε for a filter of per-key rate ε.
+//
+// Works on any filter with Add(const uint8_t*, size_t) -> Status and
+// Contain(const uint8_t*, size_t) -> bool (every family's filter), which hash
+// an expression as they hash any key. Nothing is allocated: the caller passes
+// a workspace of WorkspaceSize(len) bytes.
+// Header-only.
+#ifndef CUCKOO_WASM_SRC_URL_URL_FILTER_H_
+#define CUCKOO_WASM_SRC_URL_URL_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "status.h"
+#include "url/url_canon.h"
+#include "url/url_expressions.h"
+
+namespace cuckoo {
+namespace url {
+
+// A URL or list entry, url[0, len), and optionally the Punycode form of its
+// host (ascii_host[0, ascii_host_len), ascii_host_len > 0) after a first call
+// reported kUrlNonAsciiHost.
+struct UrlInput {
+  const uint8_t* url = nullptr;
+  size_t len = 0;
+  const uint8_t* ascii_host = nullptr;
+  size_t ascii_host_len = 0;
+};
+
+// Bytes of workspace for `in`.
+inline size_t WorkspaceSize(const UrlInput& in) {
+  return CanonicalBufferSize(in.len + in.ascii_host_len);
+}
+
+inline Status Canonical(const UrlInput& in, uint8_t* buf, size_t buf_len, CanonicalUrl* canon) {
+  return in.ascii_host_len > 0
+             ? CanonicalizeWithAsciiHost(in.url, in.len, in.ascii_host, in.ascii_host_len, buf,
+                                         buf_len, canon)
+             : Canonicalize(in.url, in.len, buf, buf_len, canon);
+}
+
+inline Status Entry(const UrlInput& in, uint8_t* buf, size_t buf_len, CanonicalUrl* canon,
+                    UrlSpan* expression) {
+  return in.ascii_host_len > 0
+             ? EntryExpressionWithAsciiHost(in.url, in.len, in.ascii_host, in.ascii_host_len, buf,
+                                            buf_len, canon, expression)
+             : EntryExpression(in.url, in.len, buf, buf_len, canon, expression);
+}
+
+// Adds the entry's canonical expression to `filter`. A canonicalization
+// status (kUrl*; kUrlNonAsciiHost with canon->host_* set) or the filter's Add
+// status; on any error nothing is added.
+template <typename Filter>
+Status AddEntry(Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len,
+                CanonicalUrl* canon, UrlSpan* expression) {
+  const Status s = Entry(in, buf, buf_len, canon, expression);
+  if (s != Status::kOk) return s;
+  return filter.Add(buf + expression->offset, expression->length);
+}
+
+// Looks the URL up by its expressions. kOk with *found set to the first
+// expression in the filter (host-major order, see UrlExpressions) and true
+// returned, or false if none is; else the canonicalization status and false.
+template <typename Filter>
+bool Match(const Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len,
+           CanonicalUrl* canon, UrlSpan* found, Status* status) {
+  *status = Canonical(in, buf, buf_len, canon);
+  if (*status != Status::kOk) return false;
+  UrlSpan spans[kMaxExpressions];
+  const size_t n = UrlExpressions(*canon, buf, spans);
+  for (size_t i = 0; i < n; ++i) {
+    if (filter.Contain(buf + spans[i].offset, spans[i].length)) {
+      *found = spans[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace url
+}  // namespace cuckoo
+
+#endif  // CUCKOO_WASM_SRC_URL_URL_FILTER_H_
