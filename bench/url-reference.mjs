@@ -3,8 +3,8 @@
 // safe-browsing/reference/URLs.and.Hashing for IPv6 hosts), written for the
 // URL benchmark (bench/url.mjs) as the baseline the core is compared with, and
 // checked against the library by tests/js/url-reference.test.ts. It follows
-// the docs, and where they leave a choice open, the choices src/url_canon.h
-// and src/url_expressions.h document:
+// the docs, and where they leave a choice open, the choices src/url/url_canon.h
+// and src/url/url_expressions.h document:
 //
 //   canonicalize(url)   -> { url, schemeLength, hostStart, hostEnd, pathEnd, hasQuery, hostKind }
 //   canonicalizeUrl(url) -> 'http://host/path?query'
@@ -59,10 +59,10 @@
 // Errors are thrown as UrlReferenceError with `reason` 'empty', 'no-host',
 // 'bad-host' or 'too-long', the reasons of the library's InvalidUrlError.
 
-/** Longest input accepted, in UTF-8 bytes (src/url_canon.h kMaxUrlBytes). */
+/** Longest input accepted, in UTF-8 bytes (src/url/url_canon.h kMaxUrlBytes). */
 export const MAX_URL_BYTES = 2 << 20;
 
-/** What the canonical host is (src/url_canon.h HostKind). */
+/** What the canonical host is (src/url/url_canon.h HostKind). */
 export const HostKind = Object.freeze({ Name: 0, IPv4: 1, IPv6: 2 });
 
 /** A string that cannot be a URL; `reason` as the library's InvalidUrlError. */

@@ -1,6 +1,6 @@
 // The plain C exports of the module: the per-key and per-batch calls, which
 // take and return numbers only (bindings/families.h's convention). JS calls
-// them as the wasm instance's own exports (js/wasm-core.ts), so a lookup is one
+// them as the wasm instance's own exports (js/boundary/wasm-core.ts), so a lookup is one
 // direct wasm call, with no embind invoker and no family dispatch in between:
 //  - cf_* for cuckoo filters, bf_* for Bloom filters, rc_* and rb_* for the
 //    Redis families, a row per family of src/common/families.def stamped from

@@ -1,5 +1,5 @@
 // The embind glue of the module: the calls made once per filter or per error,
-// which JS reaches through the module's embind functions (js/wasm-core.ts):
+// which JS reaches through the module's embind functions (js/boundary/wasm-core.ts):
 // create, deserialize, serialize, destroy, info, sizing, statusMessage,
 // constants, patches, and the Redis families' SCANDUMP / LOADCHUNK chunks.
 // Those that take a family take it as their first argument (OnFamily,
@@ -22,7 +22,7 @@
 //    _emval_new_cstring, which read the values or the static C string from
 //    wasm memory), with nothing allocated in wasm;
 //  - every other embind function takes and returns numbers only.
-// What still allocates in wasm: malloc called by JS (_malloc; js/wasm-core.ts
+// What still allocates in wasm: malloc called by JS (_malloc; js/boundary/wasm-core.ts
 // checks for 0), and embind's __getTypeName, called only to word a
 // BindingError.
 #include <emscripten/bind.h>
@@ -114,7 +114,7 @@ struct Row<Family::kCuckoo> : Registered<Family::kCuckoo> {
     info.set("maxKicks", static_cast<int>(first.max_kicks()));
     info.set("encoding", static_cast<int>(first.encoding()));
   }
-  // A sub-filter as js/cuckoo-filter.ts's CuckooSubFilterInfo, field for field.
+  // A sub-filter as js/filters/cuckoo-filter.ts's CuckooSubFilterInfo, field for field.
   static void SubInfo(const CuckooFilter& s, val& sub) {
     sub.set("capacity", static_cast<double>(s.capacity()));
     sub.set("bucketCount", static_cast<double>(s.bucket_count()));
@@ -135,8 +135,8 @@ struct Row<Family::kBloom> : Registered<Family::kBloom> {
     info.set("bitCount", static_cast<double>(f.bit_count()));
     info.set("hashCount", static_cast<int>(f.sub_filter(0).hash_count()));
   }
-  // A sub-filter as js/bloom-filter.ts's BloomSubFilterInfo, field for field,
-  // but its expectedFalsePositiveRate: js/bloom-filter.ts computes that and
+  // A sub-filter as js/filters/bloom-filter.ts's BloomSubFilterInfo, field for field,
+  // but its expectedFalsePositiveRate: js/filters/bloom-filter.ts computes that and
   // estimatedCount from these fields (only reported, they decide no bytes), so
   // the module links no exp, pow or log1p.
   static void SubInfo(const BloomFilter& s, val& sub) {
@@ -152,7 +152,7 @@ struct Row<Family::kBloom> : Registered<Family::kBloom> {
 
 // The Redis families (src/redis/redis_cuckoo.h, src/redis/redis_bloom.h): info() gives
 // what the server's CF.INFO / BF.INFO give, by the labels camelCased (js/
-// redis-cuckoo-filter.ts, js/redis-bloom-filter.ts), and their SCANDUMP /
+// redis-cuckoo-filter.ts, js/filters/redis-bloom-filter.ts), and their SCANDUMP /
 // LOADCHUNK functions are the dump functions below (families.def's dump).
 template <>
 struct Row<Family::kRedisCuckoo> : Registered<Family::kRedisCuckoo> {
@@ -392,10 +392,10 @@ double BloomSerializedSizeFor(double capacity, double false_positive_rate, int e
 // patchApply return the address of a malloc'd block, a u64 (little-endian)
 // byte count L then L bytes (the patch, or the patched filter's bytes), which
 // JS copies out and frees with _free; or why not: { status, mismatch } (a
-// PatchRefusal of js/core-types.ts), mismatch the core's PatchMismatch as
+// PatchRefusal of js/boundary/core-types.ts), mismatch the core's PatchMismatch as
 // { field, section, older, newer }, present for a kPatchFamily that compared
 // two filters: a rate's values as numbers, any other value as its decimal
-// digits (a seed is 64 bits). js/patch.ts writes the sentence.
+// digits (a seed is 64 bits). js/patch/patch.ts writes the sentence.
 
 // v's digits in base 10 or 16 (lowercase), at least `width` (at most 20) of
 // them: leading zeros.
@@ -483,7 +483,7 @@ double AllocatedBytes() { return static_cast<double>(cuckoo_wasm::LiveHeapBytes(
 
 // The JS string is read from StatusMessage's static ASCII text.
 val Message(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
-// What both sides must agree on, read by js/wasm-core.ts once at load (and
+// What both sides must agree on, read by js/boundary/wasm-core.ts once at load (and
 // checked against the TS constants by tests/js/boundary-constants.test.ts).
 val Constants() {
   val c = val::object();

@@ -6,7 +6,7 @@
 //
 // ONE CONVENTION for every result that may be a failure: a number that is the
 // answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and
-// -status when < 0 (cuckoo::Status, src/status.h; js/status.ts maps
+// -status when < 0 (cuckoo::Status, src/status.h; js/common/status.ts maps
 // each to its JS error). Batches follow it per key: a lookup batch writes one
 // int8 per key (1, 0 or -status); an add batch returns how many keys went in
 // and writes the answer of the key it stopped at (0 if none stopped it, else

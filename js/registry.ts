@@ -1,8 +1,8 @@
 /**
  * The registry: every filter family and table encoding, each declared once. A
- * family's row gives its number in the core (src/family.h) and the core
+ * family's row gives its number in the core (src/common/family.h) and the core
  * constant that reports it, the prefix of its hot exports
- * (bindings/cuckoo_bindings.cc HOT_EXPORTS), the one-key exports only it has,
+ * (bindings/c_exports.cc HOT_EXPORTS), the one-key exports only it has,
  * its class's name, the options its `create` takes, how an error names it,
  * and what it can do. Everything in js/ and tests/js that depends on the
  * families (the export prefixes and key operations of js/boundary/core-types.ts, the
@@ -17,7 +17,7 @@ import type { TableEncoding } from './filters/table-encoding.js';
 
 /** What a family's row holds (the rows below keep their literal types). */
 interface FamilyRow {
-  /** cuckoo::Family (src/family.h), as the core reports it in `constants()[constant]`. */
+  /** cuckoo::Family (src/common/family.h), as the core reports it in `constants()[constant]`. */
   readonly id: number;
   readonly constant: keyof CoreConstants;
   /** Its hot exports are `${prefix}_add`, `${prefix}_contain`, ... */
@@ -97,7 +97,7 @@ const ROWS = {
 } as const satisfies Record<string, FamilyRow>;
 
 /**
- * A cuckoo filter's bucket table encodings (cuckoo::TableEncoding, src/cuckoo_params.h; the format header's
+ * A cuckoo filter's bucket table encodings (cuckoo::TableEncoding, src/cuckoo/cuckoo_params.h; the format header's
  * encoding byte, docs/FORMAT.md §2): the name `info().encoding` gives, its number, and the core constant reporting it.
  */
 const ENCODING_ROWS = {

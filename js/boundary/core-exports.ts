@@ -8,7 +8,7 @@ import { CoreModule, ExportPrefix, FAMILY_EXPORTS, FamilyExports, Handle, OTHER_
 import { seedWords } from '../common/options.js';
 
 /**
- * The embind functions called as they are (no memory involved): sizing (src/sizing.h; -InvalidArgument when
+ * The embind functions called as they are (no memory involved): sizing (src/growth/sizing.h; -InvalidArgument when
  * refused), the Bloom filters' compatibility and union, the Redis families' creation (a handle or -status),
  * CF.COMPACT, chunk count and the end of a load (0 or -status).
  */

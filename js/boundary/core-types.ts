@@ -1,6 +1,6 @@
 /**
  * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: the
- * exports of a family's row and the others (bindings/cuckoo_bindings.cc),
+ * exports of a family's row and the others (bindings/c_exports.cc, bindings/embind.cc),
  * the embind functions, and the constants the core reports at load. Types
  * and export names only; no code touches the module here. The families'
  * prefixes and one-key exports come from the registry (js/registry.ts).
@@ -13,7 +13,7 @@ export type { ExportPrefix, KeyOp, KeyOpName };
 /** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
 export type Handle = number & { readonly filterHandle: true };
 
-/** The hot exports every family has (bindings/cuckoo_bindings.cc HOT_EXPORTS), without the family's prefix. */
+/** The hot exports every family has (bindings/c_exports.cc HOT_EXPORTS), without the family's prefix. */
 export interface FamilyExports {
   add(handle: number, key: number, len: number): number;
   contain(handle: number, key: number, len: number): number;
@@ -54,7 +54,7 @@ export const OTHER_EXPORTS: readonly (keyof OtherExports)[] = [
   'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
 ];
 
-/** What both sides must agree on, as the core reports it at load (bindings/cuckoo_bindings.cc Constants). */
+/** What both sides must agree on, as the core reports it at load (bindings/embind.cc Constants). */
 export interface CoreConstants {
   urlCanonicalAt: number;
   urlSpanAt: number;
@@ -68,7 +68,7 @@ export interface CoreConstants {
   familyBloom: number;
   familyRedisCuckoo: number;
   familyRedisBloom: number;
-  /** Most bytes of one SCANDUMP table chunk (src/redis_dump.h). */
+  /** Most bytes of one SCANDUMP table chunk (src/redis/redis_dump.h). */
   redisMaxChunkBytes: number;
   encodingPacked: number;
   encodingSemiSorted: number;
@@ -121,8 +121,8 @@ export type CoreModule = {
 } & Record<`_${string}`, (...args: number[]) => number>;
 
 /**
- * What a patch's header says (docs/FORMAT.md §17; bindings/cuckoo_bindings.cc patchInfo): the
- * patch format version, the family (src/family.h) it is for, the byte lengths of its base and
+ * What a patch's header says (docs/FORMAT.md §17; bindings/embind.cc patchInfo): the
+ * patch format version, the family (src/common/family.h) it is for, the byte lengths of its base and
  * result filters, their checksums (the XXH3-64 each filter's bytes end with, as 16 hex digits),
  * and how many changes it encodes.
  */
@@ -138,7 +138,7 @@ export interface PatchInfo {
 
 /**
  * Why the core made no patch or result: the status, and for PatchFamily from two filters compared (a diff's two, or an
- * apply's base and result) the field that differs and both values (src/patch.h PatchMismatch).
+ * apply's base and result) the field that differs and both values (src/patch/patch.h PatchMismatch).
  */
 export interface PatchRefusal {
   status: number;
@@ -146,9 +146,9 @@ export interface PatchRefusal {
 }
 
 /**
- * src/patch.h PatchMismatch: the field as docs/FORMAT.md names it ('family', 'fingerprint bits', ..., 'size in bytes'),
+ * src/patch/patch.h PatchMismatch: the field as docs/FORMAT.md names it ('family', 'fingerprint bits', ..., 'size in bytes'),
  * the sub-filter it is in ('size in bytes'; else -1), and its value in the older filter and the newer: a rate's as a
- * number, any other's as its decimal digits ('family': a family id of src/family.h).
+ * number, any other's as its decimal digits ('family': a family id of src/common/family.h).
  */
 export interface PatchMismatch {
   field: string;

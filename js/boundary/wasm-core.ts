@@ -109,7 +109,7 @@ export class Core {
 
   /**
    * Loads a filter of `family` from its bytes (docs/FORMAT.md), copied into wasm memory for the call:
-   * its handle or -status, and the family they hold (src/family.h) if another's, else 0.
+   * its handle or -status, and the family they hold (src/common/family.h) if another's, else 0.
    * @throws OutOfMemoryError if wasm memory cannot hold the copy.
    */
   deserialize(family: number, bytes: Uint8Array): { result: number; found: number } {
@@ -137,7 +137,7 @@ export class Core {
   }
 
   // -------------------------------------------------------------------------
-  // The Redis families' SCANDUMP / LOADCHUNK (bindings/cuckoo_bindings.cc DumpChunk, LoadDump*).
+  // The Redis families' SCANDUMP / LOADCHUNK (bindings/embind.cc DumpChunk, LoadDump*).
 
   /** Chunk j of the filter's SCANDUMP (0 the header) as [iterator, a copy of its bytes]. @throws OutOfMemoryError */
   dumpChunk(family: number, handle: Handle, j: number): [number, Uint8Array] {
@@ -173,7 +173,7 @@ export class Core {
   }
 
   // -------------------------------------------------------------------------
-  // Patches (src/patch.h, docs/FORMAT.md §17) of serialized filters, copied into wasm memory for the call.
+  // Patches (src/patch/patch.h, docs/FORMAT.md §17) of serialized filters, copied into wasm memory for the call.
 
   /** The patch that turns filter bytes `older` into `newer`, or why not. @throws OutOfMemoryError */
   patchDiff(older: Uint8Array, newer: Uint8Array): Uint8Array | PatchRefusal {
@@ -265,7 +265,7 @@ export class Core {
   }
 
   // -------------------------------------------------------------------------
-  // URLs (src/url_filter.h). Each call writes the URL (and the Punycode host,
+  // URLs (src/url/url_filter.h). Each call writes the URL (and the Punycode host,
   // if any, behind it) into the scratch region and crosses once; what the core
   // found is then read from the URL region (urlHost, urlCanonical, urlSpan,
   // urlSpans). UrlNonAsciiHost asks for a call with the host in Punycode (js/url/url.ts).
@@ -384,7 +384,7 @@ export class Core {
     return call(this.scratchPtr, len, hostPtr, hostLen, this.urlPtr, this.urlCap);
   }
 
-  /** Bytes of URL region a URL (plus host) of `bytes` bytes needs (src/url_canon.h CanonicalBufferSize). */
+  /** Bytes of URL region a URL (plus host) of `bytes` bytes needs (src/url/url_canon.h CanonicalBufferSize). */
   private urlRegionFor(bytes: number, c = this.constants): number {
     return c.urlBufferAt + c.urlWorkspaceFixed + c.urlWorkspacePerByte * bytes;
   }

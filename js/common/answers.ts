@@ -49,7 +49,7 @@ export function checkRoom(out: Uint8Array, end: number, from: number): Uint8Arra
 }
 
 /**
- * Copies `n` answers (bytes 0 / 1, src/batch.h) from `results[from ..]` to
+ * Copies `n` answers (bytes 0 / 1, src/common/batch.h) from `results[from ..]` to
  * `out[at ..]`: into a boolean[] one by one, into a Uint8Array at once (which
  * {@link checkRoom} found long enough). Returns the index after the last.
  */

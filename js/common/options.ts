@@ -7,10 +7,10 @@ import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { describe } from './checks.js';
 import { MAX_WASM_MEMORY } from './status.js';
 
-/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo_params.h). */
+/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo/cuckoo_params.h). */
 export const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
-/** Largest growth factor the core accepts (cuckoo::format::kMaxExpansion, src/format.h). */
+/** Largest growth factor the core accepts (cuckoo::format::kMaxExpansion, src/format/format.h). */
 export const MAX_EXPANSION = 1024;
 
 /** `value` if it is an integer in [min, max]. @throws ArgumentTypeError, ArgumentRangeError */

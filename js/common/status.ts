@@ -132,7 +132,7 @@ export const STATUSES = {
   UrlTooLong: { value: 33, kind: 'url', reason: 'too-long' },
   // Not an error a caller sees: the URL methods convert the host to Punycode and call again.
   UrlNonAsciiHost: { value: 34 },
-  // Patches (src/patch.h): each a FilterFormatError with its own reason.
+  // Patches (src/patch/patch.h): each a FilterFormatError with its own reason.
   PatchNotAPatch: { value: 40, kind: 'patch', reason: 'patch-not-a-patch' },
   PatchVersion: { value: 41, kind: 'patch', reason: 'patch-version' },
   PatchTruncated: { value: 42, kind: 'patch', reason: 'patch-truncated' },

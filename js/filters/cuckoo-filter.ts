@@ -144,7 +144,7 @@ export interface CuckooFilterInfo {
 const DEFAULT_FPR = 0.001;
 const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
-/** Most evictions per insert the core accepts (cuckoo::kMaxMaxKicks, src/cuckoo_params.h). @internal */
+/** Most evictions per insert the core accepts (cuckoo::kMaxMaxKicks, src/cuckoo/cuckoo_params.h). @internal */
 export const MAX_MAX_KICKS = 1_000_000;
 
 /**
@@ -251,7 +251,7 @@ export class CuckooFilter extends FamilyFilter {
 
     const core = await loadCore();
     if (fingerprintBits === undefined) {
-      // The core sizes by ε (src/sizing.h): a filter that grows spends half of ε on its first sub-filter.
+      // The core sizes by ε (src/growth/sizing.h): a filter that grows spends half of ε on its first sub-filter.
       const rate = core.cold.firstSubFilterRate(fpr, expansion);
       fingerprintBits = core.cold.fingerprintBitsFor(rate, bucketSize);
       if (fingerprintBits < 0) {
@@ -442,7 +442,7 @@ export class CuckooFilter extends FamilyFilter {
       });
     }
     if (this.expansion !== 0) {
-      // A growing filter refuses only a key whose copies fill its two buckets (src/scalable_filter.h).
+      // A growing filter refuses only a key whose copies fill its two buckets (src/growth/scalable_filter.h).
       const b = this.bucketSize;
       return new FilterFullError(
         `the key's two buckets and the victim slot hold copies of its fingerprint (a key added more than 2b + 1 = ${2 * b + 1} times, ` +
@@ -453,7 +453,7 @@ export class CuckooFilter extends FamilyFilter {
       );
     }
     if (this.maxKicks < DEFAULT_MAX_KICKS && this.size < this.capacity) {
-      // The table is sized for `capacity` inserts with 500 kicks (src/cuckoo_filter.cc): fewer fill it sooner.
+      // The table is sized for `capacity` inserts with 500 kicks (src/cuckoo/cuckoo_filter.cc): fewer fill it sooner.
       const slots = this.bucketCount * this.bucketSize;
       const why = this.maxKicks === 0 ? 'no stored fingerprint may move to its alternate bucket' : `at most ${this.maxKicks} stored fingerprints may move to make room`;
       return new FilterFullError(

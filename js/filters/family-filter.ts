@@ -15,7 +15,7 @@ import { UrlFilter } from '../url/url-filter.js';
 import { Core, ExportRow, Handle } from '../boundary/wasm-core.js';
 import { checkedBytes } from './filter-bytes.js';
 
-/** What the core's info() reports for every family (bindings/cuckoo_bindings.cc Info). */
+/** What the core's info() reports for every family (bindings/embind.cc Info). */
 interface CommonInfo {
   capacity: number;
   seedLow: number;

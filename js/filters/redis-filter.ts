@@ -3,7 +3,7 @@
  * share over js/filters/family-filter.ts: SCANDUMP chunks out (toScanDump,
  * scanDumpChunks) and in (fromScanDump, scanDumpLoader), as RedisBloom's
  * `CF.SCANDUMP` / `BF.SCANDUMP` return them and `CF.LOADCHUNK` /
- * `BF.LOADCHUNK` take them (docs/FORMAT.md, the Redis sections; src/redis_dump.h),
+ * `BF.LOADCHUNK` take them (docs/FORMAT.md, the Redis sections; src/redis/redis_dump.h),
  * and the errors of a full Redis filter, worded as the server's.
  */
 import { byteLengthOf, describe, isDetached, isUint8Array } from '../common/checks.js';

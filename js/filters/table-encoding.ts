@@ -1,7 +1,7 @@
 /**
  * How a cuckoo filter's bucket table is stored: its name in the API
  * (`info().encoding`), its number in the core (cuckoo::TableEncoding,
- * src/cuckoo_params.h; the format header's encoding byte, docs/FORMAT.md §2),
+ * src/cuckoo/cuckoo_params.h; the format header's encoding byte, docs/FORMAT.md §2),
  * and the check of the `semiSort` option that picks it.
  * @internal
  */

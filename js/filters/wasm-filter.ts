@@ -103,7 +103,7 @@ export abstract class WasmFilter {
    * makes on this filter meanwhile goes through {@link settle} first.
    */
   private pending: Batch | null = null;
-  /** The family, as the core numbers it (src/family.h). @internal */
+  /** The family, as the core numbers it (src/common/family.h). @internal */
   protected readonly familyId: number;
   /**
    * Why the last add that went wrong failed: NotEnoughSpace, GrowthLimit or

@@ -1,5 +1,5 @@
 /**
- * Patches between two versions of a filter (docs/FORMAT.md §17; src/patch.h):
+ * Patches between two versions of a filter (docs/FORMAT.md §17; src/patch/patch.h):
  * the bytes-only functions for servers and storage ({@link diffBytes},
  * {@link applyPatchBytes}, {@link patchInfo}), and the argument checks and
  * errors that `diff` / `applyPatch` of every filter (js/filters/wasm-filter.ts) share.
@@ -85,7 +85,7 @@ export function mismatchSentence(m: PatchMismatch): string {
 }
 
 /**
- * The error of `diff` given a filter of another family than its own (family ids of src/family.h).
+ * The error of `diff` given a filter of another family than its own (family ids of src/common/family.h).
  * @internal
  */
 export function familyMismatch(own: number, other: number): FilterFormatError {

@@ -1,5 +1,5 @@
 /**
- * The URL methods every filter has (js/url/url.ts, src/url_filter.h, docs/URLS.md):
+ * The URL methods every filter has (js/url/url.ts, src/url/url_filter.h, docs/URLS.md):
  * a blocklist entry added as its canonical expression, a URL looked up by its
  * expressions, and their batch forms, which run on the batch engine of
  * js/filters/wasm-filter.ts with their own {@link BatchOps}.

@@ -1,6 +1,6 @@
 /**
  * URLs as Google Safe Browsing's "URLs and Hashing" turns them into lookup
- * keys (src/url_canon.h, src/url_expressions.h, docs/URLS.md): the canonical
+ * keys (src/url/url_canon.h, src/url/url_expressions.h, docs/URLS.md): the canonical
  * URL, and the host-suffix × path-prefix expressions a URL is looked up by.
  * The rules run in the core; this file adds the one step the core leaves to
  * the platform, turning an internationalized host into Punycode, and the

@@ -109,7 +109,7 @@ class BloomFilter {
   uint64_t SetBitCount() const;
   // (1 - e^(-k n / m))^k for n = size(): the rate expected at the current fill.
   // (The JS API computes this and EstimatedCount from info()'s fields itself,
-  // js/bloom-filter.ts, so that the wasm module links no exp, pow or log1p.)
+  // js/filters/bloom-filter.ts, so that the wasm module links no exp, pow or log1p.)
   double ExpectedFalsePositiveRate() const;
   // Keys estimated from the set bits (Swamidass & Baldi 2007):
   // -(m / k) ln(1 - X / m); infinity when every bit is set.

@@ -59,7 +59,7 @@ struct PatchInfo {
 // The first field in which two filters differ so that no patch joins them,
 // and its two values. Diff fills it for its two filters, ApplyPatch for the
 // base (older) and the result (newer); on any other answer `field` is null.
-// (js/patch.ts writes the sentence: "the filters differ in fingerprint bits:
+// (js/patch/patch.ts writes the sentence: "the filters differ in fingerprint bits:
 // 12 in the older filter, 13 in the newer".)
 struct PatchMismatch {
   // "family", "format version", a header field as docs/FORMAT.md names it

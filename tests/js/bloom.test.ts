@@ -21,7 +21,7 @@ const LN2 = Math.LN2;
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.example`);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
-/** m = ⌈−n·ln ε / (ln 2)²⌉ and k = max(1, round((m/n)·ln 2)): the sizing the docs promise (src/bloom_filter.h). */
+/** m = ⌈−n·ln ε / (ln 2)²⌉ and k = max(1, round((m/n)·ln 2)): the sizing the docs promise (src/bloom/bloom_filter.h). */
 function sizing(n: number, eps: number): { m: number; k: number } {
   const m = Math.max(1, Math.ceil((-n * Math.log(eps)) / (LN2 * LN2)));
   return { m, k: Math.max(1, Math.round((m / n) * LN2)) };

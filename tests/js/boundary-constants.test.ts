@@ -1,5 +1,5 @@
 // What the two sides of the boundary must agree on. The URL region's layout and
-// workspace come from the core at load (bindings/cuckoo_bindings.cc Constants);
+// workspace come from the core at load (bindings/embind.cc Constants);
 // every constant the TS side still keeps a copy of is checked here against the
 // core's. The core is reached through the test-only entry, dist/testing.mjs,
 // run in a child process (Jest runs CommonJS; the entry is an ES module).
@@ -73,7 +73,7 @@ test('the test-only entry reaches the same module as the package: handles, scrat
 
 });
 
-test('the core reports the URL region it expects (src/url_canon.h, src/url_expressions.h)', () => {
+test('the core reports the URL region it expects (src/url/url_canon.h, src/url/url_expressions.h)', () => {
   const c = core.constants;
   // CanonicalUrl is ten u32, a UrlSpan two, and there are 30 of them before the workspace.
   expect([c.urlCanonicalAt, c.urlSpanAt, c.urlSpansAt, c.urlBufferAt]).toEqual([0, 40, 48, 48 + 8 * 30]);
@@ -87,7 +87,7 @@ test('every constant the TS side keeps a copy of is the one the core reports', (
   expect(tsConstant('filters/cuckoo-filter.ts', 'MAX_MAX_KICKS')).toBe(c.maxMaxKicks);
   expect(tsConstant('common/options.ts', 'MAX_EXPANSION')).toBe(c.maxExpansion);
   expect(tsConstant('common/options.ts', 'DEFAULT_SEED')).toBe((BigInt(c.defaultSeedHigh) << 32n) | BigInt(c.defaultSeedLow));
-  // The registry's family and encoding numbers (js/registry.ts; src/family.h, src/cuckoo_params.h), which the
+  // The registry's family and encoding numbers (js/registry.ts; src/common/family.h, src/cuckoo/cuckoo_params.h), which the
   // library also checks when the module loads.
   expect(() => checkRegistry(c as CoreConstants)).not.toThrow();
   for (const f of FAMILIES) expect([f.className, c[f.constant]]).toEqual([f.className, f.id]);

@@ -1,6 +1,6 @@
 // The byte format of every new filter (version 4: a 32-byte header naming the
 // family, table encoding, position scheme and growth, one section per
-// sub-filter, a checksum; see src/format.h, docs/FORMAT.md §14). Anything toBytes() did not produce is refused by fromBytes
+// sub-filter, a checksum; see src/format/format.h, docs/FORMAT.md §14). Anything toBytes() did not produce is refused by fromBytes
 // with a FilterFormatError, never a crash and never a loaded filter: every
 // truncation and every single-bit flip of a grown filter of each family.
 // Flipped bits are also tried with the checksums sealed again (XXH3, ./xxh3.ts),

@@ -65,7 +65,7 @@ export function otherForm(key: Key): Key {
   }
 }
 
-/** m and k of a Bloom (sub-)filter for n keys at rate ε (src/bloom_filter.h). */
+/** m and k of a Bloom (sub-)filter for n keys at rate ε (src/bloom/bloom_filter.h). */
 export function bloomSizing(n: number, eps: number): { m: number; k: number } {
   const m = Math.max(1, Math.ceil((-n * Math.log(eps)) / (LN2 * LN2)));
   return { m, k: Math.max(1, Math.round((m / n) * LN2)) };

@@ -1,4 +1,4 @@
-// URLs past the core's 2 MiB limit (src/url_canon.h kMaxUrlBytes) are refused
+// URLs past the core's 2 MiB limit (src/url/url_canon.h kMaxUrlBytes) are refused
 // as InvalidUrlError 'too-long' before any room is made for them in wasm
 // memory: the single calls, and both batch forms (which name the index, and
 // for addUrls keep the entries before it).

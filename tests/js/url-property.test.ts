@@ -1,5 +1,5 @@
 // Properties of the URL functions over random input (fast-check), after
-// docs/URLS.md and src/url_expressions.h:
+// docs/URLS.md and src/url/url_expressions.h:
 //   - canonicalizeUrl is idempotent: canonicalizeUrl(canonicalizeUrl(u)) === canonicalizeUrl(u);
 //   - urlExpressions(u) has 1 to 30 expressions, no two alike, the first the canonical URL without its scheme;
 //   - every expression e, as an entry, is found by u (matchUrl(u) === e after addUrl(e)), and

@@ -1,6 +1,6 @@
 // URL blocklists through the public API: canonicalizeUrl and urlExpressions on
 // every example of Google's Safe Browsing docs ("URLs and Hashing", v4 and the v5
-// reference), the rules as src/url_canon.h, src/url_expressions.h and
+// reference), the rules as src/url/url_canon.h, src/url/url_expressions.h and
 // docs/URLS.md state them (where the core departs from Google's Go reference
 // code on purpose, the documented behaviour is tested), and addUrl / addUrls /
 // hasUrl / hasAllUrls / matchUrl on both filter types: entry forms, what an
@@ -108,7 +108,7 @@ describe('Safe Browsing docs: every example', () => {
 
   test('the docs\' "\\x01\\x80" host as a JS string is U+0080, a control character no IDNA mapping takes: bad-host', async () => {
     // As text, U+0080 is UTF-8 C2 80: valid UTF-8, so a non-ASCII host for the
-    // platform's Punycode step, which refuses it (src/url_canon.h kUrlNonAsciiHost).
+    // platform's Punycode step, which refuses it (src/url/url_canon.h kUrlNonAsciiHost).
     expectInvalidUrl(await caught(() => canonicalizeUrl('http://\x01\x80.com/')), 'bad-host');
   });
 
@@ -189,7 +189,7 @@ describe('other implementations\' vectors', () => {
   });
 });
 
-describe('the rules as documented (src/url_canon.h, src/url_expressions.h, docs/URLS.md)', () => {
+describe('the rules as documented (src/url/url_canon.h, src/url/url_expressions.h, docs/URLS.md)', () => {
   test('every port is dropped, :80 and :443 included; userinfo too', async () => {
     expect(await canonicalizeUrl('http://evil.example:80/a')).toBe('http://evil.example/a');
     expect(await canonicalizeUrl('https://evil.example:443/a')).toBe('https://evil.example/a');

@@ -1,5 +1,5 @@
 // XXH3-64 with seed 0 (xxHash 0.8, third_party/xxhash/xxhash.h), the checksum of
-// the byte format (src/hash.h `Checksum`), ported for lengths of 17 bytes and
+// the byte format (src/common/hash.h `Checksum`), ported for lengths of 17 bytes and
 // more: every file and section of the format is longer than that. With it a
 // test can change a field of serialized bytes and seal them again (recompute
 // the checksum), so that the reader's own checks, not the checksum, are what
