@@ -141,7 +141,7 @@ function bloomOptions(expansion: fc.Arbitrary<number | undefined>): fc.Arbitrary
 }
 
 /**
- * Expansion of a Redis filter: mostly 1 (sub-filters of one size: 32 of them, the limit, within a
+ * Expansion of a Redis Bloom filter: mostly 1 (sub-filters of one size: 32 of them, the limit, within a
  * sequence) and 2..4; some 0 (no growth: "Filter is full", a full non-scaling link).
  */
 const redisExpansion = fc.oneof(
@@ -149,15 +149,22 @@ const redisExpansion = fc.oneof(
   { arbitrary: fc.constant(1), weight: 4 },
   { arbitrary: fc.integer({ min: 2, max: 4 }), weight: 3 },
 );
-/** CF.RESERVE's options: capacity >= 2b, tiny (2 to 32 buckets), b 1, 2 or 4. */
+/**
+ * CF.RESERVE's options: capacity >= 2b, tiny (2 to 32 buckets), b 1, 2 or 4; expansion 0..2. Each
+ * copy of one key past 2b per sub-filter adds a sub-filter E times larger, so one batch of copies
+ * can multiply the tables by E^copies: with E = 4 a soak run reached 700 MB (OutOfMemoryError), so
+ * the expansions of 3 and 4 are left to redis.test.ts and redis-differential.test.ts.
+ */
 const redisCuckooOptions: fc.Arbitrary<RedisCuckooFilterOptions> = fc.constantFrom(1, 2, 2, 4).chain((bucketSize) =>
   fc.record({
     capacity: fc.integer({ min: 2 * bucketSize, max: 64 }),
     bucketSize: fc.constant(bucketSize),
     maxIterations: fc.constantFrom(1, 20, 500),
-    expansion: redisExpansion,
+    expansion: fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: fc.constant(1), weight: 4 }, { arbitrary: fc.constant(2), weight: 3 }),
   }),
 );
+/** RedisCuckoo: at most 8 copies of one key at once (E^8 = 256 times the tables, at most). */
+const redisCuckooMix: CommandMix = { maxCommands: 30, batch: 24, fresh: [[100, 1500], [1000, 4000], [4000, 16000]], copies: [2, 8], extras: true };
 /** BF.RESERVE's options: tiny capacities; a non-scaling filter as EXPANSION 0 or NONSCALING. */
 const redisBloomOptions: fc.Arbitrary<RedisBloomFilterOptions> = fc.oneof(
   { arbitrary: fc.record({ errorRate: fc.constantFrom(0.5, 0.2, 0.01, 0.001), capacity: tinyCapacity, expansion: redisExpansion }), weight: 8 },
@@ -188,7 +195,7 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         name: 'random sequences through sub-filters, compaction and the 32-sub-filter limit agree with a multiset model',
         options: redisCuckooOptions,
         key: shortKey,
-        mix: redisMix,
+        mix: redisCuckooMix,
         numRuns: 120,
         floors: { reached6: 13, growthLimit: 2, sequencesFull: 3, deletesGrown: 10_000, compactions: 40, scanDumpsGrown: 20 },
       },
@@ -196,7 +203,7 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         name: 'a tiny alphabet: 8-bit fingerprints shared, copies added and deleted across sub-filters',
         options: redisCuckooOptions,
         key: tinierKey,
-        mix: { ...redisMix, maxCommands: 40 },
+        mix: { ...redisCuckooMix, maxCommands: 40 },
         numRuns: 40,
         floors: { reached6: 7, deletesGrown: 10_000, compactions: 25, scanDumpsGrown: 12, addUniqueFalse: 9 },
       },
