@@ -2,9 +2,9 @@
 // each taking its row, class and capabilities from the registry
 // (js/registry.ts). The suites that hold for every filter (the arguments
 // table in arguments.test.ts, the adversarial suite in adversarial.test.ts,
-// batch-into and patch) run once per entry of KEY_FAMILIES, the Redis families
-// included; the model-based harness in property.test.ts over harness.ts runs
-// over FAMILIES (see REDIS_FAMILIES for why). What only one family does (Bloom
+// batch-into, patch, and the model-based harness in property.test.ts over
+// harness.ts) run once per entry of KEY_FAMILIES, the Redis families included.
+// What only one family does (Bloom
 // union, cuckoo delete/count semantics, growth's sub-filter accounting, format
 // details) stays in that family's own small tests. A new family or encoding is
 // one entry here.
@@ -44,7 +44,14 @@ export interface Family<F extends KeyFilter = AnyFilter> {
   /** Options of this family's own kind that every filter of it gets (e.g. the table encoding). */
   readonly fixed: Partial<CuckooFilterOptions> & Record<string, unknown>;
   /** Which operations it has beyond add/has/addAll/hasAll/toBytes/fromBytes/info (the registry's). */
-  readonly supports: { readonly delete: boolean; readonly count: boolean; readonly addUnique: boolean; readonly union: boolean };
+  readonly supports: {
+    readonly delete: boolean;
+    readonly count: boolean;
+    readonly addUnique: boolean;
+    readonly union: boolean;
+    /** BF.ADD's answer (`addNew`): the row's one-key export `add_new`. */
+    readonly addNew: boolean;
+  };
   /** The fingerprint sizes the encoding takes (cuckoo), for the generators. */
   readonly fingerprintBits?: { readonly min: number; readonly max: number };
   /** True for the Redis families (Redis's options, 8-bit fingerprints, SCANDUMP). */
@@ -64,7 +71,8 @@ export interface Family<F extends KeyFilter = AnyFilter> {
 function fromRegistry(name: FamilyName): Pick<Family, 'row' | 'supports' | 'format'> {
   const row = REGISTRY[name];
   const { delete: del, count, addUnique, union } = row.can;
-  return { row, supports: { delete: del, count, addUnique, union }, format: { version: 4, type: row.id } };
+  const keyOps: readonly string[] = row.keyOps;
+  return { row, supports: { delete: del, count, addUnique, union, addNew: keyOps.includes('add_new') }, format: { version: 4, type: row.id } };
 }
 
 function cuckooFamily(name: string, grows: boolean, fixed: Family['fixed'], bits: { min: number; max: number }): Family<CuckooFilter> {
@@ -133,12 +141,12 @@ export const FAMILY_ROWS: [string, Family][] = FAMILIES.map((f) => [f.name, f]);
  * The Redis families (RedisCuckooFilter, RedisBloomFilter), typed as what they are. They take
  * Redis's options (capacity; a Bloom filter's error rate from falsePositiveRate) and have no seed.
  *
- * Not in FAMILIES, whose harness does not fit them: property.test.ts checks the sub-filters of
- * this library's own growth (info().subFilters, capacities e^j, fingerprint bits growing,
- * byteLength's layout, seeds), which a Redis filter has not: its growth, sizes and bytes are the
- * server's and are checked against the server's own dumps (redis.test.ts) and a model of the
- * server (redis-differential.test.ts). The suites over KEY_FAMILIES (arguments, adversarial,
- * batch-into, patch) run them.
+ * Not in FAMILIES: the suites over FAMILIES alone (lifecycle, url, the one-key cuckoo test of
+ * property.test.ts) use what only this library's own filters have (seeds, the victim slot,
+ * info().subFilters). The model-based harness runs them with checks of their own (INFO, the
+ * layouts of docs/FORMAT.md §15/§16, BF.ADD's answer, compaction, SCANDUMP); their bytes are
+ * checked against the server's own dumps in redis.test.ts and a model of the server in
+ * redis-differential.test.ts.
  */
 export const REDIS_FAMILIES: readonly Family<RedisCuckooFilter | RedisBloomFilter>[] = [
   {
