@@ -269,7 +269,9 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         key: shortKey,
         mix: growingMix,
         numRuns: 100,
-        floors: { reached3: 13, reached6: 1, growthLimit: 2, deletesGrown: 1000, roundTripsGrown: 20 },
+        // No floor on six sub-filters here: these sequences reach them 0 to 11 times in 100 (a CI run saw 0);
+        // the tiny alphabet's profile below, 4 to 19 times in 60, holds that floor.
+        floors: { reached3: 13, growthLimit: 2, deletesGrown: 1000, roundTripsGrown: 20 },
       },
       {
         name: 'a tiny alphabet, 4-bit fingerprints: keys that collide in every sub-filter, added and deleted',
