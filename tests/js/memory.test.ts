@@ -84,9 +84,9 @@ test('the per-key calls go straight to the wasm instance exports, and memory gro
   // CMakeLists.txt links -lexports.js so the export names survive minification;
   // without it js/boundary/wasm-core.ts falls back to the module's slower wrappers.
   const f = await CuckooFilter.create({ capacity: 1000 });
-  const core = (f as unknown as { core: { direct: boolean; hot: Record<string, unknown> } }).core;
+  const core = (f as unknown as { core: { direct: boolean; x: Record<string, unknown> } }).core;
   expect(core.direct).toBe(true);
-  expect(Object.values(core.hot).every((fn) => typeof fn === 'function' && /^\d+$/.test((fn as Function).name))).toBe(true);
+  expect(Object.values(core.x).every((fn) => typeof fn === 'function' && /^\d+$/.test((fn as Function).name))).toBe(true);
   f.add('aaaa-before');
   // The last key in the scratch and batch regions before memory grows is another key of the same
   // length: if a view detached by the growth were still written to, the old bytes would answer.
