@@ -11,6 +11,7 @@ module.exports = {
   },
   moduleNameMapper: {
     '^cuckoo-wasm$': '<rootDir>/dist/node.cjs',
+    '^cuckoo-wasm/reader$': '<rootDir>/dist/reader-node.cjs',
   },
   testTimeout: 120000,
 };

@@ -13,25 +13,32 @@ function leaves(node: Record<string, unknown>, path: string[] = []): [string[], 
   return Object.entries(node).flatMap(([k, v]) => leaves(v as Record<string, unknown>, [...path, k]));
 }
 
-test('every runtime condition resolves to a file that exists, with the same types as every other', () => {
-  const all = leaves(dot);
-  expect(Object.keys(dot)).toEqual(['workerd', 'deno', 'bun', 'node', 'import', 'require']);
+/** Each entry: its export, the declarations file, the Workers bundle, the module it imports there. */
+const ENTRIES = [
+  { key: '.', types: 'index', workerd: 'workerd', wasm: 'cuckoo-core' },
+  { key: './reader', types: 'reader', workerd: 'reader-workerd', wasm: 'cuckoo-reader' },
+];
+
+test.each(ENTRIES)('$key: every runtime condition resolves to a file that exists, with the same types as every other', ({ key, types, wasm }) => {
+  const entry = pkg.exports[key];
+  const all = leaves(entry);
+  expect(Object.keys(entry)).toEqual(['workerd', 'deno', 'bun', 'node', 'import', 'require']);
   for (const [conditions, leaf] of all) {
     expect([conditions, existsSync(join(root, leaf.default))]).toEqual([conditions, true]);
     const cjs = conditions.includes('require');
-    expect([conditions, leaf.types]).toEqual([conditions, cjs ? './dist/types/index.d.ts' : './dist/types-esm/index.d.ts']);
+    expect([conditions, leaf.types]).toEqual([conditions, cjs ? `./dist/types/${types}.d.ts` : `./dist/types-esm/${types}.d.ts`]);
   }
   // The ES-module and CommonJS declarations are the same files.
-  expect(readFileSync(join(root, 'dist/types-esm/index.d.ts'), 'utf8')).toBe(readFileSync(join(root, 'dist/types/index.d.ts'), 'utf8'));
-  expect(dot.deno).toEqual(dot.node);
-  expect(dot.bun).toEqual(dot.node);
-  expect(pkg.exports['./cuckoo-core.wasm']).toBe('./dist/cuckoo-core.wasm');
+  expect(readFileSync(join(root, `dist/types-esm/${types}.d.ts`), 'utf8')).toBe(readFileSync(join(root, `dist/types/${types}.d.ts`), 'utf8'));
+  expect(entry.deno).toEqual(entry.node);
+  expect(entry.bun).toEqual(entry.node);
+  expect(pkg.exports[`./${wasm}.wasm`]).toBe(`./dist/${wasm}.wasm`);
 });
 
-test('dist/workerd.mjs imports ./cuckoo-core.wasm and embeds no WebAssembly', () => {
-  const workerd = readFileSync(join(root, 'dist/workerd.mjs'), 'utf8');
-  expect(workerd).toMatch(/import \w+ from ?"\.\/cuckoo-core\.wasm"/);
-  const wasm = readFileSync(join(root, 'dist/cuckoo-core.wasm'));
-  expect(workerd.length).toBeLessThan(wasm.length);
-  expect(workerd).not.toContain('AGFzbQ'); // "\0asm" in base64
+test.each(ENTRIES)('$key: the Workers bundle imports its own .wasm and embeds no WebAssembly', ({ workerd, wasm }) => {
+  const bundle = readFileSync(join(root, `dist/${workerd}.mjs`), 'utf8');
+  expect(bundle).toMatch(new RegExp(`import \\w+ from ?"\\./${wasm}\\.wasm"`));
+  const bytes = readFileSync(join(root, `dist/${wasm}.wasm`));
+  expect(bundle.length).toBeLessThan(bytes.length);
+  expect(bundle).not.toContain('AGFzbQ'); // "\0asm" in base64
 });
