@@ -1,9 +1,10 @@
-// Runs the scenario (scenario.mjs) on Node.js, Deno or Bun, with cuckoo-wasm imported as that runtime resolves the
-// installed package (tests/runtimes/runtimes.test.ts installs it beside a copy of this file):
-//   node host.mjs input.json  |  deno run --allow-read=input.json host.mjs input.json  |  bun host.mjs input.json
+// Runs the scenario (scenario.mjs) on Node.js, Deno or Bun, with cuckoo-wasm (or the entry named by the second
+// argument: cuckoo-wasm/reader) imported as that runtime resolves the installed package
+// (tests/runtimes/runtimes.test.ts installs it beside a copy of this file):
+//   node host.mjs input.json [entry]  |  deno run --allow-read=input.json host.mjs input.json [entry]  |  bun host.mjs input.json [entry]
 // On Deno and Bun, Node.js's globals (process, Buffer, global, require) are removed before the package is imported,
 // so the scenario shows that it needs none of them there. Prints one JSON line: the scenario's result, with
-// `runtime` (name and version), `resolved` (the file the runtime resolved 'cuckoo-wasm' to, relative to the
+// `runtime` (name and version), `resolved` (the file the runtime resolved the entry to, relative to the
 // package) and, on Deno and Bun, `nodeGlobals` (the Node.js globals left while it ran).
 import { inputFromJson, runScenario } from './scenario.mjs';
 
@@ -27,9 +28,10 @@ if (deno || bun) {
     }
   }
 }
-const lib = await import('cuckoo-wasm');
+const entry = args[1] ?? 'cuckoo-wasm';
+const lib = await import(entry);
 const result = await runScenario(lib, inputFromJson(text));
 result.runtime = runtime;
 if (deno || bun) result.nodeGlobals = NODE_GLOBALS.filter((name) => globalThis[name] !== undefined);
-result.resolved = import.meta.resolve('cuckoo-wasm').replace(/^.*\/node_modules\/cuckoo-wasm\//, '');
+result.resolved = import.meta.resolve(entry).replace(/^.*\/node_modules\/cuckoo-wasm\//, '');
 console.log(JSON.stringify(result));

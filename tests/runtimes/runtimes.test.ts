@@ -90,7 +90,7 @@ beforeAll(() => {
   installPackage(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'runtime-scenario', private: true, type: 'module' }) + '\n');
   cpSync(scenarioPath, join(app, 'scenario.mjs'));
-  for (const f of ['host.mjs', 'worker.mjs', 'worker-init.mjs']) cpSync(join(__dirname, f), join(app, f));
+  for (const f of ['host.mjs', 'worker.mjs', 'worker-reader.mjs', 'worker-init.mjs']) cpSync(join(__dirname, f), join(app, f));
   nodeResult = runHost([process.execPath, 'host.mjs', inputFile]);
 }, 120_000);
 
@@ -98,6 +98,13 @@ test('Node.js: the scenario passes (the reference the other runtimes are compare
   expect(nodeResult.failures).toEqual([]);
   expect(nodeResult).toMatchObject({ ok: true, resolved: 'dist/node.mjs', falseNegatives: 0, patchedEqual: true });
   expect(nodeResult.listed).toBeGreaterThanOrEqual(1000);
+});
+
+test('Node.js, the reader (cuckoo-wasm/reader): the same scenario gives the same results as the full entry', () => {
+  const result = runHost([process.execPath, 'host.mjs', inputFile, 'cuckoo-wasm/reader']);
+  expect(result.failures).toEqual([]);
+  expect(result.resolved).toBe('dist/reader-node.mjs');
+  expect(comparable(result)).toEqual(comparable(nodeResult));
 });
 
 test('Deno: resolves the "deno" entry, needs no Node.js global, and the scenario passes with the same results as Node.js', async () => {
@@ -115,6 +122,14 @@ test('Deno: resolves the "deno" entry, needs no Node.js global, and the scenario
   expect(result.resolved).toBe('dist/node.mjs');
   expect(result.nodeGlobals).toEqual([]); // process, Buffer, global, require removed before the import
   expect(comparable(result)).toEqual(comparable(nodeResult));
+  // The reader, resolved by the same conditions.
+  const reader = runHost([runtimeBinary('deno'), 'run', '--no-prompt', `--allow-read=${inputFile}`, 'host.mjs', inputFile, 'cuckoo-wasm/reader'], {
+    DENO_DIR: join(workDir, 'deno-dir'),
+    DENO_NO_UPDATE_CHECK: '1',
+  });
+  expect(reader.resolved).toBe('dist/reader-node.mjs');
+  expect(reader.nodeGlobals).toEqual([]);
+  expect(comparable(reader)).toEqual(comparable(nodeResult));
 });
 
 test('Bun: resolves the "bun" entry, needs no Node.js global, and the scenario passes with the same results as Node.js', async () => {
@@ -128,6 +143,11 @@ test('Bun: resolves the "bun" entry, needs no Node.js global, and the scenario p
   expect(result.resolved).toBe('dist/node.mjs');
   expect(result.nodeGlobals).toEqual([]); // process, Buffer, global, require removed before the import
   expect(comparable(result)).toEqual(comparable(nodeResult));
+  // The reader, resolved by the same conditions.
+  const reader = runHost([runtimeBinary('bun'), '--no-install', 'host.mjs', inputFile, 'cuckoo-wasm/reader'], { BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0' });
+  expect(reader.resolved).toBe('dist/reader-node.mjs');
+  expect(reader.nodeGlobals).toEqual([]);
+  expect(comparable(reader)).toEqual(comparable(nodeResult));
 });
 
 describe('workerd', () => {
@@ -154,19 +174,30 @@ describe('workerd', () => {
       const workerd = runtimeBinary('workerd');
       const bundle = await bundleWorker(join(app, 'worker.mjs'), join(workDir, 'workerd', 'scenario'));
       const edge = await bundleWorker(join(app, 'worker-init.mjs'), join(workDir, 'workerd', 'init'), EDGE_CONDITIONS);
+      const reader = await bundleWorker(join(app, 'worker-reader.mjs'), join(workDir, 'workerd', 'reader'));
       // The workerd entry, and no .wasm bytes in the bundle: the module comes as a module of its own.
       expect(bundle.inputs).toContain('build/runtimes/app/node_modules/cuckoo-wasm/dist/workerd.mjs');
       expect(bundle.modules.map((m) => m.kind)).toEqual(['esModule', 'wasm']);
       expect(edge.inputs).toContain('build/runtimes/app/node_modules/cuckoo-wasm/dist/index.mjs');
+      expect(reader.inputs).toContain('build/runtimes/app/node_modules/cuckoo-wasm/dist/reader-workerd.mjs');
+      expect(reader.modules.map((m) => m.kind)).toEqual(['esModule', 'wasm']);
       server = await serveWorkers(workerd, join(workDir, 'workerd'), [
         { name: 'scenario', bundle },
         { name: 'init', bundle: edge },
+        { name: 'reader', bundle: reader },
       ]);
       const answer = await askScenario(server.origins.scenario);
       return { ...answer, resolved: 'dist/workerd.mjs' };
     });
     expect(result.failures).toEqual([]);
     expect(comparable(result)).toEqual(comparable(nodeResult));
+  });
+
+  test('the reader (cuckoo-wasm/reader) bundled as wrangler does gets its "workerd" entry and cuckoo-reader.wasm; the scenario gives the same results', async () => {
+    expect(server).toBeDefined();
+    const result = await askScenario(server!.origins.reader);
+    expect(result.failures).toEqual([]);
+    expect(comparable({ ...result, resolved: '' })).toEqual(comparable(nodeResult));
   });
 
   test('bundled without the "workerd" condition (dist/index.mjs), create() rejects with WasmLoadError compile-disallowed; initWasm(the imported .wasm) then runs the scenario', async () => {
