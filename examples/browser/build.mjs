@@ -11,14 +11,19 @@
  *   - demo-entries.txt (this folder): a folder, the entry form the samples lack,
  * sized so that one URL lookup (up to 30 expressions) is a false positive at most 0.1% of the time.
  * The samples' sources and licenses go along as OUTDIR/filters/DATA-SOURCES.md.
+ * Last it prints the size of what a browser downloads for the app's code: each
+ * .js and .wasm of OUTDIR/assets, in bytes and gzipped (zlib level 9, as
+ * scripts/build.mjs measures dist/index.mjs), the figures in README.md.
  * Needs the built package (dist/, made by `npm run build`). Also importable:
- * `await buildExample(outDir)` returns `{ outDir, filterFile }` as absolute paths.
+ * `await buildExample(outDir)` returns `{ outDir, filterFile, bundle }`: the two
+ * as absolute paths, bundle as [{ file, bytes, gzipped }] (file relative to outDir).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 
 const exampleDir = path.dirname(fileURLToPath(import.meta.url));
@@ -63,7 +68,23 @@ export async function buildExample(outDir = path.join(exampleDir, 'dist')) {
     rmSync(tmp, { recursive: true, force: true });
   }
   copyFileSync(path.join(dataDir, 'SOURCES.md'), path.join(outDir, 'filters/DATA-SOURCES.md'));
-  return { outDir, filterFile };
+  const bundle = bundleSizes(outDir);
+  for (const { file, bytes, gzipped } of bundle) {
+    console.log(`bundle: ${file} ${bytes} bytes, ${gzipped} gzipped`);
+  }
+  return { outDir, filterFile, bundle };
+}
+
+/** The app's scripts and WebAssembly in outDir/assets: [{ file, bytes, gzipped }], by file name. */
+export function bundleSizes(outDir) {
+  const assets = path.join(outDir, 'assets');
+  return readdirSync(assets)
+    .filter((name) => /\.(js|mjs|wasm)$/.test(name))
+    .sort()
+    .map((name) => {
+      const bytes = readFileSync(path.join(assets, name));
+      return { file: `assets/${name}`, bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
+    });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -7,6 +7,10 @@
  * The field starts with the page's `?url=` parameter, if any, and a click on a
  * sample link puts that link in the field instead of following it.
  *
+ * The page only reads the filter, so it imports cuckoo-wasm/reader, the
+ * read-only entry: the same answers from a module without the writers
+ * (creation, insertion, diff, Redis dumps), which is what keeps the bundle small.
+ *
  * For automated tests, which only read it, the outcome is published as
  *   window.__cuckooExample = { ready, filterUrl, stats, links, marked, lookup, error }
  *     links:  [{ url, listed, match }] for the sample links, in page order
@@ -17,7 +21,7 @@
  *   document.body.dataset.state = 'loading' | 'ready' | 'error'
  * (and document.body.dataset.error = the message on failure).
  */
-import { CuckooFilter, InvalidUrlError } from 'cuckoo-wasm';
+import { CuckooFilter, InvalidUrlError } from 'cuckoo-wasm/reader';
 
 /** Where build.mjs writes the filter, relative to this page. */
 const FILTER_PATH = 'filters/url-blocklist.cuckoo';

@@ -1,15 +1,15 @@
 /**
  * Vite configuration of the cuckoo-wasm browser example (examples/browser).
  *
- * `import { CuckooFilter } from 'cuckoo-wasm'` needs no alias. This folder has no
- * package.json of its own, so the nearest one is the repository's: it is named
- * `cuckoo-wasm` and has an `exports` map, and Vite resolves a package's import of
- * its own name through that map (Node's "self-referencing a package using its
- * name" rule). The app therefore gets dist/index.mjs through the `import`
- * condition, as an app that installed the package from npm would, and no path
- * into dist/ is written anywhere. An alias to the repository root would do the
- * same but is one more thing to keep in sync; a package.json added in this
- * folder would end the self-reference.
+ * `import { CuckooFilter } from 'cuckoo-wasm/reader'` needs no alias. This folder
+ * has no package.json of its own, so the nearest one is the repository's: it is
+ * named `cuckoo-wasm` and has an `exports` map, and Vite resolves a package's
+ * import of its own name through that map (Node's "self-referencing a package
+ * using its name" rule). The app therefore gets dist/reader.mjs through the
+ * `import` condition of "./reader", as an app that installed the package from
+ * npm would, and no path into dist/ is written anywhere. An alias to the
+ * repository root would do the same but is one more thing to keep in sync; a
+ * package.json added in this folder would end the self-reference.
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';

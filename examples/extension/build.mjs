@@ -1,15 +1,17 @@
 // Builds the loadable (unpacked) extension folder:
 //   node examples/extension/build.mjs [OUTDIR] [--list FILE]... [--add ENTRY]... [--url-fpr 0.001]
 //     [--update-url URL [--filter-version 1] [--update-minutes 60]]
-// OUTDIR (default examples/extension/dist) gets the extension's source files, the built
-// library dist/index.mjs as lib/cuckoo-wasm.mjs, and blocklist.cuckoo: a URL blocklist filter
-// built by the package's CLI (`cuckoo-wasm build --urls`) from the lists plus each --add entry.
+// OUTDIR (default examples/extension/dist) gets the extension's source files, the package's
+// read-only entry dist/reader.mjs (`cuckoo-wasm/reader`: loads, checks and patches filters, builds
+// none) as lib/cuckoo-reader.mjs, and blocklist.cuckoo: a URL blocklist filter built by the
+// package's CLI (`cuckoo-wasm build --urls`) from the lists plus each --add entry.
 // A list has one URL blocklist entry per line: a bare host (`evil.example`, the whole site and
 // its subdomains), a folder (`shared.example/~phisher/`) or a whole URL (that page); `#` lines
 // are comments. The default lists are examples/data/blocklist-sample.txt (50,114 hosts) and
 // examples/data/phishing-urls-sample.txt (4,926 URLs). --url-fpr is the false-positive rate of
 // one URL lookup (up to 30 expressions) the filter is sized for. Files of the same names in
-// OUTDIR are overwritten; nothing else there is touched. Needs the built package (dist/index.mjs,
+// OUTDIR are overwritten, and lib/cuckoo-wasm.mjs, which earlier builds wrote, is removed; nothing
+// else there is touched. Needs the built package (dist/reader.mjs,
 // dist/cli.cjs).
 // Updates: with --update-url (the update manifest's http(s) URL), the service worker fetches that
 // manifest at start and every --update-minutes, and follows the list by patches (see README.md);
@@ -58,14 +60,14 @@ const update = updateSettings(values);
 const outDir = resolve(positionals[0] ?? join(here, 'dist'));
 const listPaths = (values.list ?? sampleLists).map((p) => resolve(p));
 const lists = listPaths.map(readList);
-const library = join(root, 'dist/index.mjs');
+const library = join(root, 'dist/reader.mjs');
 const cli = join(root, 'dist/cli.cjs');
 for (const file of [library, cli]) {
   if (!existsSync(file)) fail(`${relative(root, file)} is missing: build the package first (npm run build)`);
 }
 
-// An --add entry is checked here, so that a mistake is reported as the argument it is; the CLI
-// checks the lists' entries and names the one it refuses.
+// An --add entry is checked here, by the library the extension ships, so that a mistake is reported
+// as the argument it is; the CLI checks the lists' entries and names the one it refuses.
 const { canonicalizeUrl } = await import(pathToFileURL(library).href);
 for (const entry of values.add) {
   if (entry.trim() === '' || entry.trim().startsWith('#')) fail(`--add "${entry}": not a URL blocklist entry`);
@@ -95,7 +97,9 @@ if (buildError) {
 for (const file of SOURCE_FILES) copyFileSync(join(here, file), join(outDir, file));
 writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(extensionManifest(update), null, 2) + '\n');
 writeFileSync(join(outDir, 'update.json'), JSON.stringify(update, null, 2) + '\n');
-copyFileSync(library, join(outDir, 'lib/cuckoo-wasm.mjs'));
+copyFileSync(library, join(outDir, 'lib/cuckoo-reader.mjs'));
+// What earlier builds shipped there (the full entry, dist/index.mjs): nothing imports it now.
+rmSync(join(outDir, 'lib/cuckoo-wasm.mjs'), { force: true });
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'lib/LICENSE'));
 if (listPaths.some((p) => sampleLists.includes(p))) {
   copyFileSync(join(root, 'examples/data/SOURCES.md'), join(outDir, 'DATA-SOURCES.md'));

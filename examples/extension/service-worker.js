@@ -20,7 +20,9 @@
 // What it decided is readable at self.__cuckooExtension (see README.md):
 //   { ready, items, version, source, error, errors: [string], decisions: [{ url, match, listed, time }],
 //     checks, lastCheck: { time, version, error }, updates: [{ time, from, to, via, bytes, patchError, error }] }
-import { CuckooFilter, InvalidUrlError } from './lib/cuckoo-wasm.mjs';
+// The package's read-only entry (cuckoo-wasm/reader, copied by build.mjs): the worker loads, checks and
+// patches filters and never builds one, so it takes the smaller module that has no writers.
+import { CuckooFilter, InvalidUrlError } from './lib/cuckoo-reader.mjs';
 
 const FILTER_FILE = 'blocklist.cuckoo';
 const CONFIG_FILE = 'update.json';

@@ -1,5 +1,7 @@
 // The Vite browser example (examples/browser/) in Chromium, as a user meets it:
-// built by its own build.mjs into a fresh folder, served from 127.0.0.1 with
+// built by its own build.mjs into a fresh folder, on the package's read-only entry
+// cuckoo-wasm/reader as dist/ has it (checked by the module id it embeds), served
+// from 127.0.0.1 with
 // `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'` on
 // every response, and used by opening it with ?url=, typing into the URL field and
 // clicking sample links. The app fetches its URL blocklist filter, loads it and
@@ -16,10 +18,12 @@ import {
   Problems,
   STRICT_CSP,
   StaticServer,
+  embeddedModule,
   launchChromium,
   outputDir,
   readCspViolations,
   recordCspViolations,
+  root,
   runNodeScript,
   serve,
   watch,
@@ -145,6 +149,12 @@ test("the example app loads its URL filter under script-src 'self' 'wasm-unsafe-
   const js = jsBytes.toString('utf8');
   expect(js).not.toContain('new Function');
   expect(js).not.toMatch(/\beval\(/);
+  // The page only reads its filter, so it bundles cuckoo-wasm/reader: the reader's module, embedded (no .wasm
+  // asset), and less to download than the full entry alone.
+  expect(embeddedModule(js)).toBe('reader');
+  expect(readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.wasm'))).toEqual([]);
+  const fullEntry = readFileSync(join(root, 'dist', 'index.mjs'));
+  expect(gzipSync(jsBytes, { level: 9 }).length).toBeLessThan(gzipSync(fullEntry, { level: 9 }).length);
 
   const started = performance.now();
   const state = await open();

@@ -1,6 +1,7 @@
 // The Manifest V3 example extension (examples/extension/) in Chromium: built by its
-// own build.mjs from its default URL lists (the domain sample and the phishing URL
-// sample) plus entries for the test server (`--add blocked.test`, a bare host;
+// own build.mjs, on the package's read-only entry cuckoo-wasm/reader (dist/reader.mjs,
+// checked by the module id it embeds), from its default URL lists (the domain sample
+// and the phishing URL sample) plus entries for the test server (`--add blocked.test`, a bare host;
 // `--add 127.0.0.1/phish/kit/`, a folder; `--add 127.0.0.1/account/verify.php`, a page;
 // `--add gone.test`, which version 2 of the list removes), with an update URL on the
 // test server, loaded unpacked into a fresh profile, and exercised as a user would, by
@@ -12,14 +13,24 @@
 // updates on its own alarm (every 1.5 s in this build), and publishes what it decided
 // in self.__cuckooExtension; the test only reads that and chrome.storage (harness.ts
 // says why), and stops the worker once through CDP, as Chromium stops an idle worker.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CuckooFilter, FilterFormatError } from 'cuckoo-wasm';
 import { chromium, Worker } from 'playwright-core';
-import { BrowserContext, CHROMIUM, CHROMIUM_ARGS, Page, outputDir, runNodeScript, watch } from './harness';
+import {
+  BrowserContext,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  Page,
+  embeddedModule,
+  outputDir,
+  root,
+  runNodeScript,
+  watch,
+} from './harness';
 
 /** A hostname of examples/data/blocklist-sample.txt, so the sample lists themselves are tested, not only --add. */
 const REAL_LISTED = '000webhostersarec.000webhostapp.com';
@@ -235,6 +246,15 @@ test('the extension checks whole URLs: warns before listed sites, folders and pa
     extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
   });
   expect([manifest.permissions, manifest.host_permissions]).toEqual([['webNavigation', 'storage', 'alarms'], ['http://127.0.0.1/*']]);
+
+  // The worker only loads, checks and patches, so it ships the read-only entry, cuckoo-wasm/reader, as built,
+  // with the reader's module and nothing of the full entry; the worker imports it.
+  const lib = join(extensionDir, 'lib');
+  expect(readdirSync(lib).sort()).toEqual(['LICENSE', 'cuckoo-reader.mjs']);
+  const shipped = readFileSync(join(lib, 'cuckoo-reader.mjs'), 'utf8');
+  expect(shipped === readFileSync(join(root, 'dist', 'reader.mjs'), 'utf8')).toBe(true);
+  expect(embeddedModule(shipped)).toBe('reader');
+  expect(readFileSync(join(extensionDir, 'service-worker.js'), 'utf8')).toMatch(/^import .* from '\.\/lib\/cuckoo-reader\.mjs';$/m);
 
   expect(extensionId).toMatch(/^[a-p]{32}$/); // an extension id: safe inside a RegExp
   const state = (await readState())!;

@@ -236,6 +236,47 @@ export function readCspViolations(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * The id a shipped .wasm of dist/ carries in its 'cuckoo-wasm' custom section (scripts/build.mjs:
+ * package version + hash of the module), which the bundles that embed that module hold as a string
+ * (CUCKOO_WASM_ID). Throws when the file has no such section.
+ */
+export function wasmId(file: string): string {
+  const bytes = readFileSync(file);
+  // A section: id (1 byte), size (LEB128), contents; a custom section (id 0) starts with its name (WebAssembly core spec §5.5.3).
+  const leb = (at: number): [number, number] => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return [value, at];
+    }
+  };
+  for (let at = 8; at < bytes.length; ) {
+    const id = bytes[at];
+    const [size, contents] = leb(at + 1);
+    if (id === 0) {
+      const [nameLength, name] = leb(contents);
+      if (bytes.toString('utf8', name, name + nameLength) === 'cuckoo-wasm') {
+        return bytes.toString('utf8', name + nameLength, contents + size);
+      }
+    }
+    at = contents + size;
+  }
+  throw new Error(`${file} has no 'cuckoo-wasm' custom section`);
+}
+
+/**
+ * Which of the package's WebAssembly modules a built script embeds, by the ids of the shipped files:
+ * 'reader' (dist/cuckoo-reader.wasm, the `cuckoo-wasm/reader` entry's), 'full' (dist/cuckoo-core.wasm,
+ * the `cuckoo-wasm` entry's), 'both' or 'none'. A bundler may re-encode the embedded bytes, not the id.
+ */
+export function embeddedModule(js: string): 'reader' | 'full' | 'both' | 'none' {
+  const reader = js.includes(wasmId(join(root, 'dist', 'cuckoo-reader.wasm')));
+  const full = js.includes(wasmId(join(root, 'dist', 'cuckoo-core.wasm')));
+  return reader && full ? 'both' : reader ? 'reader' : full ? 'full' : 'none';
+}
+
 /** Real domain names for the pages: the first `n` of the full list when ../shared is there, else of the in-repo sample. */
 export function realDomains(n: number): { source: string; domains: string[] } {
   const shared = join(root, '..', 'shared', 'data', 'blocklist_domains.txt');
