@@ -198,7 +198,19 @@ export async function chunkLoader<F>(family: FamilyDescriptor, make: Make<F>): P
 
 /** What the full entry's Redis classes have besides the reader's: the writers, and SCANDUMP. */
 export interface RedisDump extends Writers {
+  /**
+   * The filter's SCANDUMP chunks, each a copy, in a new array: byte for byte what the server's
+   * SCANDUMP returns for the same filter (`[]` for an empty cuckoo filter).
+   * @throws FilterDisposedError after dispose(). OutOfMemoryError if wasm memory cannot hold the header.
+   */
   toScanDump(): ScanDumpChunk[];
+  /**
+   * The chunks of {@link toScanDump}, one at a time (each a copy made when it is reached), so a
+   * large filter can be streamed to a server with LOADCHUNK.
+   * @throws FilterDisposedError if the filter is disposed before a chunk is reached.
+   * @throws FilterFormatError ('bad-chunk') if the filter changed between two chunks (the
+   *   chunks would then be of no one filter): dump again.
+   */
   scanDumpChunks(): IterableIterator<ScanDumpChunk>;
 }
 

@@ -347,7 +347,7 @@ export abstract class WasmFilter {
   }
 
   /**
-   * Turns this filter, in place, into the version a patch of {@link diff} leads to: afterwards
+   * Turns this filter, in place, into the version a patch of `diff` (the full entry's) leads to: afterwards
    * `toBytes()` is byte for byte the newer filter's, and every getter and lookup answers as it
    * does. Atomic: the patch is checked against this filter's bytes (its base's length and
    * checksum), the new bytes are made and checked (their checksum, a full load) into a new core

@@ -60,7 +60,7 @@ export interface CuckooFilterInfo {
   size: number;
   /** Slots per bucket b (2, 4 or 8), as {@link CuckooFilter.bucketSize}. */
   bucketSize: number;
-  /** How the buckets are stored: `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}), or `'packed'`. */
+  /** How the buckets are stored: `'semi-sorted'` (the full entry's `semiSort` option of `create`), or `'packed'`. */
   encoding: TableEncoding;
   /** Most evictions ("kicks") one insert may make, as {@link CuckooFilter.maxKicks}. */
   maxKicks: number;
@@ -95,7 +95,7 @@ export class CuckooFilter extends FamilyFilter {
   readonly bucketCount: number;
   /** Maximum evictions per insert. */
   readonly maxKicks: number;
-  /** How the buckets are stored: `'packed'`, or `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}). */
+  /** How the buckets are stored: `'packed'`, or `'semi-sorted'` (the full entry's `semiSort` option of `create`). */
   readonly encoding: TableEncoding;
 
   /** @internal */
