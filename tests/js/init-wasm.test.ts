@@ -11,11 +11,11 @@ const dist = join(root, 'dist');
 const wasmFile = join(dist, 'cuckoo-core.wasm');
 
 /** Runs an ES-module script in a fresh Node process (LIB: dist/index.mjs, WASM: dist/cuckoo-core.wasm); returns its parsed last line. */
-function run(script: string, lib = 'index.mjs'): Record<string, unknown> {
+function run(script: string, lib = 'index.mjs', wasm = wasmFile): Record<string, unknown> {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', prelude + script], {
     encoding: 'utf8',
     timeout: 20000,
-    env: { ...process.env, LIB: join(dist, lib), WASM: wasmFile },
+    env: { ...process.env, LIB: join(dist, lib), WASM: wasm },
   });
   if (r.error) throw r.error; // ETIMEDOUT: something never settled
   const last = r.stdout.trim().split('\n').pop() ?? '';
@@ -208,4 +208,23 @@ console.log(JSON.stringify({ first, init, bytes: (await sample()).length }));`);
 test('the Node.js build takes initWasm too', () => {
   const out = run(`console.log(JSON.stringify({ init: await settle(initWasm(wasmBytes)), n: (await sample()).length }));`, 'node.mjs');
   expect(out).toMatchObject({ init: { ok: true } });
+});
+
+test("the reader's initWasm takes its own module (cuckoo-reader.wasm) and refuses the full entry's as not-this-module", () => {
+  const out = run(
+    `
+const full = await import(${JSON.stringify(join(dist, 'node.mjs'))});
+const made = await full.CuckooFilter.create({ capacity: 1000 });
+made.addAll(['a.example', 'b.example']);
+const bytes = made.toBytes();
+const fullModule = await settle(initWasm(new Uint8Array(readFileSync(${JSON.stringify(wasmFile)}))));
+const own = await settle(initWasm(await WebAssembly.compile(wasmBytes)));
+const f = await CuckooFilter.fromBytes(bytes);
+console.log(JSON.stringify({ fullModule, own, answers: [f.has('a.example'), f.has('c.example')], same: f.toBytes().every((b, i) => b === bytes[i]) }));`,
+    'reader.mjs',
+    join(dist, 'cuckoo-reader.wasm'),
+  );
+  expect(out.fullModule).toMatchObject({ name: 'WasmInitError', reason: 'not-this-module' });
+  expect((out.fullModule as { message: string }).message).toMatch(/\+cuckoo-core\+.*this code .*\+cuckoo-reader\+.*cuckoo-wasm\/cuckoo-reader\.wasm/);
+  expect(out).toMatchObject({ own: { ok: true }, answers: [true, false], same: true });
 });
