@@ -94,17 +94,17 @@ double LoadFactor(const Filter* f) { return f->load_factor(); }
 }  // namespace
 
 #define HOT_EXPORTS(prefix, Filter)                                                               \
-  EMSCRIPTEN_KEEPALIVE int prefix##_add(Filter* f, const uint8_t* key, size_t len) {              \
+  CUCKOO_WRITER(EMSCRIPTEN_KEEPALIVE int prefix##_add(Filter* f, const uint8_t* key, size_t len) { \
     return AddOne(f, key, len);                                                                   \
-  }                                                                                               \
+  })                                                                                              \
   EMSCRIPTEN_KEEPALIVE int prefix##_contain(const Filter* f, const uint8_t* key, size_t len) {    \
     return ContainOne(f, key, len);                                                               \
   }                                                                                               \
-  EMSCRIPTEN_KEEPALIVE uint32_t prefix##_add_batch(Filter* f, const uint8_t* keys,                \
+  CUCKOO_WRITER(EMSCRIPTEN_KEEPALIVE uint32_t prefix##_add_batch(Filter* f, const uint8_t* keys,  \
                                                    const uint32_t* offsets, uint32_t n,           \
                                                    int32_t* status) {                             \
     return AddBatch(f, keys, offsets, n, status);                                                 \
-  }                                                                                               \
+  })                                                                                              \
   EMSCRIPTEN_KEEPALIVE void prefix##_contain_batch(const Filter* f, const uint8_t* keys,          \
                                                    const uint32_t* offsets, uint32_t n,           \
                                                    uint8_t* results) {                            \
@@ -143,14 +143,15 @@ extern "C" {
 #define CUCKOO_FAMILY(Name, id, prefix, Class, hash, del, count, unique, unique_export,       \
                       load_factor, join, dump)                                                \
   HOT_EXPORTS(prefix, cuckoo::Class)                                                          \
-  CUCKOO_WHEN(del, DELETE_EXPORT(prefix, cuckoo::Class))                                      \
+  CUCKOO_WRITER(CUCKOO_WHEN(del, DELETE_EXPORT(prefix, cuckoo::Class)))                       \
   CUCKOO_WHEN(count, COUNT_EXPORT(prefix, cuckoo::Class))                                     \
-  CUCKOO_WHEN(unique, ADD_UNIQUE_EXPORT(EXPORT_NAME(prefix, unique_export), cuckoo::Class))   \
+  CUCKOO_WRITER(CUCKOO_WHEN(unique, ADD_UNIQUE_EXPORT(EXPORT_NAME(prefix, unique_export), cuckoo::Class))) \
   CUCKOO_WHEN(load_factor, LOAD_FACTOR_EXPORT(prefix, cuckoo::Class))
 #include "common/families.def"
 
 // A list entry's canonical expression added to filter `f` of `family`: 0, or
 // -status (kUrl* from canonicalization, or the filter's Add status).
+CUCKOO_WRITER(
 EMSCRIPTEN_KEEPALIVE int url_add(int family, void* f, const uint8_t* url, size_t len,
                                  const uint8_t* host, size_t host_len, uint8_t* region,
                                  size_t region_len) {
@@ -159,7 +160,7 @@ EMSCRIPTEN_KEEPALIVE int url_add(int family, void* f, const uint8_t* url, size_t
   return OnFamily(family, kNoFamily, [&](auto row) {
     return AddUrl(static_cast<FilterOf<decltype(row)>*>(f), in, r);
   });
-}
+})
 
 // 1 if an expression of the URL is in `f` (the first at region + kSpanAt), 0
 // if none is, -status if the URL was refused.
@@ -176,6 +177,7 @@ EMSCRIPTEN_KEEPALIVE int url_match(int family, const void* f, const uint8_t* url
 // url_add for n entries packed as for cf_add_batch, stopping at the first
 // refused: how many were added, and 0 or -status in *status. The region must
 // fit the longest entry.
+CUCKOO_WRITER(
 EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* keys,
                                             const uint32_t* offsets, uint32_t n, int32_t* status,
                                             uint8_t* region, size_t region_len) {
@@ -190,7 +192,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* 
     *status = Answer(s);
     return static_cast<uint32_t>(added);
   });
-}
+})
 
 // url_match for n URLs: results[k] (an int8) is 1 (found), 0 (not found) or
 // -status (URL k refused).
@@ -226,12 +228,13 @@ EMSCRIPTEN_KEEPALIVE int url_expressions(const uint8_t* url, size_t len, const u
 }
 
 // A list entry's canonical expression (UrlSpan at region + kSpanAt): 0, or -status.
+CUCKOO_WRITER(
 EMSCRIPTEN_KEEPALIVE int url_entry(const uint8_t* url, size_t len, const uint8_t* host,
                                    size_t host_len, uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
   return Answer(
       cuckoo::url::Entry(Input(url, len, host, host_len), r.buf, r.buf_len, r.canon, r.span));
-}
+})
 
 }  // extern "C"
 

@@ -77,6 +77,18 @@ R OnFamily(int family, R refused, Fn&& fn) {
 #define CUCKOO_WHEN_(flag, ...) CUCKOO_WHEN_##flag(__VA_ARGS__)
 #define CUCKOO_WHEN(flag, ...) CUCKOO_WHEN_(flag, __VA_ARGS__)
 
+// THE BUILD'S ONE POLICY: CUCKOO_WITH_WRITERS is 1 for the full module
+// (cuckoo-core.wasm) and 0 for the reader (cuckoo-reader.wasm), set by
+// CMakeLists.txt per target. CUCKOO_WRITER(text) is text in the full module
+// and nothing in the reader: it marks the exports that create or change a
+// filter or write a patch (add, delete, url_add, patch_diff, ...), so the
+// reader's link keeps none of the insertion, kick, growth or diff code. Only
+// export definitions are marked; the core (src/) is the same for both.
+#if !defined(CUCKOO_WITH_WRITERS) || (CUCKOO_WITH_WRITERS != 0 && CUCKOO_WITH_WRITERS != 1)
+#error "CUCKOO_WITH_WRITERS must be defined as 0 (the reader) or 1 (the full module): see CMakeLists.txt"
+#endif
+#define CUCKOO_WRITER(...) CUCKOO_WHEN(CUCKOO_WITH_WRITERS, __VA_ARGS__)
+
 }  // namespace cuckoo_wasm
 
 #endif  // CUCKOO_WASM_BINDINGS_FAMILIES_H_

@@ -12,12 +12,17 @@
 //   dist/cuckoo-core.wasm  the module as a file (package export "./cuckoo-core.wasm"), for the
 //                     workerd build and initWasm(); its custom section 'cuckoo-wasm' holds the
 //                     release's id (CUCKOO_WASM_ID), which initWasm checks
+//   dist/reader.mjs, reader.cjs, reader-node.mjs, reader-node.cjs, reader-workerd.mjs
+//                     the read-only entry (package export "./reader", js/reader.ts), built the same
+//                     five ways over its own module, build/wasm/cuckoo-reader.wasm (no embind, no
+//                     glue: js/boundary/reader-instance.ts instantiates it), shipped as
+//                     dist/cuckoo-reader.wasm with its own id
 //   dist/cli.cjs      the `cuckoo-wasm` command (the .wasm as is)
 //   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
 //                     ./index.mjs; not in package.json "exports"
 //   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view)
 // and writes dist/index.mjs's size into README.md, between <!-- size:begin --> and
-// <!-- size:end -->.
+// <!-- size:end -->, and dist/reader.mjs's between <!-- reader-size:begin --> and <!-- reader-size:end -->.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -29,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build', 'wasm');
-for (const f of ['cuckoo-core.js', 'cuckoo-core.wasm']) {
+for (const f of ['cuckoo-core.js', 'cuckoo-core.wasm', 'cuckoo-reader.wasm']) {
   if (!existsSync(join(wasmDir, f))) {
     console.error(`missing build/wasm/${f}: run \`bash scripts/build.sh\` (it runs em++ first)`);
     process.exit(1);
@@ -39,13 +44,21 @@ const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
-// The module as a file, marked as this release's: a custom section (WebAssembly core spec §5.5.3: id 0,
-// size, name, bytes) named 'cuckoo-wasm' holding the package version and a hash of the module. The
-// embedded copies are the .wasm as built, without it.
-const wasm = readFileSync(join(wasmDir, 'cuckoo-core.wasm'));
+// Each module as a file, marked as this release's: a custom section (WebAssembly core spec §5.5.3: id 0,
+// size, name, bytes) named 'cuckoo-wasm' holding the package version, the module's name and a hash of it.
+// The embedded copies are the .wasm as built, without it; each as raw DEFLATE (RFC 1951), zopfli's:
+// about 5% smaller than zlib's best.
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const wasmId = `${version}+${createHash('sha256').update(wasm).digest('hex').slice(0, 16)}`;
-writeFileSync(join(dist, 'cuckoo-core.wasm'), Buffer.concat([wasm, customSection('cuckoo-wasm', Buffer.from(wasmId))]));
+async function shipModule(name) {
+  const wasm = readFileSync(join(wasmDir, `${name}.wasm`));
+  const id = `${version}+${name}+${createHash('sha256').update(wasm).digest('hex').slice(0, 16)}`;
+  writeFileSync(join(dist, `${name}.wasm`), Buffer.concat([wasm, customSection('cuckoo-wasm', Buffer.from(id))]));
+  const deflated = join(wasmDir, `${name}.wasm.deflate`);
+  writeFileSync(deflated, await deflateAsync(wasm, { numiterations: 15 }));
+  return { id, raw: join(wasmDir, `${name}.wasm`), deflated, file: `${name}.wasm` };
+}
+const fullModule = await shipModule('cuckoo-core');
+const readerModule = await shipModule('cuckoo-reader');
 
 function customSection(name, payload) {
   const leb128 = (n) => {
@@ -60,21 +73,28 @@ function customSection(name, payload) {
   return Buffer.concat([Buffer.from([0]), leb128(content.length), content]);
 }
 
-// The .wasm as raw DEFLATE (RFC 1951), zopfli's: about 5% smaller than zlib's best.
-const deflated = join(wasmDir, 'cuckoo-core.wasm.deflate');
-writeFileSync(deflated, await deflateAsync(readFileSync(join(wasmDir, 'cuckoo-core.wasm')), { numiterations: 15 }));
-
-const common = {
+/** esbuild options of the bundles over `module` (shipModule's), instantiated by `instance` (js/boundary/). */
+const bundleOver = (module, instance) => ({
   bundle: true,
   platform: 'neutral',
   target: 'es2020',
   alias: {
     'cuckoo-core-glue': join(wasmDir, 'cuckoo-core.js'),
-    'cuckoo-core-wasm': deflated,
+    'cuckoo-core-wasm': module.deflated,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
+    'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),
   },
-  define: { CUCKOO_WASM_DEFLATED: 'true', CUCKOO_WASM_ID: JSON.stringify(wasmId) },
+  define: { CUCKOO_WASM_DEFLATED: 'true', CUCKOO_WASM_ID: JSON.stringify(module.id), CUCKOO_WASM_FILE: JSON.stringify(module.file) },
   loader: { '.deflate': 'binary', '.wasm': 'binary' },
+  // The Workers build's .wasm stays an import of the file beside the bundle.
+  plugins: [
+    {
+      name: 'wasm-file',
+      setup(b) {
+        b.onResolve({ filter: /^cuckoo-core-wasm-file$/ }, () => ({ path: `./${module.file}`, external: true }));
+      },
+    },
+  ],
   legalComments: 'inline',
   // Minified, with keepNames: functions and classes keep their names (as
   // their .name), so error classes, stack traces and the class names in
@@ -88,33 +108,41 @@ const common = {
   // gzip: +0.7 KB at 1,000, +1.8 KB at 300.
   lineLimit: 1000,
   logLevel: 'warning',
-};
+});
 
 // Node.js: the .wasm as is (its base64 decoded by Node's own decoder), so that the
 // first create() loads no zlib and inflates nothing (bench/ab.mjs --only-load
 // times it). Wire size does not matter there.
-const forNode = {
+const forNode = (common, module) => ({
   ...common,
   platform: 'node',
-  alias: { ...common.alias, 'cuckoo-core-wasm': join(wasmDir, 'cuckoo-core.wasm') },
+  alias: { ...common.alias, 'cuckoo-core-wasm': module.raw },
   define: { ...common.define, CUCKOO_WASM_DEFLATED: 'false' },
-};
+});
 
-// Workers: no .wasm embedded; js/boundary/wasm-workerd.ts imports ./cuckoo-core.wasm (kept as an import,
-// which resolves to dist/cuckoo-core.wasm beside the bundle).
-const forWorkerd = {
+// Workers: no .wasm embedded; js/boundary/wasm-workerd.ts imports the .wasm beside the bundle
+// (dist/cuckoo-core.wasm or dist/cuckoo-reader.wasm).
+const forWorkerd = (common) => ({
   ...common,
   alias: { ...common.alias, 'cuckoo-core-default': join(root, 'js/boundary/wasm-workerd.ts') },
-  external: ['./cuckoo-core.wasm'],
-};
+});
 
-await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'index.mjs') });
-await build({ ...common, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'index.cjs') });
-await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'node.mjs') });
-await build({ ...forNode, entryPoints: [join(root, 'js/index.ts')], format: 'cjs', outfile: join(dist, 'node.cjs') });
-await build({ ...forWorkerd, entryPoints: [join(root, 'js/index.ts')], format: 'esm', outfile: join(dist, 'workerd.mjs') });
+/** The five bundles of one entry: `${base}.mjs` / `.cjs` (browsers, bundlers), `${node}.mjs` / `.cjs`, `${workerd}.mjs`. */
+async function buildEntry(entry, module, instance, base, node, workerd) {
+  const common = bundleOver(module, instance);
+  const entryPoints = [join(root, entry)];
+  await build({ ...common, entryPoints, format: 'esm', outfile: join(dist, `${base}.mjs`) });
+  await build({ ...common, entryPoints, format: 'cjs', outfile: join(dist, `${base}.cjs`) });
+  await build({ ...forNode(common, module), entryPoints, format: 'esm', outfile: join(dist, `${node}.mjs`) });
+  await build({ ...forNode(common, module), entryPoints, format: 'cjs', outfile: join(dist, `${node}.cjs`) });
+  await build({ ...forWorkerd(common), entryPoints, format: 'esm', outfile: join(dist, `${workerd}.mjs`) });
+  return common;
+}
+
+const common = await buildEntry('js/index.ts', fullModule, 'full-instance', 'index', 'node', 'workerd');
+await buildEntry('js/reader.ts', readerModule, 'reader-instance', 'reader', 'reader-node', 'reader-workerd');
 await build({
-  ...forNode,
+  ...forNode(common, fullModule),
   entryPoints: [join(root, 'js/cli/main.ts')],
   format: 'cjs',
   outfile: join(dist, 'cli.cjs'),
@@ -145,14 +173,21 @@ cpSync(join(dist, 'types'), join(dist, 'types-esm'), { recursive: true });
 writeFileSync(join(dist, 'types-esm', 'package.json'), '{ "type": "module" }\n');
 mkdirSync(join(dist, 'types'), { recursive: true });
 
-// The module's size where README.md states it (between the size markers).
-const mjs = readFileSync(join(dist, 'index.mjs'));
-const gzipped = gzipSync(mjs, { level: 9 }).length;
-const figures = `${(mjs.length / 1000).toFixed(1)} KB, ${(gzipped / 1000).toFixed(1)} KB gzipped`;
+// Each entry's size where README.md states it (between its markers).
+const sizeOf = (file) => {
+  const bytes = readFileSync(join(dist, file));
+  const gzipped = gzipSync(bytes, { level: 9 }).length;
+  return { bytes: bytes.length, gzipped, figures: `${(bytes.length / 1000).toFixed(1)} KB, ${(gzipped / 1000).toFixed(1)} KB gzipped` };
+};
+const index = sizeOf('index.mjs');
+const reader = sizeOf('reader.mjs');
 const readmePath = join(root, 'README.md');
 const readme = readFileSync(readmePath, 'utf8');
-const updated = readme.replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${figures}$2`);
+const updated = readme
+  .replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${index.figures}$2`)
+  .replace(/(<!-- reader-size:begin -->)[^]*?(<!-- reader-size:end -->)/g, `$1${reader.figures}$2`);
 if (updated !== readme) writeFileSync(readmePath, updated);
 console.log(
-  `built dist/ (index.mjs: ${mjs.length} bytes, ${gzipped} gzipped; index.cjs, node.mjs, node.cjs, workerd.mjs, cuckoo-core.wasm, cli.cjs, testing.mjs, types)`,
+  `built dist/ (index.mjs: ${index.bytes} bytes, ${index.gzipped} gzipped; reader.mjs: ${reader.bytes} bytes, ${reader.gzipped} gzipped; ` +
+    'index.cjs, node.*, workerd.mjs, cuckoo-core.wasm, reader.cjs, reader-node.*, reader-workerd.mjs, cuckoo-reader.wasm, cli.cjs, testing.mjs, types)',
 );

@@ -13,15 +13,18 @@ export type { ExportPrefix, KeyOp, KeyOpName };
 /** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
 export type Handle = number & { readonly filterHandle: true };
 
-/** The hot exports every family has (bindings/c_exports.cc HOT_EXPORTS), without the family's prefix. */
+/** The hot exports every family has in both modules (bindings/c_exports.cc HOT_EXPORTS), without the family's prefix. */
 export interface FamilyExports {
-  add(handle: number, key: number, len: number): number;
   contain(handle: number, key: number, len: number): number;
-  add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
   contain_batch(handle: number, keys: number, offsets: number, n: number, results: number): void;
   size(handle: number): number;
   serialized_size(handle: number): number;
   sub_filter_count(handle: number): number;
+}
+/** The hot exports every family has in the full module only (CUCKOO_WRITER in bindings/c_exports.cc). */
+export interface FamilyWriteExports {
+  add(handle: number, key: number, len: number): number;
+  add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
 }
 /**
  * A family's {@link FamilyExports} as Core hands them to the filter classes: the row itself at run time (a call costs
@@ -30,31 +33,47 @@ export interface FamilyExports {
 export interface ExportRow {
   readonly callableByCoreOnly: never;
 }
-export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = [
-  'add', 'contain', 'add_batch', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count',
-];
+export const FAMILY_EXPORTS: readonly (keyof FamilyExports)[] = ['contain', 'contain_batch', 'size', 'serialized_size', 'sub_filter_count'];
+export const FAMILY_WRITE_EXPORTS: readonly (keyof FamilyWriteExports)[] = ['add', 'add_batch'];
 
 export type UrlCall = (url: number, len: number, host: number, hostLen: number, region: number, regionLen: number) => number;
 type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
 
 
-/** The exports that are not a family's row: what only some families do, and the URL functions. */
-export interface OtherExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {
+/**
+ * The plain exports both modules have besides the families' rows (bindings/c_exports.cc, bindings/filter_exports.cc):
+ * what only some families do, the URL functions, and the whole-filter calls. Records (info, constants, patch info)
+ * write doubles to `out` (at most `cap`) and return how many there are; their names are static strings.
+ */
+export interface ReadExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {
   cf_load_factor(handle: number): number;
-  url_add: UrlFilterCall;
   url_match: UrlFilterCall;
-  url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
   url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
   url_canonicalize: UrlCall;
   url_expressions: UrlCall;
-  url_entry: UrlCall;
+  filter_deserialize(family: number, data: number, length: number): number;
+  filter_peek_family(data: number, length: number): number;
+  filter_destroy(family: number, handle: number): number;
+  filter_serialize(family: number, handle: number, out: number): number;
+  filter_info(family: number, handle: number, out: number, cap: number): number;
+  filter_info_names(family: number): number;
+  core_constants(out: number, cap: number): number;
+  core_constant_names(): number;
+  status_message(status: number): number;
+  allocated_bytes(): number;
+  patch_apply(base: number, baseLength: number, patch: number, patchLength: number, why: number): number;
+  patch_info(patch: number, patchLength: number, out: number, cap: number): number;
+  patch_info_names(): number;
 }
-export const OTHER_EXPORTS: readonly (keyof OtherExports)[] = [
-  ...KEY_OPS, 'cf_load_factor',
-  'url_add', 'url_match', 'url_add_batch', 'url_match_batch', 'url_canonicalize', 'url_expressions', 'url_entry',
-];
+/** The plain exports of the full module only (CUCKOO_WRITER). */
+export interface WriteExports {
+  url_add: UrlFilterCall;
+  url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
+  url_entry: UrlCall;
+  patch_diff(older: number, olderLength: number, newer: number, newerLength: number, why: number): number;
+}
 
-/** What both sides must agree on, as the core reports it at load (bindings/embind.cc Constants). */
+/** What both sides must agree on, as the core reports it at load (bindings/filter_exports.cc core_constants). */
 export interface CoreConstants {
   urlCanonicalAt: number;
   urlSpanAt: number;
@@ -82,14 +101,18 @@ export interface CoreConstants {
 /** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
 export type AsciiHost = string | undefined;
 
-/** The Emscripten module: embind functions, and the exports behind `_`-prefixed wrappers. */
-export type CoreModule = {
-  HEAPU8: Uint8Array;
-  HEAP8: Int8Array;
-  HEAPU32: Uint32Array;
-  HEAP32: Int32Array;
+/** What {@link ReadCore} needs of a module besides its exports: live views of its memory, malloc and free. */
+export type ReadModule = {
+  readonly HEAPU8: Uint8Array;
+  readonly HEAP8: Int8Array;
+  readonly HEAPU32: Uint32Array;
+  readonly HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
+} & Record<`_${string}`, (...args: number[]) => number>;
+
+/** The full module as its Emscripten glue gives it: a {@link ReadModule} with the embind functions (bindings/embind.cc). */
+export type CoreModule = ReadModule & {
   cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
   bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
   redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
@@ -101,27 +124,16 @@ export type CoreModule = {
   loadDumpHeader(family: number, iterator: number, ptr: number, len: number): number;
   loadDumpChunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
   finishDump(family: number, handle: number): number;
-  deserialize(family: number, ptr: number, len: number): number;
-  peekFamily(ptr: number, len: number): number;
-  destroy(family: number, handle: number): number;
-  serialize(family: number, handle: number, out: number): number;
-  info(family: number, handle: number): unknown;
   bloomCompatible(a: number, b: number): boolean;
   bloomUnion(into: number, other: number): number;
   fingerprintBitsFor(fpr: number, b: number): number;
   cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
   firstSubFilterRate(fpr: number, expansion: number): number;
-  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): number | PatchRefusal;
-  patchApply(base: number, baseLength: number, patch: number, patchLength: number): number | PatchRefusal;
-  patchInfo(patch: number, patchLength: number): PatchInfo | number;
-  statusMessage(status: number): string;
-  allocatedBytes(): number;
-  constants(): CoreConstants;
-} & Record<`_${string}`, (...args: number[]) => number>;
+};
 
 /**
- * What a patch's header says (docs/FORMAT.md §17; bindings/embind.cc patchInfo): the
+ * What a patch's header says (docs/FORMAT.md §17; bindings/filter_exports.cc patch_info): the
  * patch format version, the family (src/common/family.h) it is for, the byte lengths of its base and
  * result filters, their checksums (the XXH3-64 each filter's bytes end with, as 16 hex digits),
  * and how many changes it encodes.

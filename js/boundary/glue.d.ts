@@ -20,8 +20,19 @@ declare module 'cuckoo-core-default' {
   const defaultWasm: () => Promise<Uint8Array | WebAssembly.Module>;
   export default defaultWasm;
 }
-// An imported .wasm, as Workers' bundlers give it (js/boundary/wasm-workerd.ts): the module compiled.
-declare module '*.wasm' {
+// The build's instantiation (esbuild alias): js/boundary/full-instance.ts (the full entries) or
+// js/boundary/reader-instance.ts (the reader's): the core of the module it is given.
+declare module 'cuckoo-core-instance' {
+  import type { ReadCore } from './read-core.js';
+  const instantiateCore: (source: Promise<Uint8Array | WebAssembly.Module>) => Promise<ReadCore>;
+  export default instantiateCore;
+}
+// The module's file name in the package (esbuild define): cuckoo-core.wasm, or cuckoo-reader.wasm in the reader's
+// bundles; what error messages tell the caller to import.
+declare const CUCKOO_WASM_FILE: string;
+// The package's .wasm beside the Workers bundle (js/boundary/wasm-workerd.ts; scripts/build.mjs keeps it an import
+// of ./cuckoo-core.wasm or ./cuckoo-reader.wasm), as Workers' bundlers give it: the module compiled.
+declare module 'cuckoo-core-wasm-file' {
   const wasmModule: WebAssembly.Module;
   export default wasmModule;
 }

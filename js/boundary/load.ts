@@ -4,15 +4,20 @@
  * (js/boundary/wasm-embedded.ts: the bytes embedded in the bundle, no fetch, no file
  * path; js/boundary/wasm-workerd.ts in the Workers build: the .wasm imported as a
  * module), with every failure turned into a {@link WasmLoadError} that says
- * what to do. js/boundary/wasm-core.ts then owns the instance.
+ * what to do. The build's instantiation (an esbuild alias, scripts/build.mjs:
+ * js/boundary/full-instance.ts for the full entry's cuckoo-core.wasm,
+ * js/boundary/reader-instance.ts for the reader's cuckoo-reader.wasm) then
+ * makes the core that owns the instance.
  */
-import createCuckooCore from 'cuckoo-core-glue';
+import instantiateCore from 'cuckoo-core-instance';
 import defaultWasm from 'cuckoo-core-default';
 import { isArrayBuffer } from '../common/checks.js';
 import { ArgumentTypeError, WasmInitError, WasmLoadError } from '../common/errors.js';
-import { Core, CoreModule, Handle, RawBoundary } from './wasm-core.js';
+import type { ReadCore } from './read-core.js';
+import type { Core } from './wasm-core.js';
+import type { Handle, RawBoundary } from './core-types.js';
 
-let corePromise: Promise<Core> | undefined;
+let corePromise: Promise<ReadCore> | undefined;
 /** The module handed to initWasm (compiled and checked, or on its way), until it fails. */
 let handed: Promise<WebAssembly.Module> | undefined;
 
@@ -32,8 +37,9 @@ export type WasmSource = object | string | ArrayBuffer | ArrayBufferView;
  * Hands the library its WebAssembly module, for platforms that compile none from bytes (Cloudflare Workers,
  * Vercel Edge) or to fetch it apart from the JavaScript. Call it once per realm, before the first `create()` /
  * `fromBytes()` (or any other call that loads the module); without it, the module is compiled from the bytes the
- * package embeds. The package ships the module as `cuckoo-wasm/cuckoo-core.wasm` (dist/cuckoo-core.wasm); on
- * Workers the package's "workerd" entry hands it over by itself.
+ * package embeds. The package ships the module as `cuckoo-wasm/cuckoo-core.wasm` (dist/cuckoo-core.wasm), and the
+ * reader's (`cuckoo-wasm/reader`) as `cuckoo-wasm/cuckoo-reader.wasm`: each entry takes its own. On Workers the
+ * package's "workerd" entries hand it over by themselves.
  *
  * @param source - the module: a `WebAssembly.Module`; a `URL` or URL string, or a `Response` (or a promise of
  *   one), fetched and compiled (`WebAssembly.compileStreaming` where the platform has it and the response is
@@ -42,8 +48,8 @@ export type WasmSource = object | string | ArrayBuffer | ArrayBufferView;
  *   that (also those made while it is pending) use it.
  * @throws (rejects with) {@link WasmInitError}: `'called-twice'` when `initWasm` was already called (and did not
  *   fail); `'already-loaded'` when the module was already loaded or is loading, by a call made before;
- *   `'not-this-module'` when `source` is not this release's cuckoo-core.wasm (another module, or another
- *   version's). {@link WasmLoadError} when it cannot be fetched or compiled (`reason` as for `create`);
+ *   `'not-this-module'` when `source` is not this release's module for this entry (another module, the other
+ *   entry's, or another version's). {@link WasmLoadError} when it cannot be fetched or compiled (`reason` as for `create`);
  *   {@link ArgumentTypeError} for a `source` of none of the types above. After a rejection nothing is kept:
  *   `initWasm` may be called again.
  * @example
@@ -149,7 +155,7 @@ function checkModule(module: WebAssembly.Module): void {
   if (id === CUCKOO_WASM_ID) return;
   throw new WasmInitError(
     `initWasm: the module is ${id ? `cuckoo-wasm ${id}'s, this code ${CUCKOO_WASM_ID}'s` : "not cuckoo-wasm's"}: ` +
-      "pass the installed package's cuckoo-wasm/cuckoo-core.wasm",
+      `pass the installed package's cuckoo-wasm/${CUCKOO_WASM_FILE}`,
     'not-this-module',
   );
 }
@@ -184,7 +190,7 @@ function loadError(cause: unknown): WasmLoadError {
   if (/code generation disallowed/i.test(detail)) {
     return new WasmLoadError(
       'this platform compiles no WebAssembly from bytes: before the first create() / fromBytes(), ' +
-        "import wasm from 'cuckoo-wasm/cuckoo-core.wasm' (Vercel Edge: '…/cuckoo-core.wasm?module') and " +
+        `import wasm from 'cuckoo-wasm/${CUCKOO_WASM_FILE}' (Vercel Edge: '…/${CUCKOO_WASM_FILE}?module') and ` +
         `await initWasm(wasm); wrangler picks the "workerd" entry, which does it. (${detail})`,
       'compile-disallowed',
       cause,
@@ -204,56 +210,28 @@ function loadError(cause: unknown): WasmLoadError {
  * or initialised, the promise rejects with a {@link WasmLoadError} and the next
  * call starts afresh.
  */
-export function loadCore(): Promise<Core> {
-  corePromise ??= new Promise<Core>((resolve, reject) => {
-    if (typeof WebAssembly !== 'object' || WebAssembly === null) {
-      reject(noWebAssembly());
-      return;
-    }
-    // An error initWasm's module already failed with is passed on as it is.
-    const fail = (cause: unknown) =>
-      reject(cause instanceof WasmLoadError || cause instanceof WasmInitError ? cause : loadError(cause));
-    let exports: WebAssembly.Exports | undefined;
+export function loadCore(): Promise<ReadCore> {
+  corePromise ??= (async () => {
+    if (typeof WebAssembly !== 'object' || WebAssembly === null) throw noWebAssembly();
     try {
-      // The glue's own promise never settles when instantiateWasm fails, so
-      // every failure is caught here and rejects the outer promise directly.
-      (createCuckooCore({
-        // Instantiate the module handed to initWasm, else the build's default: the embedded
-        // bytes (no fetch, no file path, so it works the same in Node (ESM and CJS), browsers,
-        // workers and bundlers), or on Workers the .wasm their bundler imported as a module.
-        instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-          (handed ?? defaultWasm())
-            .then((source) =>
-              isModule(source)
-                ? WebAssembly.instantiate(source, imports)
-                : WebAssembly.instantiate(source as Uint8Array<ArrayBuffer>, imports).then((r) => r.instance),
-            )
-            .then((instance) => {
-              exports = instance.exports;
-              try {
-                receive(instance); // runs the module's static initialisers (embind registration)
-              } catch (e) {
-                fail(e);
-              }
-            }, fail);
-          return {};
-        },
-        onAbort: fail,
-      }) as Promise<CoreModule>).then((module) => {
-        try {
-          resolve(new Core(module, exports)); // checks the registry against the core's constants
-        } catch (e) {
-          fail(e);
-        }
-      }, fail);
-    } catch (e) {
-      fail(e);
+      // The module handed to initWasm, else the build's default: the embedded bytes (no fetch, no file path, so
+      // it works the same in Node (ESM and CJS), browsers, workers and bundlers), or on Workers the .wasm their
+      // bundler imported as a module. The core checks the registry against the module's constants.
+      return await instantiateCore(handed ?? defaultWasm());
+    } catch (cause) {
+      // An error initWasm's module already failed with is passed on as it is.
+      throw cause instanceof WasmLoadError || cause instanceof WasmInitError ? cause : loadError(cause);
     }
-  });
+  })();
   corePromise.catch(() => {
     corePromise = undefined;
   });
   return corePromise;
+}
+
+/** {@link loadCore} in the full entry's bundles, whose core is a {@link Core} (js/boundary/full-instance.ts). @internal */
+export function loadFullCore(): Promise<Core> {
+  return loadCore() as Promise<Core>;
 }
 
 /**

@@ -17,7 +17,7 @@ import { listEntry } from './lines.js';
 import { NumberedEntry, readList } from './list-formats.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { quoted } from '../common/status.js';
-import { loadCore } from '../boundary/load.js';
+import { loadFullCore } from '../boundary/load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './redis.js';
 import { PATCH_USAGE, patchCommand } from './patch.js';
 import { readFile, writeWhole } from './files.js';
@@ -297,7 +297,7 @@ async function build(args: string[]): Promise<void> {
  * @throws Error naming the line's entry and why it is not a URL.
  */
 async function urlEntries(list: string, entries: NumberedEntry[]): Promise<string[]> {
-  const core = await loadCore();
+  const core = await loadFullCore();
   return entries.map(({ entry, line }) => {
     try {
       return entryExpression(core, entry);

@@ -2,53 +2,15 @@ import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { BLOOM } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { loadCore } from '../boundary/load.js';
+import { BloomFilter as BloomFilterReader, type CoreBloomInfo } from './read/bloom-filter.js';
+import { installWriters, type Writers } from './writers.js';
+import { loadFullCore } from '../boundary/load.js';
 import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, statusError } from '../common/status.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
-import { bitsPerItemOf } from './filter-bytes.js';
+import type { Core } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
 
-/** Parameters and statistics of one Bloom filter, as the core reports them. */
-interface CoreBloomInfo {
-  capacity: number;
-  falsePositiveRate: number;
-  seedLow: number;
-  seedHigh: number;
-  expansion: number;
-  serializedSize: number;
-  bitCount: number;
-  hashCount: number;
-  subFilters: Omit<BloomSubFilterInfo, 'expectedFalsePositiveRate'>[];
-}
-
-/**
- * The sub-filters with their expected false-positive rates, (1 − e^(−k·n/m))^k
- * each (n its keys), and the filter's: 1 − ∏(1 − rate). Computed here, not in
- * the core: only reported, they decide no bytes of a filter, and the core's
- * WebAssembly then needs no exp and pow.
- */
-function expectedRates(info: CoreBloomInfo): { rate: number; subFilters: BloomSubFilterInfo[] } {
-  let none = 1;
-  const subFilters = info.subFilters.map((s) => {
-    const expectedFalsePositiveRate = (1 - Math.exp((-s.hashCount * s.size) / s.bitCount)) ** s.hashCount;
-    none *= 1 - expectedFalsePositiveRate;
-    const { byteLength, ...rest } = s;
-    return { ...rest, expectedFalsePositiveRate, byteLength };
-  });
-  return { rate: 1 - none, subFilters };
-}
-
-/**
- * Distinct keys estimated from the set bits X of each sub-filter, summed:
- * −(m/k)·ln(1 − X/m) (Swamidass & Baldi 2007); Infinity once every bit of a
- * sub-filter is set.
- */
-function estimatedCountOf(info: CoreBloomInfo): number {
-  return info.subFilters.reduce(
-    (sum, s) => sum + (s.setBitCount >= s.bitCount ? Infinity : -(s.bitCount / s.hashCount) * Math.log1p(-s.setBitCount / s.bitCount)),
-    0,
-  );
-}
+export type { BloomFilterInfo, BloomSubFilterInfo } from './read/bloom-filter.js';
 
 /** Options of {@link BloomFilter.create}. */
 export interface BloomFilterOptions {
@@ -78,72 +40,10 @@ export interface BloomFilterOptions {
   expansion?: number | undefined;
 }
 
-/** One sub-filter of a {@link BloomFilter}, as {@link BloomFilter.info} reports it. */
-export interface BloomSubFilterInfo {
-  /** Keys it was sized for. */
-  capacity: number;
-  /** ε it was sized for. */
-  falsePositiveRate: number;
-  /** Bits m. */
-  bitCount: number;
-  /** Hash functions k. */
-  hashCount: number;
-  /** Keys added to it. */
-  size: number;
-  /** Bits set. */
-  setBitCount: number;
-  /** (1 − e^(−k·size/m))^k. */
-  expectedFalsePositiveRate: number;
-  /** Its serialized bytes. */
-  byteLength: number;
-}
-
-/** Statistics of a {@link BloomFilter} as one plain object (Redis's `BF.INFO`). */
-export interface BloomFilterInfo {
-  /** The family: always `'bloom'` here (`'cuckoo'` in {@link CuckooFilterInfo}). */
-  type: 'bloom';
-  /** The `capacity` option: keys the first sub-filter was sized for. */
-  capacity: number;
-  /** Adds made (a key added twice counts twice; {@link estimatedCount} does not). */
-  size: number;
-  /** Bits m of all sub-filters. */
-  bitCount: number;
-  /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
-  hashCount: number;
-  /** Key-hash seed (0..2^64-1). */
-  seed: bigint;
-  /** Growth factor; 0 when the filter does not grow. */
-  expansion: number;
-  /** Serialized size, bytes. */
-  byteLength: number;
-  /** Serialized bits per item of capacity (of all sub-filters for a grown filter). */
-  bitsPerItem: number;
-  /** The false-positive rate the filter was sized for (the `falsePositiveRate` option), a probability. */
-  falsePositiveRate: number;
-  /** The false-positive probability expected at the current fill: (1 − e^(−kn/m))^k per sub-filter, combined. */
-  expectedFalsePositiveRate: number;
-  /** Distinct keys estimated from the set bits, −(m/k)·ln(1 − X/m) per sub-filter (Swamidass & Baldi 2007). */
-  estimatedCount: number;
-  /** Oldest first. */
-  subFilters: BloomSubFilterInfo[];
-}
-
 const DEFAULT_FPR = 0.01;
 
-/**
- * The members BloomFilter inherits, with their TSDoc for a Bloom filter (the
- * shared base, js/filters/family-filter.ts, documents them for a cuckoo filter).
- */
-export interface BloomFilter {
-  /** Keys the (first sub-)filter was sized for: the `capacity` option. */
-  readonly capacity: number;
-  /** Hash seed (0..2^64-1). */
-  readonly seed: bigint;
-  /** Growth factor (the `expansion` option); 0 when the filter does not grow. */
-  readonly expansion: number;
-  /** Size of `toBytes()` output, in bytes: 24-byte header, per sub-filter 48 bytes and its bits, 8-byte checksum. */
-  get byteLength(): number;
-
+/** The writers every family's class of the full entry has (js/filters/writers.ts), as a Bloom filter's. */
+export interface BloomFilter extends Writers {
   /**
    * Adds a key (sets its k bits in the newest sub-filter).
    *
@@ -158,44 +58,12 @@ export interface BloomFilter {
   add(key: Key): this;
 
   /**
-   * Tests membership.
-   *
-   * @returns false if the key was definitely never added; true if it was added, or, for a
-   *   non-member, with probability about {@link expectedFalsePositiveRate}.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   */
-  has(key: Key): boolean;
-
-  /**
    * Adds many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.addAll}).
    * @returns how many keys were added (all of them).
    * @throws FilterFullError when a growing filter may not grow further; its `added` says how many
    *   went in before. ArgumentTypeError, FilterDisposedError as {@link CuckooFilter.addAll}.
    */
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number;
-
-  /**
-   * Tests many keys, crossing into WebAssembly once per chunk (as {@link CuckooFilter.hasAll}),
-   * optionally into the caller's Uint8Array `out` (one byte per key, 1 or 0; as {@link CuckooFilter.hasAll}).
-   * @returns without `out`: `result[i] === has(keys[i])`, a new boolean[]. With it: `out`.
-   * @throws ArgumentTypeError, ArgumentRangeError, FilterDisposedError as {@link CuckooFilter.hasAll}.
-   */
-  hasAll(keys: Iterable<Key> | ArrayLike<Key>, out?: undefined): boolean[];
-  /**
-   * {@link hasAll} into the caller's Uint8Array `out`: byte i is 1 if `has(keys[i])`, else 0.
-   * @returns `out`.
-   * @throws ArgumentTypeError, ArgumentRangeError (an `out` shorter than the keys), FilterDisposedError.
-   */
-  hasAll<Out extends Uint8Array>(keys: Iterable<Key> | ArrayLike<Key>, out: Out): Out;
-
-  /**
-   * Serializes the filter (docs/FORMAT.md §14, version 4; a filter loaded from version 2 or 3 bytes writes its version again):
-   * little-endian, versioned, checksummed.
-   * @returns a new Uint8Array of {@link byteLength} bytes.
-   * @throws FilterDisposedError after dispose().
-   */
-  toBytes(): Uint8Array;
 }
 
 /**
@@ -221,16 +89,14 @@ export interface BloomFilter {
  * f.dispose();
  * ```
  */
-export class BloomFilter extends FamilyFilter {
-  /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
-  readonly hashCount: number;
-  /** The configured total false-positive rate ε, a probability. */
-  readonly falsePositiveRate: number;
+export class BloomFilter extends BloomFilterReader {
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, info?: CoreBloomInfo) {
+    super(core, handle, info);
+  }
 
-  private constructor(core: Core, handle: Handle, info = core.info<CoreBloomInfo>(BLOOM.id, handle)) {
-    super(core, handle, BLOOM, info);
-    this.hashCount = info.hashCount;
-    this.falsePositiveRate = info.falsePositiveRate;
+  static {
+    installWriters(this);
   }
 
   /**
@@ -258,7 +124,7 @@ export class BloomFilter extends FamilyFilter {
     );
     const seed = toSeed(options.seed);
     const expansion = toExpansion(options.expansion);
-    const core = await loadCore();
+    const core = await loadFullCore();
     const bytes = core.cold.bloomSerializedSizeFor(capacity, fpr, expansion);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
@@ -290,7 +156,7 @@ export class BloomFilter extends FamilyFilter {
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<BloomFilter> {
     const { core, handle } = await FamilyFilter.load(BLOOM, bytes);
-    return new BloomFilter(core, handle);
+    return new BloomFilter(core as Core, handle);
   }
 
   /**
@@ -300,7 +166,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return this.core.cold.bloomCompatible(this.live(), this.peer(other));
+    return (this.core as Core).cold.bloomCompatible(this.live(), this.peer(other));
   }
 
   /**
@@ -314,7 +180,7 @@ export class BloomFilter extends FamilyFilter {
   union(other: BloomFilter): this {
     const into = this.live();
     const from = this.peer(other);
-    if (this.core.cold.bloomUnion(into, from) !== 0) {
+    if ((this.core as Core).cold.bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
           'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
@@ -335,66 +201,6 @@ export class BloomFilter extends FamilyFilter {
     }
     if (other.core !== this.core) throw new ArgumentTypeError(`the other BloomFilter ${fromElsewhere}`);
     return other.live();
-  }
-
-  /** Keys added (duplicates counted; both sides' after a union). */
-  get size(): number {
-    return this.core.size(this.fx, this.live());
-  }
-
-  /** Bits m of all sub-filters. */
-  get bitCount(): number {
-    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).bitCount;
-  }
-
-  /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
-  get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
-  }
-
-  /**
-   * False-positive rate expected at the current fill, a probability:
-   * (1 − e^(−k·n/m))^k per sub-filter (n its keys), and 1 − ∏(1 − rate) over
-   * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
-   */
-  get expectedFalsePositiveRate(): number {
-    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.live())).rate;
-  }
-
-  /**
-   * The number of distinct keys, estimated from the set bits X of each
-   * sub-filter: −(m/k)·ln(1 − X/m) (Swamidass & Baldi 2007). Unlike
-   * {@link size} it does not count a key added twice twice. Infinity once
-   * every bit of a sub-filter is set.
-   * @throws FilterDisposedError after dispose().
-   */
-  estimatedCount(): number {
-    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
-  }
-
-  /**
-   * The filter's parameters and statistics, and those of each sub-filter, as
-   * one plain object (like Redis's `BF.INFO`).
-   * @throws FilterDisposedError after dispose().
-   */
-  info(): BloomFilterInfo {
-    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.live());
-    const expected = expectedRates(info);
-    return {
-      type: 'bloom',
-      capacity: this.capacity,
-      size: this.size,
-      bitCount: info.bitCount,
-      hashCount: info.hashCount,
-      seed: this.seed,
-      expansion: this.expansion,
-      byteLength: info.serializedSize,
-      bitsPerItem: bitsPerItemOf(info),
-      falsePositiveRate: this.falsePositiveRate,
-      expectedFalsePositiveRate: expected.rate,
-      estimatedCount: estimatedCountOf(info),
-      subFilters: expected.subFilters,
-    };
   }
 
   /** @internal */

@@ -2,31 +2,20 @@ import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from '../common/errors.js';
 import { CUCKOO, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { loadCore } from '../boundary/load.js';
+import { CuckooFilter as CuckooFilterReader, type CoreInfo } from './read/cuckoo-filter.js';
+import { installWriters, type Writers } from './writers.js';
+import { loadFullCore } from '../boundary/load.js';
 import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from '../common/status.js';
 import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
+import type { Core } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
 import { bitsPerItemOf } from './filter-bytes.js';
 
-const COUNT = keyOpOf(CUCKOO, 'count');
-const DELETE = keyOpOf(CUCKOO, 'delete');
 
-/** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. */
-interface CoreInfo {
-  capacity: number;
-  bucketCount: number;
-  fingerprintBits: number;
-  bucketSize: number;
-  maxKicks: number;
-  /** A cuckoo::TableEncoding, as are the sub-filters'. */
-  encoding: number;
-  seedLow: number;
-  seedHigh: number;
-  expansion: number;
-  serializedSize: number;
-  subFilters: (Omit<CuckooSubFilterInfo, 'encoding'> & { encoding: number })[];
-}
+export type { CuckooFilterInfo, CuckooSubFilterInfo } from './read/cuckoo-filter.js';
+
+const DELETE = keyOpOf(CUCKOO, 'delete');
 
 /** Options of {@link CuckooFilter.create}. */
 export interface CuckooFilterOptions {
@@ -89,58 +78,6 @@ export interface CuckooFilterOptions {
   semiSort?: boolean | undefined;
 }
 
-/** One sub-filter of a {@link CuckooFilter}, as {@link CuckooFilter.info} reports it. */
-export interface CuckooSubFilterInfo {
-  /** Items it was sized for. */
-  capacity: number;
-  /** Buckets m. */
-  bucketCount: number;
-  /** Fingerprint size f, in bits. */
-  fingerprintBits: number;
-  /** How its buckets are stored (the same in every sub-filter). */
-  encoding: TableEncoding;
-  /** Stored fingerprints, victim included. */
-  size: number;
-  /** Fraction of its slots in use (victim excluded). */
-  loadFactor: number;
-  /** True if its victim slot holds a fingerprint. */
-  victim: boolean;
-  /** Its serialized bytes. */
-  byteLength: number;
-}
-
-/** Statistics of a {@link CuckooFilter} as one plain object (Redis's `CF.INFO`). */
-export interface CuckooFilterInfo {
-  /** The family: always `'cuckoo'` here (`'bloom'` in {@link BloomFilterInfo}). */
-  type: 'cuckoo';
-  /** The `capacity` option: items the first sub-filter was sized for. */
-  capacity: number;
-  /** Stored fingerprints in all sub-filters. */
-  size: number;
-  /** Slots per bucket b (2, 4 or 8), as {@link CuckooFilter.bucketSize}. */
-  bucketSize: number;
-  /** How the buckets are stored: `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}), or `'packed'`. */
-  encoding: TableEncoding;
-  /** Most evictions ("kicks") one insert may make, as {@link CuckooFilter.maxKicks}. */
-  maxKicks: number;
-  /** Key-hash seed (0..2^64-1), as {@link CuckooFilter.seed}. */
-  seed: bigint;
-  /** Growth factor; 0 when the filter does not grow. */
-  expansion: number;
-  /** Serialized size, bytes. */
-  byteLength: number;
-  /** Serialized bits per item of capacity (of all sub-filters for a grown filter), as {@link CuckooFilter.bitsPerItem}. */
-  bitsPerItem: number;
-  /** Fraction of the slots holding a fingerprint (the paper's α), in [0, 1], as {@link CuckooFilter.loadFactor}. */
-  loadFactor: number;
-  /** The bound on a non-member's false-positive probability, 2b/2^f per sub-filter, as {@link CuckooFilter.falsePositiveRate}. */
-  falsePositiveRate: number;
-  /** The false-positive probability expected at the current load, as {@link CuckooFilter.expectedFalsePositiveRate}. */
-  expectedFalsePositiveRate: number;
-  /** Oldest first. */
-  subFilters: CuckooSubFilterInfo[];
-}
-
 const DEFAULT_FPR = 0.001;
 const DEFAULT_BUCKET_SIZE = 4;
 const DEFAULT_MAX_KICKS = 500;
@@ -182,24 +119,14 @@ export function lowestFalsePositiveRate(bucketSize: number): number {
  * f.dispose(); g.dispose();
  * ```
  */
-export class CuckooFilter extends FamilyFilter {
-  /** Fingerprint size f, in bits (4..32). */
-  readonly fingerprintBits: number;
-  /** Slots per bucket b (2, 4 or 8). */
-  readonly bucketSize: number;
-  /** Number of buckets m (not a power of two in general). */
-  readonly bucketCount: number;
-  /** Maximum evictions per insert. */
-  readonly maxKicks: number;
-  /** How the buckets are stored: `'packed'`, or `'semi-sorted'` ({@link CuckooFilterOptions.semiSort}). */
-  readonly encoding: TableEncoding;
-  private constructor(core: Core, handle: Handle, info = core.info<CoreInfo>(CUCKOO.id, handle)) {
-    super(core, handle, CUCKOO, info);
-    this.fingerprintBits = info.fingerprintBits;
-    this.bucketSize = info.bucketSize;
-    this.bucketCount = info.bucketCount;
-    this.maxKicks = info.maxKicks;
-    this.encoding = encodingName(info.encoding);
+export class CuckooFilter extends CuckooFilterReader {
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
+    super(core, handle, info);
+  }
+
+  static {
+    installWriters(this);
   }
 
   /**
@@ -249,7 +176,7 @@ export class CuckooFilter extends FamilyFilter {
     const seed = toSeed(options.seed);
     const encoding = toEncoding(options.semiSort, bucketSize);
 
-    const core = await loadCore();
+    const core = await loadFullCore();
     if (fingerprintBits === undefined) {
       // The core sizes by ε (src/growth/sizing.h): a filter that grows spends half of ε on its first sub-filter.
       const rate = core.cold.firstSubFilterRate(fpr, expansion);
@@ -288,7 +215,7 @@ export class CuckooFilter extends FamilyFilter {
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
     const { core, handle } = await FamilyFilter.load(CUCKOO, bytes);
-    return new CuckooFilter(core, handle);
+    return new CuckooFilter(core as Core, handle);
   }
 
   /**
@@ -329,106 +256,6 @@ export class CuckooFilter extends FamilyFilter {
    */
   delete(key: Key): boolean {
     return this.core.keyOp(DELETE, this.live(), key) === 1;
-  }
-
-  /**
-   * Counts the stored fingerprints matching the key (in both its buckets and the victim slot).
-   *
-   * @returns an integer >= the number of times the key was added and not deleted
-   *   (higher when other keys share its fingerprint and bucket).
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * f.add('a').add('a'); f.count('a'); // 2
-   * ```
-   */
-  count(key: Key): number {
-    return this.core.keyOp(COUNT, this.live(), key);
-  }
-
-  /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
-  get size(): number {
-    return this.core.size(this.fx, this.live());
-  }
-
-  /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
-  get loadFactor(): number {
-    return this.core.loadFactor(this.live());
-  }
-
-  /**
-   * The false-positive rate this filter was sized for: the paper's figure 2b / 2^f
-   * at full load (Fan et al. 2014 §5.1), a probability. Counting that fingerprints
-   * take 2^f − 1 values and the victim slot is compared too, the exact worst case
-   * is 1 − (1 − 1/(2^f − 1))^(2b+1), slightly higher for small f (0.110% instead of
-   * 0.098% at f = 13, b = 4). For a growing filter, twice the first sub-filter's
-   * figure: the bound summed over every sub-filter it may add. See
-   * {@link expectedFalsePositiveRate} for the current load.
-   */
-  get falsePositiveRate(): number {
-    const first = (2 * this.bucketSize) / 2 ** this.fingerprintBits;
-    // Growing: sub-filter j has f + j bits, and the sum over all j is 2 × the first's.
-    return this.expansion === 0 ? first : 2 * first;
-  }
-
-  /**
-   * False-positive rate expected at the current load, a probability: for each
-   * sub-filter, 1 − (1 − 1/(2^f − 1))^(2bα + v), the chance that one of the 2b·α
-   * fingerprints a lookup compares (plus the victim, which is compared only when
-   * its bucket is one of the lookup's two: v = min(1, 2/m) when it is in use,
-   * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
-   */
-  get expectedFalsePositiveRate(): number {
-    return this.expectedRateOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
-  }
-
-  /** {@link expectedFalsePositiveRate} from a core report. */
-  private expectedRateOf(info: CoreInfo): number {
-    let none = 1;
-    for (const sub of info.subFilters) {
-      const victim = sub.victim ? Math.min(1, 2 / sub.bucketCount) : 0;
-      const compared = 2 * this.bucketSize * sub.loadFactor + victim;
-      none *= (1 - 1 / (2 ** sub.fingerprintBits - 1)) ** compared;
-    }
-    return 1 - none;
-  }
-
-  /**
-   * Serialized bits per item of capacity: byteLength · 8 / capacity, where a
-   * grown filter's capacity is that of all its sub-filters.
-   */
-  get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
-  }
-
-  /**
-   * The filter's parameters and statistics, and those of each sub-filter, as
-   * one plain object (like Redis's `CF.INFO`).
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * console.log(f.info()); // { type: 'cuckoo', capacity: 1000, size: 3, ..., subFilters: [{ ... }] }
-   * ```
-   */
-  info(): CuckooFilterInfo {
-    const info = this.core.info<CoreInfo>(CUCKOO.id, this.live());
-    return {
-      type: 'cuckoo',
-      capacity: this.capacity,
-      size: this.size,
-      bucketSize: this.bucketSize,
-      encoding: this.encoding,
-      maxKicks: this.maxKicks,
-      seed: this.seed,
-      expansion: this.expansion,
-      byteLength: info.serializedSize,
-      bitsPerItem: bitsPerItemOf(info),
-      loadFactor: this.loadFactor,
-      falsePositiveRate: this.falsePositiveRate,
-      expectedFalsePositiveRate: this.expectedRateOf(info),
-      subFilters: info.subFilters.map((sub) => ({ ...sub, encoding: encodingName(sub.encoding) })),
-    };
   }
 
   /** @internal */
@@ -475,6 +302,9 @@ export class CuckooFilter extends FamilyFilter {
   }
 }
 
+/** The writers every family's class of the full entry has (js/filters/writers.ts). */
+export interface CuckooFilter extends Writers {}
+
 /** WebAssembly memory figures of {@link wasmMemoryUsage}, in bytes. */
 export interface WasmMemoryUsage {
   /** Size of the module's linear memory: grows on demand, never shrinks (at most 2 GiB). */
@@ -502,5 +332,5 @@ export interface WasmMemoryUsage {
  * ```
  */
 export async function wasmMemoryUsage(): Promise<WasmMemoryUsage> {
-  return (await loadCore()).memoryUsage();
+  return (await loadFullCore()).memoryUsage();
 }

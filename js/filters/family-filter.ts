@@ -1,7 +1,8 @@
 /**
  * What every family's class does the same way over its {@link FamilyDescriptor}:
- * opening a new or serialized filter, one key (add, has), many keys (addAll,
- * hasAll, a chunk per crossing), toBytes, and the size getters. A family's
+ * opening a serialized filter, one key (has), many keys (hasAll, a chunk per
+ * crossing), toBytes, and the size getters; the full entry's writers (add,
+ * addAll, ...) are js/filters/writers.ts's. A family's
  * class keeps only what is its own: its options and their checks, its
  * getters and info(), and the error of a full filter.
  */
@@ -12,7 +13,8 @@ import { FamilyDescriptor, KeyOp, familyOf } from '../registry.js';
 import { seedFromWords } from '../common/options.js';
 import { statusError } from '../common/status.js';
 import { UrlFilter } from '../url/url-filter.js';
-import { Core, ExportRow, Handle } from '../boundary/wasm-core.js';
+import type { ReadCore } from '../boundary/read-core.js';
+import type { ExportRow, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
 
 /** What the core's info() reports for every family (bindings/embind.cc Info). */
@@ -38,7 +40,7 @@ export abstract class FamilyFilter extends UrlFilter {
   protected readonly fx: ExportRow;
 
   /** @internal */
-  protected constructor(core: Core, handle: Handle, family: FamilyDescriptor, info: CommonInfo) {
+  protected constructor(core: ReadCore, handle: Handle, family: FamilyDescriptor, info: CommonInfo) {
     super(core, handle, family.id);
     this.fx = core.exportsOf(family.prefix);
     this.capacity = info.capacity;
@@ -52,7 +54,7 @@ export abstract class FamilyFilter extends UrlFilter {
    * @throws the status's error (ArgumentRangeError, OutOfMemoryError, FilterFormatError).
    * @internal
    */
-  protected static opened(core: Core, result: number, bytes: number, found?: number): Handle {
+  protected static opened(core: ReadCore, result: number, bytes: number, found?: number): Handle {
     if (result > 0) return result as Handle;
     const status = -result;
     throw statusError(status, { bytes, detail: core.statusMessage(status), found: found ? familyOf(found) : undefined });
@@ -63,32 +65,10 @@ export abstract class FamilyFilter extends UrlFilter {
    * checkedBytes), and loads them as a filter of `family`.
    * @internal
    */
-  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: Core; handle: Handle }> {
+  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: ReadCore; handle: Handle }> {
     const { core, view, length } = await checkedBytes(bytes);
     const { result, found } = core.deserialize(family.id, view);
     return { core, handle: FamilyFilter.opened(core, result, length, found) };
-  }
-
-  /**
-   * Adds a key (stores its fingerprint; adding a key twice stores it twice, as a cuckoo filter's `count` shows).
-   *
-   * @param key - a string (UTF-8) or Uint8Array.
-   * @returns this filter, like `Set.prototype.add`.
-   * @throws FilterFullError if no slot is found: the key is not added and nothing stored is lost.
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array.
-   * @throws FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
-   * ```
-   */
-  add(key: Key): this {
-    const r = this.core.add(this.fx, this.live(), key);
-    if (r !== 0) {
-      this.lastFailure = -r;
-      throw this.fullError(0);
-    }
-    return this;
   }
 
   /**
@@ -121,31 +101,6 @@ export abstract class FamilyFilter extends UrlFilter {
    */
   has(key: Key): boolean {
     return this.core.contain(this.fx, this.live(), key);
-  }
-
-  /**
-   * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
-   * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
-   * iterator do meanwhile (calls on this filter see the keys read before them).
-   *
-   * @param keys - an iterable or array-like of strings and Uint8Arrays (any realm). An array-like's
-   *   `length` is read once; an iterator is read a chunk at a time, and closed once the filter is full.
-   *   A Uint8Array key is copied when it is read, so a reader may reuse one buffer for every key.
-   * @returns how many keys were added (all of them).
-   * @throws FilterFullError when the filter fills up; its `added` says how many keys went in
-   *   before (those stay added), the rest were not added.
-   * @throws ArgumentTypeError if `keys` is neither, or at the first key that is neither a string nor a
-   *   live Uint8Array (every key before it was added).
-   * @throws FilterDisposedError after dispose(), also when the caller's code disposes it mid-batch.
-   * @example
-   * ```ts
-   * f.addAll(text.split('\n').filter(Boolean));
-   * ```
-   */
-  addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(keys);
-    if (full) throw this.fullError(added);
-    return added;
   }
 
   /**
@@ -212,14 +167,6 @@ export abstract class FamilyFilter extends UrlFilter {
   /** Number of sub-filters: 1, more once a growing filter has grown. */
   get subFilterCount(): number {
     return this.core.subFilterCount(this.fx, this.live());
-  }
-
-  /** @internal */
-  protected addChunk(handle: Handle, chunk: Chunk): number {
-    const n = chunk.count;
-    const added = this.core.addBatch(this.fx, handle, chunk);
-    if (added < n) this.lastFailure = this.core.batchStatus();
-    return added;
   }
 
   /** @internal */

@@ -7,7 +7,7 @@ import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { byteLengthOf, describe, isArrayBuffer, isDetached, isUint8Array } from '../common/checks.js';
 import { loadCore } from '../boundary/load.js';
 import { MAX_WASM_MEMORY } from '../common/status.js';
-import type { Core } from '../boundary/wasm-core.js';
+import type { ReadCore } from '../boundary/read-core.js';
 
 /**
  * What every `fromBytes` does before its family's core reads the bytes: checks
@@ -19,7 +19,7 @@ import type { Core } from '../boundary/wasm-core.js';
  */
 export async function checkedBytes(
   bytes: unknown,
-): Promise<{ core: Core; view: Uint8Array; length: number }> {
+): Promise<{ core: ReadCore; view: Uint8Array; length: number }> {
   // Brand checks, not instanceof: bytes from another realm (a vm context, an iframe) are welcome.
   if (!isArrayBuffer(bytes) && !isUint8Array(bytes)) {
     throw new ArgumentTypeError(`fromBytes needs a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);

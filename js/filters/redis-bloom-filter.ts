@@ -2,12 +2,17 @@ import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { REDIS_BLOOM, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { loadCore } from '../boundary/load.js';
+import { RedisBloomFilter as RedisBloomFilterReader, type CoreInfo } from './read/redis-bloom-filter.js';
+import { loadFullCore } from '../boundary/load.js';
 import { checkInteger, checkOptions } from '../common/options.js';
-import { RedisFilter, ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
+import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
+import type { Core } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
 
 const ADD_NEW = keyOpOf(REDIS_BLOOM, 'add_new');
+
+
+export type { RedisBloomFilterInfo } from './read/redis-bloom-filter.js';
 
 /** Options of {@link RedisBloomFilter.create}: `BF.RESERVE key errorRate capacity [EXPANSION e] [NONSCALING]`. */
 export interface RedisBloomFilterOptions {
@@ -30,27 +35,6 @@ export interface RedisBloomFilterOptions {
   nonScaling?: boolean | undefined;
 }
 
-/** `BF.INFO` of a {@link RedisBloomFilter}: the server's labels camelCased, with its values. */
-export interface RedisBloomFilterInfo {
-  /** Items the links are sized for, summed. */
-  capacity: number;
-  /** The server's memory figure, bytes: the bit arrays' bytes + 32 + 64 per link. */
-  size: number;
-  /** Links (sub-filters): 1 at `BF.RESERVE`, one more each time the filter grows. */
-  numberOfFilters: number;
-  /** Items added (an add of an item the filter already has does not count). */
-  numberOfItemsInserted: number;
-  /** The growth factor; null for a nonScaling filter. */
-  expansionRate: number | null;
-}
-
-interface CoreInfo extends RedisBloomFilterInfo {
-  errorRate: number;
-  /** Items the first link is sized for. */
-  initialCapacity: number;
-  serializedSize: number;
-}
-
 /**
  * RedisBloom's scalable Bloom filter (Redis 8's `BF.*`), byte for byte: the same answers as the
  * server's `BF.EXISTS` (false positives included) and the same SCANDUMP chunks, for
@@ -64,18 +48,17 @@ interface CoreInfo extends RedisBloomFilterInfo {
  * const chunks = f.toScanDump(); // for BF.LOADCHUNK key it chunk
  * ```
  */
-export class RedisBloomFilter extends RedisFilter {
-  /** The error rate BF.RESERVE was given (the first link is sized for half of it when the filter scales). */
-  readonly errorRate: number;
-  /** True if the filter never grows. */
-  readonly nonScaling: boolean;
+export class RedisBloomFilter extends RedisBloomFilterReader {
   /** @internal */
   protected readonly fullText = 'non scaling filter is full';
 
-  private constructor(core: Core, handle: Handle, info = core.info<CoreInfo>(REDIS_BLOOM.id, handle)) {
-    super(core, handle, REDIS_BLOOM, { capacity: info.initialCapacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
-    this.errorRate = info.errorRate;
-    this.nonScaling = info.expansionRate === null;
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
+    super(core, handle, info);
+  }
+
+  static {
+    installRedisMethods(this);
   }
 
   /**
@@ -101,7 +84,7 @@ export class RedisBloomFilter extends RedisFilter {
     if (nonScaling && options.expansion !== undefined && expansion !== 0) {
       throw new ArgumentRangeError('a nonScaling filter cannot expand: give expansion or nonScaling, not both');
     }
-    const core = await loadCore();
+    const core = await loadFullCore();
     const r = core.cold.redisBloomCreate(errorRate, capacity, expansion, nonScaling);
     return new RedisBloomFilter(core, FamilyFilter.opened(core, r, capacity));
   }
@@ -113,12 +96,12 @@ export class RedisBloomFilter extends RedisFilter {
    *   ({@link ScanDumpLoader}); ArgumentTypeError for a pair that is not `[number, Uint8Array]`.
    */
   static async fromScanDump(chunks: Iterable<ScanDumpChunk> | AsyncIterable<ScanDumpChunk>): Promise<RedisBloomFilter> {
-    return RedisFilter.fromChunks(REDIS_BLOOM, chunks, (core, handle) => new RedisBloomFilter(core, handle));
+    return fromChunks(REDIS_BLOOM, chunks, (core, handle) => new RedisBloomFilter(core, handle));
   }
 
   /** A {@link ScanDumpLoader}: the chunks of {@link fromScanDump}, pushed one at a time. */
   static async scanDumpLoader(): Promise<ScanDumpLoader<RedisBloomFilter>> {
-    return RedisFilter.loader(REDIS_BLOOM, (core, handle) => new RedisBloomFilter(core, handle));
+    return chunkLoader(REDIS_BLOOM, (core, handle) => new RedisBloomFilter(core, handle));
   }
 
   /**
@@ -127,7 +110,7 @@ export class RedisBloomFilter extends RedisFilter {
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisBloomFilter> {
     const { core, handle } = await FamilyFilter.load(REDIS_BLOOM, bytes);
-    return new RedisBloomFilter(core, handle);
+    return new RedisBloomFilter(core as Core, handle);
   }
 
   /**
@@ -138,26 +121,7 @@ export class RedisBloomFilter extends RedisFilter {
   addNew(key: Key): boolean {
     return this.addIfNew(ADD_NEW, key);
   }
-
-  /** Items added (BF.INFO "Number of items inserted"). */
-  get size(): number {
-    return this.core.size(this.fx, this.live());
-  }
-
-  /** The error rate the filter was created for ({@link errorRate}). */
-  get falsePositiveRate(): number {
-    return this.errorRate;
-  }
-
-  /** `BF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
-  info(): RedisBloomFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_BLOOM.id, this.live());
-    return {
-      capacity: i.capacity,
-      size: i.size,
-      numberOfFilters: i.numberOfFilters,
-      numberOfItemsInserted: i.numberOfItemsInserted,
-      expansionRate: i.expansionRate,
-    };
-  }
 }
+
+/** The writers and SCANDUMP of the full entry's Redis classes (js/filters/writers.ts, js/filters/redis-filter.ts). */
+export interface RedisBloomFilter extends RedisDump {}

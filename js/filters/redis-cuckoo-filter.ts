@@ -2,14 +2,18 @@ import { Key } from '../common/checks.js';
 import { ArgumentRangeError } from '../common/errors.js';
 import { REDIS_CUCKOO, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { loadCore } from '../boundary/load.js';
+import { RedisCuckooFilter as RedisCuckooFilterReader, type CoreInfo } from './read/redis-cuckoo-filter.js';
+import { loadFullCore } from '../boundary/load.js';
 import { checkInteger, checkOptions } from '../common/options.js';
-import { RedisFilter, ScanDumpChunk, ScanDumpLoader } from './redis-filter.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
+import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
+import type { Core } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
 
 const ADD_UNIQUE = keyOpOf(REDIS_CUCKOO, 'add_unique');
-const COUNT = keyOpOf(REDIS_CUCKOO, 'count');
 const DELETE = keyOpOf(REDIS_CUCKOO, 'delete');
+
+
+export type { RedisCuckooFilterInfo } from './read/redis-cuckoo-filter.js';
 
 /** Options of {@link RedisCuckooFilter.create}: `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS n] [EXPANSION e]`. */
 export interface RedisCuckooFilterOptions {
@@ -31,30 +35,6 @@ export interface RedisCuckooFilterOptions {
   expansion?: number | undefined;
 }
 
-/** `CF.INFO` of a {@link RedisCuckooFilter}: the server's labels camelCased, with its values. */
-export interface RedisCuckooFilterInfo {
-  /** The server's memory figure, bytes: the tables' bytes + 40 + 16 per sub-filter. */
-  size: number;
-  /** Buckets of the first sub-filter. */
-  numberOfBuckets: number;
-  /** Sub-filters: 1 at `CF.RESERVE`, one more each time the filter grows, fewer after a compaction frees some. */
-  numberOfFilters: number;
-  /** Fingerprints stored (adds minus deletes). */
-  numberOfItemsInserted: number;
-  /** Deletes since the last compaction (a delete past a tenth of the items compacts and starts it again at 0). */
-  numberOfItemsDeleted: number;
-  /** Slots per bucket b, 1–255 (`CF.RESERVE`'s BUCKETSIZE). */
-  bucketSize: number;
-  /** The growth factor as `CF.RESERVE` was given it (EXPANSION; 0: never grows). */
-  expansionRate: number;
-  /** Most swaps an add's kick chain may make (`CF.RESERVE`'s MAXITERATIONS). */
-  maxIterations: number;
-}
-
-interface CoreInfo extends RedisCuckooFilterInfo {
-  serializedSize: number;
-}
-
 /**
  * RedisBloom's cuckoo filter (Redis 8's `CF.*`), byte for byte: the same answers as the
  * server's `CF.EXISTS` (false positives included) and the same SCANDUMP chunks, so a filter
@@ -70,19 +50,17 @@ interface CoreInfo extends RedisCuckooFilterInfo {
  * f.has('phish.example'); // as CF.EXISTS answers
  * ```
  */
-export class RedisCuckooFilter extends RedisFilter {
-  /** Slots per bucket b. */
-  readonly bucketSize: number;
-  /** Kicks an add may make. */
-  readonly maxIterations: number;
+export class RedisCuckooFilter extends RedisCuckooFilterReader {
   /** @internal */
   protected readonly fullText = 'Filter is full';
 
-  private constructor(core: Core, handle: Handle, info = core.info<CoreInfo>(REDIS_CUCKOO.id, handle)) {
-    const capacity = info.numberOfBuckets * info.bucketSize;
-    super(core, handle, REDIS_CUCKOO, { capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate });
-    this.bucketSize = info.bucketSize;
-    this.maxIterations = info.maxIterations;
+  /** @internal */
+  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
+    super(core, handle, info);
+  }
+
+  static {
+    installRedisMethods(this);
   }
 
   /**
@@ -104,7 +82,7 @@ export class RedisCuckooFilter extends RedisFilter {
     if (capacity < 2 * bucketSize) {
       throw new ArgumentRangeError(`capacity must be at least bucketSize * 2 (${2 * bucketSize}), got ${capacity}`);
     }
-    const core = await loadCore();
+    const core = await loadFullCore();
     const r = core.cold.redisCuckooCreate(capacity, bucketSize, maxIterations, expansion);
     return new RedisCuckooFilter(core, FamilyFilter.opened(core, r, capacity));
   }
@@ -116,12 +94,12 @@ export class RedisCuckooFilter extends RedisFilter {
    *   ({@link ScanDumpLoader}); ArgumentTypeError for a pair that is not `[number, Uint8Array]`.
    */
   static async fromScanDump(chunks: Iterable<ScanDumpChunk> | AsyncIterable<ScanDumpChunk>): Promise<RedisCuckooFilter> {
-    return RedisFilter.fromChunks(REDIS_CUCKOO, chunks, (core, handle) => new RedisCuckooFilter(core, handle));
+    return fromChunks(REDIS_CUCKOO, chunks, (core, handle) => new RedisCuckooFilter(core, handle));
   }
 
   /** A {@link ScanDumpLoader}: the chunks of {@link fromScanDump}, pushed one at a time. */
   static async scanDumpLoader(): Promise<ScanDumpLoader<RedisCuckooFilter>> {
-    return RedisFilter.loader(REDIS_CUCKOO, (core, handle) => new RedisCuckooFilter(core, handle));
+    return chunkLoader(REDIS_CUCKOO, (core, handle) => new RedisCuckooFilter(core, handle));
   }
 
   /**
@@ -130,7 +108,7 @@ export class RedisCuckooFilter extends RedisFilter {
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisCuckooFilter> {
     const { core, handle } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
-    return new RedisCuckooFilter(core, handle);
+    return new RedisCuckooFilter(core as Core, handle);
   }
 
   /**
@@ -171,40 +149,9 @@ export class RedisCuckooFilter extends RedisFilter {
    * ```
    */
   compact(): void {
-    this.core.cold.redisCuckooCompact(this.live());
-  }
-
-  /**
-   * `CF.COUNT`: stored copies of the key's fingerprint in its buckets, in every sub-filter.
-   * @returns an integer >= the key's adds not deleted (higher when other keys share its fingerprint and bucket).
-   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
-   */
-  count(key: Key): number {
-    return this.core.keyOp(COUNT, this.live(), key);
-  }
-
-  /** Fingerprints stored (CF.INFO "Number of items inserted"). */
-  get size(): number {
-    return this.core.size(this.fx, this.live());
-  }
-
-  /** The upper bound of a non-member's false-positive rate: 1 − (1 − 2b/255)^sub-filters. */
-  get falsePositiveRate(): number {
-    return 1 - (1 - (2 * this.bucketSize) / 255) ** this.subFilterCount;
-  }
-
-  /** `CF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
-  info(): RedisCuckooFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_CUCKOO.id, this.live());
-    return {
-      size: i.size,
-      numberOfBuckets: i.numberOfBuckets,
-      numberOfFilters: i.numberOfFilters,
-      numberOfItemsInserted: i.numberOfItemsInserted,
-      numberOfItemsDeleted: i.numberOfItemsDeleted,
-      bucketSize: i.bucketSize,
-      expansionRate: i.expansionRate,
-      maxIterations: i.maxIterations,
-    };
+    (this.core as Core).cold.redisCuckooCompact(this.live());
   }
 }
+
+/** The writers and SCANDUMP of the full entry's Redis classes (js/filters/writers.ts, js/filters/redis-filter.ts). */
+export interface RedisCuckooFilter extends RedisDump {}

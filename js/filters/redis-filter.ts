@@ -10,9 +10,11 @@ import { byteLengthOf, describe, isDetached, isUint8Array } from '../common/chec
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError, FilterFormatError, FilterFullError } from '../common/errors.js';
 import { FamilyDescriptor } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { loadCore } from '../boundary/load.js';
+import { loadFullCore } from '../boundary/load.js';
 import { Status, statusError } from '../common/status.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
+import type { Core } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
+import { copyMethods, installWriters, type Writers } from './writers.js';
 
 /**
  * One SCANDUMP chunk: `[iterator, bytes]`, as `CF.SCANDUMP key it` / `BF.SCANDUMP key it` reply
@@ -166,65 +168,59 @@ function readPair(pair: unknown, index: number): [number, Uint8Array] {
 }
 
 /**
- * A filter of a Redis family. Not exported from the package; each family's
- * class documents these members for itself.
+ * The filter from `chunks` (see {@link ScanDumpLoader} for what each may throw). The iterable's
+ * code runs between chunks; whatever it does, the result is the filter or a typed error, and
+ * nothing half-loaded is left behind.
+ * @throws ArgumentTypeError if `chunks` is neither iterable nor async iterable.
+ * @internal
  */
-export abstract class RedisFilter extends FamilyFilter {
-  /**
-   * The filter from `chunks` (see {@link ScanDumpLoader} for what each may throw). The iterable's
-   * code runs between chunks; whatever it does, the result is the filter or a typed error, and
-   * nothing half-loaded is left behind.
-   * @throws ArgumentTypeError if `chunks` is neither iterable nor async iterable.
-   * @internal
-   */
-  protected static async fromChunks<F>(family: FamilyDescriptor, chunks: unknown, make: Make<F>): Promise<F> {
-    const loader = await RedisFilter.loader(family, make);
-    try {
-      const source = chunks as Partial<AsyncIterable<ScanDumpChunk> & Iterable<ScanDumpChunk>> | null | undefined;
-      if (typeof source?.[Symbol.asyncIterator] === 'function') {
-        for await (const pair of source as AsyncIterable<ScanDumpChunk>) loader.push(pair);
-      } else if (typeof source?.[Symbol.iterator] === 'function' && typeof source !== 'string') {
-        for (const pair of source as Iterable<ScanDumpChunk>) loader.push(pair);
-      } else {
-        throw new ArgumentTypeError(`chunks must be an iterable or async iterable of [iterator, Uint8Array] pairs, got ${describe(chunks)}`);
-      }
-      return loader.finish();
-    } finally {
-      loader.abort();
+export async function fromChunks<F>(family: FamilyDescriptor, chunks: unknown, make: Make<F>): Promise<F> {
+  const loader = await chunkLoader(family, make);
+  try {
+    const source = chunks as Partial<AsyncIterable<ScanDumpChunk> & Iterable<ScanDumpChunk>> | null | undefined;
+    if (typeof source?.[Symbol.asyncIterator] === 'function') {
+      for await (const pair of source as AsyncIterable<ScanDumpChunk>) loader.push(pair);
+    } else if (typeof source?.[Symbol.iterator] === 'function' && typeof source !== 'string') {
+      for (const pair of source as Iterable<ScanDumpChunk>) loader.push(pair);
+    } else {
+      throw new ArgumentTypeError(`chunks must be an iterable or async iterable of [iterator, Uint8Array] pairs, got ${describe(chunks)}`);
     }
+    return loader.finish();
+  } finally {
+    loader.abort();
   }
+}
 
-  /** @internal */
-  protected static async loader<F>(family: FamilyDescriptor, make: Make<F>): Promise<ScanDumpLoader<F>> {
-    return new Loader(await loadCore(), family, make);
-  }
+/** A loader of a Redis family's SCANDUMP chunks. @internal */
+export async function chunkLoader<F>(family: FamilyDescriptor, make: Make<F>): Promise<ScanDumpLoader<F>> {
+  return new Loader(await loadFullCore(), family, make);
+}
 
-  /**
-   * The filter's SCANDUMP chunks, each a copy, in a new array: byte for byte what the server's
-   * SCANDUMP returns for the same filter (`[]` for an empty cuckoo filter).
-   * @throws FilterDisposedError after dispose(). OutOfMemoryError if wasm memory cannot hold the header.
-   */
+/** What the full entry's Redis classes have besides the reader's: the writers, and SCANDUMP. */
+export interface RedisDump extends Writers {
+  toScanDump(): ScanDumpChunk[];
+  scanDumpChunks(): IterableIterator<ScanDumpChunk>;
+}
+
+/**
+ * The code of {@link RedisDump} and the Redis families' full-filter error, on their common base; never
+ * instantiated: {@link installRedisMethods} puts it on each Redis class of the full entry.
+ */
+abstract class RedisMethods extends FamilyFilter {
   toScanDump(): ScanDumpChunk[] {
     return Array.from(this.scanDumpChunks());
   }
 
-  /**
-   * The chunks of {@link toScanDump}, one at a time (each a copy made when it is reached), so a
-   * large filter can be streamed to a server with LOADCHUNK.
-   * @throws FilterDisposedError if the filter is disposed before a chunk is reached.
-   * @throws FilterFormatError ('bad-chunk') if the filter changed between two chunks (the
-   *   chunks would then be of no one filter): dump again.
-   */
   *scanDumpChunks(): IterableIterator<ScanDumpChunk> {
     const id = this.familyId;
-    const n = this.core.cold.dumpChunkCount(id, this.live());
+    const n = (this.core as Core).cold.dumpChunkCount(id, this.live());
     let header: Uint8Array | undefined;
     for (let j = 0; j < n; ++j) {
       const handle = this.live();
-      if (header !== undefined && !sameBytes(header, this.core.dumpChunk(id, handle, 0)[1])) {
+      if (header !== undefined && !sameBytes(header, (this.core as Core).dumpChunk(id, handle, 0)[1])) {
         throw new FilterFormatError('the filter changed while its SCANDUMP chunks were being read: dump it again', 'bad-chunk');
       }
-      const chunk = this.core.dumpChunk(id, handle, j);
+      const chunk = (this.core as Core).dumpChunk(id, handle, j);
       if (j === 0) header = chunk[1].slice();
       yield chunk;
     }
@@ -249,6 +245,15 @@ export abstract class RedisFilter extends FamilyFilter {
 
   /** The server's error text of a full filter that may not grow. @internal */
   protected abstract readonly fullText: string;
+}
+
+/**
+ * Puts the writers and {@link RedisDump} on a Redis class of the full entry.
+ * @internal
+ */
+export function installRedisMethods(target: { prototype: FamilyFilter }): void {
+  installWriters(target);
+  copyMethods(target, RedisMethods);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

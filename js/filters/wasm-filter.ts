@@ -8,15 +8,15 @@
  * or URLs (js/url/url-filter.ts).
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from '../common/errors.js';
-import { familyOf } from '../registry.js';
-import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
+import { patchError, patchInput } from '../patch/patch.js';
 import { Key, byteLengthOf, isKey, keyTypeError } from '../common/checks.js';
 import { Chunk } from '../common/chunk.js';
 import { Answers, checkAnswerBytes, checkRoom } from '../common/answers.js';
 import { MAX_ARRAY_LENGTH, closeIterator, keySource } from '../common/key-source.js';
 import { rawBoundary } from '../boundary/load.js';
 import { Status } from '../common/status.js';
-import { Core, Handle } from '../boundary/wasm-core.js';
+import type { ReadCore } from '../boundary/read-core.js';
+import type { Handle } from '../boundary/core-types.js';
 
 declare global {
   interface SymbolConstructor {
@@ -36,7 +36,7 @@ export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
-const registry = new FinalizationRegistry<{ core: Core; handle: Handle; family: number }>(({ core, handle, family }) =>
+const registry = new FinalizationRegistry<{ core: ReadCore; handle: Handle; family: number }>(({ core, handle, family }) =>
   core.destroy(family, handle),
 );
 
@@ -80,22 +80,13 @@ interface Batch {
   readonly ops: BatchOps;
 }
 
-/** True for a filter of this package (and its module instance); false for anything else, a revoked Proxy too. */
-function isFilter(value: unknown): value is WasmFilter {
-  try {
-    return value instanceof WasmFilter;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The base of every filter class: one core filter, its lifetime, and the
  * batch machinery. Not exported from the package.
  */
 export abstract class WasmFilter {
   /** @internal */
-  protected readonly core: Core;
+  protected readonly core: ReadCore;
   /** The core filter's handle; 0 once disposed. */
   private handle: Handle;
   /**
@@ -113,7 +104,7 @@ export abstract class WasmFilter {
   protected lastFailure: number = Status.NotEnoughSpace;
 
   /** @internal */
-  protected constructor(core: Core, handle: Handle, familyId: number) {
+  protected constructor(core: ReadCore, handle: Handle, familyId: number) {
     this.core = core;
     this.handle = handle;
     this.familyId = familyId;
@@ -122,10 +113,13 @@ export abstract class WasmFilter {
 
   /**
    * Crosses once with a chunk of keys to add, in order, stopping at the first
-   * that does not fit: returns how many went in.
+   * that does not fit: returns how many went in. The full entry's classes have
+   * it (js/filters/writers.ts); the reader's never add.
    * @internal
    */
-  protected abstract addChunk(handle: Handle, chunk: Chunk): number;
+  protected addChunk(_handle: Handle, _chunk: Chunk): number {
+    throw new TypeError('this filter is read-only');
+  }
 
   /**
    * Crosses once with a chunk of keys to look up: their answers go to
@@ -135,10 +129,13 @@ export abstract class WasmFilter {
   protected abstract containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number;
 
   /**
-   * The error of an add that found no room, after `added` keys of its batch went in.
+   * The error of an add that found no room, after `added` keys of its batch
+   * went in: the full entry's classes give their family's.
    * @internal
    */
-  protected abstract fullError(added: number): Error;
+  protected fullError(_added: number): Error {
+    return new TypeError('this filter is read-only');
+  }
 
   /** The per-key false-positive rate the filter was sized for. */
   abstract readonly falsePositiveRate: number;
@@ -347,33 +344,6 @@ export abstract class WasmFilter {
    */
   protected addError(added: number): Error {
     return this.fullError(added);
-  }
-
-  /**
-   * The patch that turns `older`, an earlier (or any other) version of this filter, into this one
-   * (docs/FORMAT.md §17): `older.applyPatch(patch)` then makes `older.toBytes()` byte for byte this
-   * filter's. Patches chain (day 1 → 2, then 2 → 3), and one diff may span several versions. The
-   * patch holds what changed (for 1% of the keys changed, a few percent of {@link byteLength}).
-   *
-   * @param older - a filter of this class with the same parameters (a growing filter may have
-   *   fewer sub-filters), or its `toBytes()` (a Uint8Array of any realm, at any offset, or an ArrayBuffer).
-   * @returns the patch, a new Uint8Array the caller owns.
-   * @throws FilterFormatError with reason 'patch-family' if `older` is of another family, or differs in
-   *   a parameter (the message names it and both values); a format reason if its bytes are not a filter.
-   * @throws ArgumentTypeError if `older` is neither a filter of this package nor bytes, or is detached.
-   * @throws FilterDisposedError if this filter or `older` was disposed. OutOfMemoryError.
-   * @example
-   * ```ts
-   * const patch = today.diff(yesterdayBytes); // serve it to clients that hold yesterday's filter
-   * ```
-   */
-  diff(older: this | Uint8Array | ArrayBuffer): Uint8Array {
-    const filter = isFilter(older); // once: a Proxy's trap runs here
-    if (filter && older.familyId !== this.familyId) throw familyMismatch(this.familyId, older.familyId);
-    const base = filter ? older.toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
-    const patch = this.core.patchDiff(base, this.toBytes());
-    if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
-    return patch;
   }
 
   /**

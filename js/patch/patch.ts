@@ -12,6 +12,7 @@ import { familyOf } from '../registry.js';
 import { loadCore } from '../boundary/load.js';
 import { MAX_WASM_MEMORY, statusError } from '../common/status.js';
 import type { Core, PatchMismatch, PatchRefusal } from '../boundary/wasm-core.js';
+import type { ReadCore } from '../boundary/read-core.js';
 
 /**
  * What a patch's header says (docs/FORMAT.md §17), read without applying it.
@@ -65,7 +66,7 @@ export function patchInput(value: unknown, what: string, accepted = 'a Uint8Arra
  * both values), or the status's own error (OutOfMemoryError for `bytes` bytes).
  * @internal
  */
-export function patchError(core: Core, refusal: PatchRefusal | number, action: string, bytes: number): Error {
+export function patchError(core: ReadCore, refusal: PatchRefusal | number, action: string, bytes: number): Error {
   const status = typeof refusal === 'number' ? -refusal : refusal.status;
   const mismatch = typeof refusal === 'number' ? undefined : refusal.mismatch;
   const detail = mismatch ? mismatchSentence(mismatch) : core.statusMessage(status);
@@ -115,7 +116,7 @@ export function familyMismatch(own: number, other: number): FilterFormatError {
  * ```
  */
 export async function diffBytes(older: Uint8Array | ArrayBuffer, newer: Uint8Array | ArrayBuffer): Promise<Uint8Array> {
-  return onBytes(['diffBytes: older', older], ['diffBytes: newer', newer], 'cannot diff these filters', (core, a, b) => core.patchDiff(a, b));
+  return onBytes(['diffBytes: older', older], ['diffBytes: newer', newer], 'cannot diff these filters', (core, a, b) => (core as Core).patchDiff(a, b));
 }
 
 /**
@@ -151,7 +152,7 @@ async function onBytes(
   [whatX, x]: [string, unknown],
   [whatY, y]: [string, unknown],
   action: string,
-  call: (core: Core, a: Uint8Array, b: Uint8Array) => Uint8Array | PatchRefusal,
+  call: (core: ReadCore, a: Uint8Array, b: Uint8Array) => Uint8Array | PatchRefusal,
 ): Promise<Uint8Array> {
   patchInput(x, whatX);
   patchInput(y, whatY);

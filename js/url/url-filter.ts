@@ -1,7 +1,7 @@
 /**
- * The URL methods every filter has (js/url/url.ts, src/url/url_filter.h, docs/URLS.md):
- * a blocklist entry added as its canonical expression, a URL looked up by its
- * expressions, and their batch forms, which run on the batch engine of
+ * The URL lookups every filter has (js/url/url.ts, src/url/url_filter.h, docs/URLS.md):
+ * a URL looked up by its expressions, and its batch form (the full entry's
+ * addUrl / addUrls are js/filters/writers.ts's), which run on the batch engine of
  * js/filters/wasm-filter.ts with their own {@link BatchOps}.
  */
 import { Key } from '../common/checks.js';
@@ -9,7 +9,7 @@ import { BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
 import { Answers, writeAnswers } from '../common/answers.js';
 import { Status } from '../common/status.js';
 import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
-import { Handle } from '../boundary/wasm-core.js';
+import type { Handle } from '../boundary/core-types.js';
 import { BatchOps, WasmFilter } from '../filters/wasm-filter.js';
 
 /** Answer codes of a chunk of URLs, reused from chunk to chunk. */
@@ -18,10 +18,11 @@ let codeScratch: Int8Array | undefined;
 /** A filter with the URL methods. Not exported from the package. */
 export abstract class UrlFilter extends WasmFilter {
   /** The URL the last refused addUrl / addUrls entry was. */
-  private refusedUrl: Key | undefined;
+  /** @internal */
+  protected refusedUrl: Key | undefined;
 
-  /** How URLs cross: canonicalized and expanded by the core; one too long is refused before it is read. */
-  private static readonly urlOps: BatchOps = {
+  /** How URLs cross: canonicalized and expanded by the core; one too long is refused before it is read. @internal */
+  protected static readonly urlOps: BatchOps = {
     add: (f, h, chunk) => (f as UrlFilter).addUrlChunk(h, chunk),
     contain: (f, h, chunk, out, at) => (f as UrlFilter).containUrlChunk(h, chunk, out, at),
     refuses: (f, key) => (f as UrlFilter).core.urlTooLong(key),
@@ -48,45 +49,6 @@ export abstract class UrlFilter extends WasmFilter {
       return urlError(this.core, status, url, added);
     }
     return this.fullError(added);
-  }
-
-  /**
-   * Adds a blocklist entry as its one canonical expression (Safe Browsing's
-   * "URLs and Hashing"; docs/URLS.md). An entry is a URL (`http://evil.example/a/b`),
-   * a host with a path (`evil.example/login/`, which then blocks that folder) or
-   * a bare host (`evil.example`, meaning `evil.example/`: the whole site and its
-   * subdomains).
-   *
-   * @returns this filter.
-   * @throws InvalidUrlError if the entry cannot be a URL; nothing is added.
-   * @throws FilterFullError as {@link add}; ArgumentTypeError if the entry is neither a string
-   *   nor a Uint8Array; FilterDisposedError after dispose().
-   * @example
-   * ```ts
-   * f.addUrl('evil.example').addUrl('shared-host.example/~phisher/');
-   * ```
-   */
-  addUrl(entry: Key): this {
-    const h = this.live();
-    const status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.familyId, h, entry, host));
-    if (status === Status.Ok) return this;
-    if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
-    this.lastFailure = status;
-    throw this.addError(0);
-  }
-
-  /**
-   * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
-   * chunk of entries (read as `addAll` reads keys: any iterable or array-like).
-   * @returns how many entries were added (all of them).
-   * @throws InvalidUrlError at the first entry that cannot be a URL: its `index` names it, and
-   *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
-   *   as for `addAll`.
-   */
-  addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(entries, UrlFilter.urlOps);
-    if (full) throw this.addError(added);
-    return added;
   }
 
   /**
@@ -162,26 +124,12 @@ export abstract class UrlFilter extends WasmFilter {
     return r;
   }
 
-  /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
-  private addUrlChunk(handle: Handle, chunk: Chunk): number {
-    const n = chunk.count;
-    let added = this.core.urlAddBatch(this.familyId, handle, chunk, 0, n);
-    while (added < n) {
-      let status = this.core.batchStatus();
-      if (status === Status.UrlNonAsciiHost) {
-        const entry = chunk.key(added);
-        status = withAsciiHost(this.core, (host) => this.core.urlAdd(this.familyId, handle, entry, host));
-        if (status === Status.Ok) {
-          added += 1;
-          if (added < n) added += this.core.urlAddBatch(this.familyId, handle, undefined, added, n);
-          continue;
-        }
-      }
-      this.lastFailure = status;
-      if (status >= Status.UrlEmpty) this.refusedUrl = chunk.key(added);
-      break;
-    }
-    return added;
+  /**
+   * addChunk for URL entries: the full entry's classes have it (js/filters/writers.ts); the reader's never add.
+   * @internal
+   */
+  protected addUrlChunk(_handle: Handle, _chunk: Chunk): number {
+    throw new TypeError('this filter is read-only');
   }
 
   /**

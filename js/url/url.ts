@@ -10,7 +10,9 @@ import { ArgumentTypeError } from '../common/errors.js';
 import { Status, statusError } from '../common/status.js';
 import { Key, describe, isKey, isUint8Array } from '../common/checks.js';
 import { loadCore } from '../boundary/load.js';
-import { AsciiHost, Core } from '../boundary/wasm-core.js';
+import type { AsciiHost } from '../boundary/core-types.js';
+import type { ReadCore } from '../boundary/read-core.js';
+import type { Core } from '../boundary/wasm-core.js';
 
 /** Most expressions a URL is looked up by: 5 hosts × 6 paths. */
 export const MAX_URL_EXPRESSIONS = 30;
@@ -41,7 +43,7 @@ export function punycodeHost(host: string): string | undefined {
  * lookups a result that is -status when the URL was refused. A caller that
  * made the first call itself passes its result as `first`.
  */
-export function withAsciiHost(core: Core, call: (host: AsciiHost) => number, first = call(undefined)): number {
+export function withAsciiHost(core: ReadCore, call: (host: AsciiHost) => number, first = call(undefined)): number {
   if (first !== Status.UrlNonAsciiHost && first !== -Status.UrlNonAsciiHost) return first;
   const host = punycodeHost(core.urlHost());
   if (host === undefined) return first < 0 ? -Status.UrlBadHost : Status.UrlBadHost;
@@ -54,7 +56,7 @@ function shown(url: Key): string {
 }
 
 /** The InvalidUrlError (or, for a status that is not a URL's, its own error) for a refused URL. */
-export function urlError(core: Core, status: number, url: Key, index?: number): Error {
+export function urlError(core: ReadCore, status: number, url: Key, index?: number): Error {
   return statusError(status, { url: { input: shown(url), index }, detail: core.statusMessage(status) });
 }
 

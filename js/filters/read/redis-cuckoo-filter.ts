@@ -1,0 +1,98 @@
+/**
+ * The Redis cuckoo filter as the reader (`cuckoo-wasm/reader`) has it: loaded from bytes, looked up, patched,
+ * serialized and described. The full entry's RedisCuckooFilter (js/filters/redis-cuckoo-filter.ts) extends it with creation,
+ * SCANDUMP / LOADCHUNK and the writers.
+ */
+import { Key } from '../../common/checks.js';
+import { REDIS_CUCKOO, keyOpOf } from '../../registry.js';
+import { FamilyFilter } from '../family-filter.js';
+import type { ReadCore } from '../../boundary/read-core.js';
+import type { Handle } from '../../boundary/core-types.js';
+
+const COUNT = keyOpOf(REDIS_CUCKOO, 'count');
+
+/** `CF.INFO` of a {@link RedisCuckooFilter}: the server's labels camelCased, with its values. */
+export interface RedisCuckooFilterInfo {
+  /** The server's memory figure, bytes: the tables' bytes + 40 + 16 per sub-filter. */
+  size: number;
+  /** Buckets of the first sub-filter. */
+  numberOfBuckets: number;
+  /** Sub-filters: 1 at `CF.RESERVE`, one more each time the filter grows, fewer after a compaction frees some. */
+  numberOfFilters: number;
+  /** Fingerprints stored (adds minus deletes). */
+  numberOfItemsInserted: number;
+  /** Deletes since the last compaction (a delete past a tenth of the items compacts and starts it again at 0). */
+  numberOfItemsDeleted: number;
+  /** Slots per bucket b, 1–255 (`CF.RESERVE`'s BUCKETSIZE). */
+  bucketSize: number;
+  /** The growth factor as `CF.RESERVE` was given it (EXPANSION; 0: never grows). */
+  expansionRate: number;
+  /** Most swaps an add's kick chain may make (`CF.RESERVE`'s MAXITERATIONS). */
+  maxIterations: number;
+}
+
+/** @internal */
+export interface CoreInfo extends RedisCuckooFilterInfo {
+  serializedSize: number;
+}
+
+/**
+ * A RedisBloom-compatible cuckoo filter loaded from its bytes, read-only: the reader's
+ * RedisCuckooFilter. See the full entry's {@link RedisCuckooFilter} for the filter itself; every member here answers as it does there.
+ */
+export class RedisCuckooFilter extends FamilyFilter {
+  /** Slots per bucket b. */
+  readonly bucketSize: number;
+  /** Kicks an add may make. */
+  readonly maxIterations: number;
+  /** @internal */
+  protected constructor(core: ReadCore, handle: Handle, info = core.info<CoreInfo>(REDIS_CUCKOO.id, handle)) {
+    const capacity = info.numberOfBuckets * info.bucketSize;
+    super(core, handle, REDIS_CUCKOO, { capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate });
+    this.bucketSize = info.bucketSize;
+    this.maxIterations = info.maxIterations;
+  }
+
+  /**
+   * Loads a filter from {@link toBytes} (this library's own format, docs/FORMAT.md version 4).
+   * @throws FilterFormatError, ArgumentTypeError, ArgumentRangeError, OutOfMemoryError as CuckooFilter.fromBytes.
+   */
+  static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisCuckooFilter> {
+    const { core, handle } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
+    return new RedisCuckooFilter(core, handle);
+  }
+
+  /**
+   * `CF.COUNT`: stored copies of the key's fingerprint in its buckets, in every sub-filter.
+   * @returns an integer >= the key's adds not deleted (higher when other keys share its fingerprint and bucket).
+   * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
+   */
+  count(key: Key): number {
+    return this.core.keyOp(COUNT, this.live(), key);
+  }
+
+  /** Fingerprints stored (CF.INFO "Number of items inserted"). */
+  get size(): number {
+    return this.core.size(this.fx, this.live());
+  }
+
+  /** The upper bound of a non-member's false-positive rate: 1 − (1 − 2b/255)^sub-filters. */
+  get falsePositiveRate(): number {
+    return 1 - (1 - (2 * this.bucketSize) / 255) ** this.subFilterCount;
+  }
+
+  /** `CF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
+  info(): RedisCuckooFilterInfo {
+    const i = this.core.info<CoreInfo>(REDIS_CUCKOO.id, this.live());
+    return {
+      size: i.size,
+      numberOfBuckets: i.numberOfBuckets,
+      numberOfFilters: i.numberOfFilters,
+      numberOfItemsInserted: i.numberOfItemsInserted,
+      numberOfItemsDeleted: i.numberOfItemsDeleted,
+      bucketSize: i.bucketSize,
+      expansionRate: i.expansionRate,
+      maxIterations: i.maxIterations,
+    };
+  }
+}
