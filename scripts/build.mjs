@@ -1,6 +1,6 @@
 // Builds the npm package's JavaScript from TypeScript and the wasm build
-// (build/wasm/cuckoo-core.{js,wasm}, made by `cmake --build build/wasm`):
-//   dist/index.mjs    ES module       } for browsers and bundlers: the glue and the .wasm are
+// (build/wasm/cuckoo-core.wasm and cuckoo-reader.wasm, made by `cmake --build build/wasm`):
+//   dist/index.mjs    ES module       } for browsers and bundlers: the .wasm is
 //   dist/index.cjs    CommonJS        } bundled in (the .wasm as a raw DEFLATE stream, made with
 //                                     } zopfli, that js/boundary/wasm-embedded.ts inflates), so no fetch, file
 //                                     } path or bundler setup is needed
@@ -14,9 +14,9 @@
 //                     release's id (CUCKOO_WASM_ID), which initWasm checks
 //   dist/reader.mjs, reader.cjs, reader-node.mjs, reader-node.cjs, reader-workerd.mjs
 //                     the read-only entry (package export "./reader", js/reader.ts), built the same
-//                     five ways over its own module, build/wasm/cuckoo-reader.wasm (no embind, no
-//                     glue: js/boundary/reader-instance.ts instantiates it), shipped as
-//                     dist/cuckoo-reader.wasm with its own id
+//                     five ways over its own module, build/wasm/cuckoo-reader.wasm (the full
+//                     module's core without the writers), shipped as dist/cuckoo-reader.wasm
+//                     with its own id
 //   dist/cli.cjs      the `cuckoo-wasm` command (the .wasm as is)
 //   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
 //                     ./index.mjs; not in package.json "exports"
@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build', 'wasm');
-for (const f of ['cuckoo-core.js', 'cuckoo-core.wasm', 'cuckoo-reader.wasm']) {
+for (const f of ['cuckoo-core.wasm', 'cuckoo-reader.wasm']) {
   if (!existsSync(join(wasmDir, f))) {
     console.error(`missing build/wasm/${f}: run \`bash scripts/build.sh\` (it runs em++ first)`);
     process.exit(1);
@@ -79,7 +79,6 @@ const bundleOver = (module, instance) => ({
   platform: 'neutral',
   target: 'es2020',
   alias: {
-    'cuckoo-core-glue': join(wasmDir, 'cuckoo-core.js'),
     'cuckoo-core-wasm': module.deflated,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
     'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),

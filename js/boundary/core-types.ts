@@ -1,7 +1,7 @@
 /**
  * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: the
- * exports of a family's row and the others (bindings/c_exports.cc, bindings/embind.cc),
- * the embind functions, and the constants the core reports at load. Types
+ * exports of a family's row and the others (bindings/c_exports.cc, bindings/filter_exports.cc,
+ * bindings/build_exports.cc), and the constants the core reports at load. Types
  * and export names only; no code touches the module here. The families'
  * prefixes and one-key exports come from the registry (js/registry.ts).
  */
@@ -101,36 +101,36 @@ export interface CoreConstants {
 /** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
 export type AsciiHost = string | undefined;
 
-/** What {@link ReadCore} needs of a module besides its exports: live views of its memory, malloc and free. */
-export type ReadModule = {
+/** What {@link ReadCore} needs of a module besides its exports: live views of its memory (js/boundary/instance.ts), malloc and free. */
+export interface ReadModule {
   readonly HEAPU8: Uint8Array;
   readonly HEAP8: Int8Array;
   readonly HEAPU32: Uint32Array;
   readonly HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
-} & Record<`_${string}`, (...args: number[]) => number>;
+}
 
-/** The full module as its Emscripten glue gives it: a {@link ReadModule} with the embind functions (bindings/embind.cc). */
-export type CoreModule = ReadModule & {
-  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
-  bloomCreate(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
-  redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
-  redisCuckooCompact(handle: number): void;
-  redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
-  dumpChunkCount(family: number, handle: number): number;
-  dumpHeaderBytes(family: number, handle: number): number;
-  dumpChunk(family: number, handle: number, j: number, headerOut: number): [iterator: number, ptr: number, len: number];
-  loadDumpHeader(family: number, iterator: number, ptr: number, len: number): number;
-  loadDumpChunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
-  finishDump(family: number, handle: number): number;
-  bloomCompatible(a: number, b: number): boolean;
-  bloomUnion(into: number, other: number): number;
-  fingerprintBitsFor(fpr: number, b: number): number;
-  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
-  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
-  firstSubFilterRate(fpr: number, expansion: number): number;
-};
+/** The plain exports only the full module has for whole filters (bindings/build_exports.cc). */
+export interface BuildExports {
+  cuckoo_create(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
+  bloom_create(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
+  bloom_compatible(a: number, b: number): number;
+  bloom_union(into: number, other: number): number;
+  redis_cuckoo_create(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
+  redis_cuckoo_compact(handle: number): void;
+  redis_bloom_create(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
+  dump_chunk_count(family: number, handle: number): number;
+  dump_header_bytes(family: number, handle: number): number;
+  dump_chunk(family: number, handle: number, j: number, headerOut: number, out: number): number;
+  load_dump_header(family: number, iterator: number, ptr: number, len: number): number;
+  load_dump_chunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
+  finish_dump(family: number, handle: number): number;
+  fingerprint_bits_for(fpr: number, b: number): number;
+  first_sub_filter_rate(fpr: number, expansion: number): number;
+  cuckoo_serialized_size_for(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
+  bloom_serialized_size_for(capacity: number, fpr: number, expansion: number): number;
+}
 
 /**
  * What a patch's header says (docs/FORMAT.md §17; bindings/filter_exports.cc patch_info): the

@@ -1,11 +1,7 @@
 // Build-time modules resolved by scripts/build.mjs (esbuild aliases):
-// the Emscripten glue, and the .wasm it instantiates, embedded as bytes: a raw
+// the .wasm of the entry, embedded as bytes: a raw
 // DEFLATE stream (RFC 1951) that js/boundary/wasm-embedded.ts inflates where
 // CUCKOO_WASM_DEFLATED, else the .wasm as is.
-declare module 'cuckoo-core-glue' {
-  const createCuckooCore: (overrides: Record<string, unknown>) => Promise<unknown>;
-  export default createCuckooCore;
-}
 declare module 'cuckoo-core-wasm' {
   const wasmEmbedded: Uint8Array<ArrayBuffer>;
   export default wasmEmbedded;

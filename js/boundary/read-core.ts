@@ -43,12 +43,10 @@ interface Field {
 /** One instantiated module with its scratch, batch and URL regions, and the raw reading calls on its filters. */
 export class ReadCore {
   protected readonly m: ReadModule;
-  /** The module's plain exports, as the instance's own functions (or the glue's wrappers, where it minified them). */
+  /** The module's plain exports, the instance's own functions: a call is one direct wasm call. */
   protected readonly x: ReadExports;
   /** Each family's row of exports, by prefix. */
   protected readonly rows: Record<string, FamilyExports>;
-  /** True when every plain export is the instance's own (no wrapper). */
-  readonly direct: boolean;
   /** What both sides agree on, as the core reports it. */
   readonly constants: CoreConstants;
   protected scratchPtr: number;
@@ -65,27 +63,13 @@ export class ReadCore {
 
   /**
    * @param module - the memory views, malloc and free.
-   * @param exports - the instance's exports; a name missing from them is taken from the module's `_name` wrapper,
-   *   or left out (the reader has no writers).
+   * @param exports - the instance's exports (js/boundary/instance.ts).
    * @internal
    */
-  constructor(module: ReadModule, exports: Readonly<Record<string, unknown>> | undefined) {
+  constructor(module: ReadModule, exports: Record<string, unknown>) {
     this.m = module;
-    let direct = true;
-    const x: Record<string, unknown> = {};
-    const take = (name: string) => {
-      const raw = exports?.[name];
-      if (typeof raw === 'function') {
-        x[name] = raw;
-      } else if (typeof module[`_${name}`] === 'function') {
-        direct = false;
-        x[name] = (...args: number[]) => module[`_${name}`](...args);
-      }
-    };
-    for (const name of Object.keys(exports ?? {})) take(name);
-    for (const p of PREFIXES) for (const op of FAMILY_EXPORTS) if (!(`${p}_${op}` in x)) take(`${p}_${op}`);
+    const x = exports;
     this.x = x as unknown as ReadExports;
-    this.direct = direct;
     this.rows = Object.fromEntries(
       PREFIXES.map((p) => [p, Object.fromEntries(FAMILY_EXPORTS.map((op) => [op, x[`${p}_${op}`]]))]),
     ) as unknown as Record<string, FamilyExports>;
@@ -121,7 +105,7 @@ export class ReadCore {
 
   /** The raw module, for tests and benchmarks only (js/testing.ts). */
   testing(): RawBoundary {
-    const exports = { ...this.x } as unknown as Record<string, (...args: number[]) => number>;
+    const exports = Object.fromEntries(Object.entries(this.x).filter(([, f]) => typeof f === 'function')) as Record<string, (...args: number[]) => number>;
     const m = this.m;
     const scratch = () => ({ ptr: this.scratchPtr, bytes: this.scratchCap });
     return { heapU8: () => m.HEAPU8, heapU32: () => m.HEAPU32, malloc: (n) => m._malloc(n), free: (p) => m._free(p), exports, scratch, constants: this.constants };

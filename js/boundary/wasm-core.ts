@@ -1,8 +1,9 @@
 /**
  * The boundary's full core: {@link ReadCore} (js/boundary/read-core.ts) over the full module (cuckoo-core.wasm),
  * with the calls only it has: adding keys and URLs one at a time and by the chunk (the plain exports CUCKOO_WRITER
- * marks in bindings/c_exports.cc), patch diffs (bindings/filter_exports.cc), and the embind functions of
- * bindings/embind.cc (creating filters, sizing, Bloom union, CF.COMPACT, the Redis families' SCANDUMP / LOADCHUNK).
+ * marks in bindings/c_exports.cc), patch diffs (bindings/filter_exports.cc), and the build exports of
+ * bindings/build_exports.cc (creating filters, sizing, Bloom union, CF.COMPACT, the Redis families' SCANDUMP /
+ * LOADCHUNK).
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is -status.
  */
 import { Key } from '../common/checks.js';
@@ -10,84 +11,103 @@ import { Chunk } from '../common/chunk.js';
 import { Status } from '../common/status.js';
 import { seedWords } from '../common/options.js';
 import { ReadCore } from './read-core.js';
-import type { AsciiHost, CoreModule, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, WriteExports } from './core-types.js';
+import type { AsciiHost, BuildExports, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, ReadModule, WriteExports } from './core-types.js';
 import { FAMILY_WRITE_EXPORTS, PREFIXES } from './core-types.js';
 
 export { ReadCore } from './read-core.js';
-export type { AsciiHost, CoreConstants, CoreModule, ExportPrefix, ExportRow, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary, ReadModule } from './core-types.js';
+export type { AsciiHost, CoreConstants, ExportPrefix, ExportRow, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary, ReadModule } from './core-types.js';
 
 /**
- * The embind functions called as they are (no memory involved): sizing (src/growth/sizing.h; -InvalidArgument when
- * refused), the Bloom filters' compatibility and union, the Redis families' creation (a handle or -status),
- * CF.COMPACT, chunk count and the end of a load (0 or -status).
+ * The build exports called as they are (bindings/build_exports.cc; no memory involved): sizing
+ * (src/growth/sizing.h; -InvalidArgument when refused), the Bloom filters' union, the Redis families' creation
+ * (a handle or -status), CF.COMPACT, chunk count and the end of a load (0 or -status).
  */
-export type ColdCalls = Pick<
-  CoreModule,
-  | 'fingerprintBitsFor' | 'firstSubFilterRate' | 'cuckooSerializedSizeFor' | 'bloomSerializedSizeFor'
-  | 'bloomCompatible' | 'bloomUnion' | 'redisCuckooCreate' | 'redisCuckooCompact' | 'redisBloomCreate' | 'dumpChunkCount'
-  | 'finishDump'
->;
-const COLD: readonly (keyof ColdCalls)[] = [
-  'fingerprintBitsFor', 'firstSubFilterRate', 'cuckooSerializedSizeFor', 'bloomSerializedSizeFor',
-  'bloomCompatible', 'bloomUnion', 'redisCuckooCreate', 'redisCuckooCompact', 'redisBloomCreate', 'dumpChunkCount',
-  'finishDump',
-];
+export interface ColdCalls {
+  fingerprintBitsFor(fpr: number, b: number): number;
+  firstSubFilterRate(fpr: number, expansion: number): number;
+  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
+  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
+  bloomUnion(into: number, other: number): number;
+  redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
+  redisCuckooCompact(handle: number): void;
+  redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
+  dumpChunkCount(family: number, handle: number): number;
+  finishDump(family: number, handle: number): number;
+}
+/** Each of {@link ColdCalls} by its export's name. */
+const COLD: Record<keyof ColdCalls, keyof BuildExports> = {
+  fingerprintBitsFor: 'fingerprint_bits_for',
+  firstSubFilterRate: 'first_sub_filter_rate',
+  cuckooSerializedSizeFor: 'cuckoo_serialized_size_for',
+  bloomSerializedSizeFor: 'bloom_serialized_size_for',
+  bloomUnion: 'bloom_union',
+  redisCuckooCreate: 'redis_cuckoo_create',
+  redisCuckooCompact: 'redis_cuckoo_compact',
+  redisBloomCreate: 'redis_bloom_create',
+  dumpChunkCount: 'dump_chunk_count',
+  finishDump: 'finish_dump',
+};
 
 /** The full module's core: every call of {@link ReadCore}, and the writers. */
 export class Core extends ReadCore {
-  private readonly full: CoreModule;
-  /** Embind functions called as they are, no memory involved ({@link ColdCalls}). The module object is a dictionary-mode object whose property loads are slow, so they are taken out of it once. */
+  /** The full module's exports beyond the reader's. */
+  private readonly w: WriteExports & BuildExports;
+  /** Build exports called as they are, no memory involved ({@link ColdCalls}). */
   readonly cold: ColdCalls;
 
   /** @internal */
-  constructor(module: CoreModule, exports: WebAssembly.Exports | undefined) {
+  constructor(module: ReadModule, exports: Record<string, unknown>) {
     super(module, exports);
-    this.full = module;
-    this.cold = Object.fromEntries(COLD.map((name) => [name, module[name]])) as unknown as ColdCalls;
-    const x = this.x as unknown as Record<string, unknown>;
-    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), 'url_add', 'url_add_batch', 'url_entry', 'patch_diff']) {
+    const x = exports;
+    this.w = x as unknown as WriteExports & BuildExports;
+    this.cold = Object.fromEntries(Object.entries(COLD).map(([name, exported]) => [name, x[exported]])) as unknown as ColdCalls;
+    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), 'url_add', 'url_add_batch', 'url_entry', 'patch_diff', ...Object.values(COLD)]) {
       if (typeof x[name] !== 'function') throw new Error(`the full module has no export ${name}`);
     }
     // Each family's row gains its writers.
     for (const p of PREFIXES) for (const op of FAMILY_WRITE_EXPORTS) (this.rows[p] as unknown as Record<string, unknown>)[op] = x[`${p}_${op}`];
   }
 
-  private get w(): WriteExports {
-    return this.x as unknown as WriteExports;
-  }
-
   /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */
   cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number, encoding: number): number {
-    return this.full.cuckooCreate(capacity, f, b, maxKicks, ...seedWords(seed), expansion, encoding);
+    return this.w.cuckoo_create(capacity, f, b, maxKicks, ...seedWords(seed), expansion, encoding);
   }
 
   /** A new Bloom filter's handle, or -status. */
   bloomCreate(capacity: number, fpr: number, seed: bigint, expansion: number): number {
-    return this.full.bloomCreate(capacity, fpr, ...seedWords(seed), expansion);
+    return this.w.bloom_create(capacity, fpr, ...seedWords(seed), expansion);
+  }
+
+  /** True if Bloom filters a and b have the same parameters (union joins them). */
+  bloomCompatible(a: Handle, b: Handle): boolean {
+    return this.w.bloom_compatible(a, b) !== 0;
   }
 
   // -------------------------------------------------------------------------
-  // The Redis families' SCANDUMP / LOADCHUNK (bindings/embind.cc DumpChunk, LoadDump*).
+  // The Redis families' SCANDUMP / LOADCHUNK (bindings/build_exports.cc dump_chunk, load_dump_*).
 
   /** Chunk j of the filter's SCANDUMP (0 the header) as [iterator, a copy of its bytes]. @throws OutOfMemoryError */
   dumpChunk(family: number, handle: Handle, j: number): [number, Uint8Array] {
-    const header = j === 0 ? this.alloc(this.full.dumpHeaderBytes(family, handle)) : 0;
+    const header = j === 0 ? this.alloc(this.w.dump_header_bytes(family, handle)) : 0;
+    const out = this.alloc(24);
     try {
-      const [iterator, ptr, len] = this.full.dumpChunk(family, handle, j, header);
+      this.w.dump_chunk(family, handle, j, header, out);
+      const [iterator, ptr, len] = new Float64Array(this.m.HEAPU8.buffer, out, 3);
       return [iterator, this.m.HEAPU8.slice(ptr, ptr + len)];
     } finally {
+      this.m._free(out);
       if (header !== 0) this.m._free(header);
     }
   }
 
   /** LOADCHUNK of the header chunk: a new filter's handle (usable once finishDump gave 0; destroy it on any error), or -status. */
   loadDumpHeader(family: number, iterator: number, chunk: Uint8Array): number {
-    return this.withBytes(chunk, (ptr, len) => this.full.loadDumpHeader(family, iterator, ptr, len));
+    return this.withBytes(chunk, (ptr, len) => this.w.load_dump_header(family, iterator, ptr, len));
   }
 
   /** LOADCHUNK of a table chunk into a filter loadDumpHeader made: 0, or -status. */
   loadDumpChunk(family: number, handle: Handle, iterator: number, chunk: Uint8Array): number {
-    return this.withBytes(chunk, (ptr, len) => this.full.loadDumpChunk(family, handle, iterator, ptr, len));
+    return this.withBytes(chunk, (ptr, len) => this.w.load_dump_chunk(family, handle, iterator, ptr, len));
   }
 
   /** The patch that turns filter bytes `older` into `newer`, or why not. @throws OutOfMemoryError */

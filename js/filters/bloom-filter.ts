@@ -166,7 +166,7 @@ export class BloomFilter extends BloomFilterReader {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return (this.core as Core).cold.bloomCompatible(this.live(), this.peer(other));
+    return (this.core as Core).bloomCompatible(this.live(), this.peer(other));
   }
 
   /**

@@ -17,7 +17,7 @@ import type { ReadCore } from '../boundary/read-core.js';
 import type { ExportRow, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
 
-/** What the core's info() reports for every family (bindings/embind.cc Info). */
+/** What the core's info() reports for every family (bindings/filter_exports.cc Row). */
 interface CommonInfo {
   capacity: number;
   seedLow: number;

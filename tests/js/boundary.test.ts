@@ -1,8 +1,8 @@
 // The boundary (house style: every raw wasm access in one place), checked on the
 // import graph of js/ rather than on spellings. Only js/boundary/ imports the
-// build-time modules that provide the WebAssembly module (the Emscripten glue,
-// the .wasm bytes, the build's default source) and the types through which the
-// module and its memory are reached (CoreModule, FamilyExports; RawBoundary also
+// build-time modules that provide the WebAssembly module (the build's
+// instantiation, the .wasm bytes, the build's default source) and the types through which the
+// module and its memory are reached (ReadModule, the export interfaces; RawBoundary also
 // by the test-only entry). Everything else reaches the module through Core's
 // methods, whose module is private and whose export rows are opaque (ExportRow).
 // The folders form layers: common/ imports only common/; boundary/ only
@@ -28,14 +28,17 @@ interface Import {
   file: string | undefined;
   /** The names it imports ({ a, type b } and export { c } from), as written. */
   names: string[];
+  /** True for an import of types only (`import type`, or every name marked `type`): it leaves nothing in a bundle. */
+  typeOnly: boolean;
 }
 
 /** The imports and re-exports of a js/ file (static, and dynamic `import()`), read from TypeScript's syntax tree. */
 function importsOf(file: string): Import[] {
   const tree = ts.createSourceFile(file, readFileSync(join(jsDir, file), 'utf8'), ts.ScriptTarget.Latest, true);
   const found: Import[] = [];
-  const add = (specifier: string, names: string[]) =>
+  const add = (specifier: string, names: string[], typeOnly = false) =>
     found.push({
+      typeOnly,
       specifier,
       file: specifier.startsWith('.') ? relative(jsDir, join(jsDir, dirname(file), specifier)).replace(/\.js$/, '.ts') : undefined,
       names,
@@ -44,11 +47,14 @@ function importsOf(file: string): Import[] {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const bindings = ts.isImportDeclaration(node) ? node.importClause?.namedBindings : node.exportClause;
       const names = bindings && (ts.isNamedImports(bindings) || ts.isNamedExports(bindings)) ? bindings.elements.map((e) => (e.propertyName ?? e.name).text) : [];
-      add(node.moduleSpecifier.text, names);
+      const elements = bindings && (ts.isNamedImports(bindings) || ts.isNamedExports(bindings)) ? bindings.elements : undefined;
+      const clauseTypeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
+      const allTyped = elements !== undefined && elements.length > 0 && elements.every((e) => e.isTypeOnly) && !(ts.isImportDeclaration(node) && node.importClause?.name);
+      add(node.moduleSpecifier.text, names, clauseTypeOnly || allTyped);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0])) {
       add(node.arguments[0].text, []);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      add(node.argument.literal.text, node.qualifier && ts.isIdentifier(node.qualifier) ? [node.qualifier.text] : []);
+      add(node.argument.literal.text, node.qualifier && ts.isIdentifier(node.qualifier) ? [node.qualifier.text] : [], true);
     }
     ts.forEachChild(node, visit);
   };
@@ -61,14 +67,16 @@ const graph = new Map(files.map((f) => [f, importsOf(f)]));
 const folderOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '');
 
 /** The build-time modules (scripts/build.mjs aliases, and the Workers build's .wasm import). */
-const BUILD_TIME = ['cuckoo-core-glue', 'cuckoo-core-wasm', 'cuckoo-core-default', './cuckoo-core.wasm'];
+const BUILD_TIME = ['cuckoo-core-wasm', 'cuckoo-core-default', 'cuckoo-core-instance', 'cuckoo-core-wasm-file'];
 /** The types through which the module and its memory are reached. */
-const MODULE_TYPES = ['CoreModule', 'FamilyExports', 'RawBoundary'];
+const MODULE_TYPES = ['CoreModule', 'ReadModule', 'FamilyExports', 'FamilyWriteExports', 'ReadExports', 'WriteExports', 'RawBoundary'];
 
 test('js/ is scanned: the entries, the registry and each folder, with their imports', () => {
-  expect(files).toEqual(expect.arrayContaining(['index.ts', 'testing.ts', 'registry.ts', 'boundary/wasm-core.ts', 'boundary/load.ts', 'filters/cuckoo-filter.ts', 'url/url.ts', 'patch/patch.ts', 'common/errors.ts', 'cli/main.ts']));
-  expect(graph.get('boundary/load.ts')!.map((i) => i.specifier)).toEqual(expect.arrayContaining(['cuckoo-core-glue', 'cuckoo-core-default']));
-  expect(graph.get('filters/family-filter.ts')!.find((i) => i.file === 'boundary/wasm-core.ts')?.names).toEqual(expect.arrayContaining(['Core', 'ExportRow', 'Handle']));
+  expect(files).toEqual(expect.arrayContaining(['index.ts', 'reader.ts', 'testing.ts', 'registry.ts', 'boundary/wasm-core.ts', 'boundary/read-core.ts', 'boundary/load.ts', 'filters/cuckoo-filter.ts', 'filters/read/cuckoo-filter.ts', 'url/url.ts', 'patch/patch.ts', 'common/errors.ts', 'cli/main.ts']));
+  expect(graph.get('boundary/load.ts')!.map((i) => i.specifier)).toEqual(expect.arrayContaining(['cuckoo-core-instance', 'cuckoo-core-default']));
+  expect(graph.get('boundary/full-instance.ts')!.map((i) => i.file)).toEqual(expect.arrayContaining(['boundary/wasm-core.ts', 'boundary/instance.ts']));
+  expect(graph.get('filters/family-filter.ts')!.find((i) => i.file === 'boundary/read-core.ts')?.names).toEqual(['ReadCore']);
+  expect(graph.get('filters/family-filter.ts')!.find((i) => i.file === 'boundary/core-types.ts')?.names).toEqual(expect.arrayContaining(['ExportRow', 'Handle']));
 });
 
 test('every relative import names a file of js/', () => {
@@ -116,4 +124,19 @@ test('a file of declarations only holds no function that could touch the module'
   for (const file of ['boundary/core-types.ts', 'boundary/glue.d.ts']) {
     expect([file, /\bfunction\b|=>\s*\{|\bclass\b/.test(readFileSync(join(jsDir, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))]).toEqual([file, false]);
   }
+});
+
+/** The js/ files `entry` reaches through its relative value imports (what a bundle of it holds), itself included. */
+function reached(entry: string): Set<string> {
+  const seen = new Set<string>([entry]);
+  for (const file of seen) for (const i of graph.get(file) ?? []) if (i.file !== undefined && !i.typeOnly && files.includes(i.file)) seen.add(i.file);
+  return seen;
+}
+
+test("the reader's entry reaches none of the writers: no full core, glue, writer methods, full family classes or CLI", () => {
+  const fromReader = [...reached('reader.ts')];
+  const writers = ['boundary/wasm-core.ts', 'boundary/full-instance.ts', 'filters/writers.ts', 'filters/cuckoo-filter.ts', 'filters/bloom-filter.ts', 'filters/redis-cuckoo-filter.ts', 'filters/redis-bloom-filter.ts', 'filters/redis-filter.ts', 'index.ts'];
+  expect(fromReader.filter((f) => writers.includes(f) || folderOf(f) === 'cli')).toEqual([]);
+  // And the full entry reaches the reader's classes, which its own extend.
+  expect([...reached('index.ts')]).toEqual(expect.arrayContaining(['filters/read/cuckoo-filter.ts', 'filters/writers.ts']));
 });

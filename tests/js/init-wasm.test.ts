@@ -54,7 +54,7 @@ test('dist/cuckoo-core.wasm is the module as built, followed by its cuckoo-wasm 
 const sections = WebAssembly.Module.customSections(new WebAssembly.Module(wasmBytes), 'cuckoo-wasm');
 console.log(JSON.stringify({ ids: sections.map((s) => new TextDecoder().decode(s)) }));`);
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  expect(out.ids).toEqual([expect.stringMatching(new RegExp(`^${version.replace(/\./g, '\\.')}\\+[0-9a-f]{16}$`))]);
+  expect(out.ids).toEqual([expect.stringMatching(new RegExp(`^${version.replace(/\./g, '\\.')}\\+cuckoo-core\\+[0-9a-f]{16}$`))]);
 });
 
 test('initWasm(WebAssembly.Module) is used instead of the embedded bytes; filters are byte for byte the same', async () => {
@@ -162,7 +162,7 @@ console.log(JSON.stringify({ foreign, older, right, bytes: (await sample()).leng
   expect(out.foreign).toMatchObject({ name: 'WasmInitError', code: 'ERR_WASM_INIT', reason: 'not-this-module' });
   expect((out.foreign as { message: string }).message).toMatch(/not cuckoo-wasm's.*cuckoo-wasm\/cuckoo-core\.wasm/);
   expect(out.older).toMatchObject({ reason: 'not-this-module' });
-  expect((out.older as { message: string }).message).toMatch(/cuckoo-wasm 0\.0\.1\+0{16}'s, this code \d+\.\d+\.\d+\+[0-9a-f]{16}'s/);
+  expect((out.older as { message: string }).message).toMatch(/cuckoo-wasm 0\.0\.1\+0{16}'s, this code \d+\.\d+\.\d+\+cuckoo-core\+[0-9a-f]{16}'s/);
   expect(out).toMatchObject({ right: { ok: true } });
 });
 
