@@ -256,13 +256,14 @@ window.loadMs = performance.now() - t;`;
   server.close();
 }
 
-console.log(`${rounds} rounds, n = ${n}, ${urls.length} URLs (${urlQueries.length} URL queries); load average at the end ${load()}`);
-console.log('row            full min full med  reader min reader med   reader/full med (min-max)');
+console.log(`load average at the end ${load()}`);
+if (names.length > 0) console.log(`${rounds} rounds, n = ${n}, ${urls.length} URLs (${urlQueries.length} URL queries)`);
+console.log('row             full min full med  reader min reader med   reader/full med (min-max)');
 const line = (k, a, b, unit, d) => {
   const ratios = a.map((x, j) => b[j] / x);
   const rs = sorted(ratios);
   console.log(
-    `${k.padEnd(14)} ${f(Math.min(...a), d).padStart(8)} ${f(median(a), d).padStart(8)}  ${f(Math.min(...b), d).padStart(10)} ${f(median(b), d).padStart(10)}   ` +
+    `${k.padEnd(15)} ${f(Math.min(...a), d).padStart(8)} ${f(median(a), d).padStart(8)}  ${f(Math.min(...b), d).padStart(10)} ${f(median(b), d).padStart(10)}   ` +
       `${f(median(ratios), 3)} (${f(rs[0], 3)}-${f(rs[rs.length - 1], 3)}) ${unit}`,
   );
 };
