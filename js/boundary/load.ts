@@ -239,5 +239,5 @@ export function loadFullCore(): Promise<Core> {
  * filter's handle. @internal
  */
 export async function rawBoundary<F>(handleOf: (filter: F) => Handle): Promise<RawBoundary & { handleOf(filter: F): Handle }> {
-  return { ...(await loadCore()).testing(), handleOf };
+  return { ...(await loadFullCore()).testing(), handleOf };
 }

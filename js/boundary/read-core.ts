@@ -21,7 +21,7 @@ import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
 import { Answers, writeAnswers } from '../common/answers.js';
 import { Status, statusError } from '../common/status.js';
 import { checkRegistry } from '../registry.js';
-import type { AsciiHost, CoreConstants, ExportRow, FamilyExports, Handle, KeyOp, PatchInfo, PatchRefusal, RawBoundary, ReadExports, ReadModule, UrlCall } from './core-types.js';
+import type { AsciiHost, CoreConstants, ExportRow, FamilyExports, Handle, KeyOp, PatchInfo, PatchRefusal, ReadExports, ReadModule, UrlCall } from './core-types.js';
 import { FAMILY_EXPORTS, PREFIXES } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
@@ -101,14 +101,6 @@ export class ReadCore {
   /** Sub-filters of a growing filter (1 when it does not grow). */
   subFilterCount(row: ExportRow, handle: Handle): number {
     return (row as unknown as FamilyExports).sub_filter_count(handle);
-  }
-
-  /** The raw module, for tests and benchmarks only (js/testing.ts). */
-  testing(): RawBoundary {
-    const exports = Object.fromEntries(Object.entries(this.x).filter(([, f]) => typeof f === 'function')) as Record<string, (...args: number[]) => number>;
-    const m = this.m;
-    const scratch = () => ({ ptr: this.scratchPtr, bytes: this.scratchCap });
-    return { heapU8: () => m.HEAPU8, heapU32: () => m.HEAPU32, malloc: (n) => m._malloc(n), free: (p) => m._free(p), exports, scratch, constants: this.constants };
   }
 
   // -------------------------------------------------------------------------
@@ -266,11 +258,6 @@ export class ReadCore {
     } finally {
       this.m._free(why);
     }
-  }
-
-  /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
-  memoryUsage(): { heapBytes: number; allocatedBytes: number } {
-    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.x.allocated_bytes() };
   }
 
   // -------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { Chunk } from '../common/chunk.js';
 import { Status } from '../common/status.js';
 import { seedWords } from '../common/options.js';
 import { ReadCore } from './read-core.js';
-import type { AsciiHost, BuildExports, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, ReadModule, WriteExports } from './core-types.js';
+import type { AsciiHost, BuildExports, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, RawBoundary, ReadModule, WriteExports } from './core-types.js';
 import { FAMILY_WRITE_EXPORTS, PREFIXES } from './core-types.js';
 
 export { ReadCore } from './read-core.js';
@@ -66,6 +66,19 @@ export class Core extends ReadCore {
     }
     // Each family's row gains its writers.
     for (const p of PREFIXES) for (const op of FAMILY_WRITE_EXPORTS) (this.rows[p] as unknown as Record<string, unknown>)[op] = x[`${p}_${op}`];
+  }
+
+  /** The raw module, for tests and benchmarks only (js/testing.ts). */
+  testing(): RawBoundary {
+    const exports = Object.fromEntries(Object.entries(this.x).filter(([, f]) => typeof f === 'function')) as Record<string, (...args: number[]) => number>;
+    const m = this.m;
+    const scratch = () => ({ ptr: this.scratchPtr, bytes: this.scratchCap });
+    return { heapU8: () => m.HEAPU8, heapU32: () => m.HEAPU32, malloc: (n) => m._malloc(n), free: (p) => m._free(p), exports, scratch, constants: this.constants };
+  }
+
+  /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
+  memoryUsage(): { heapBytes: number; allocatedBytes: number } {
+    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.x.allocated_bytes() };
   }
 
   /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */

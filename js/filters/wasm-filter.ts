@@ -13,7 +13,6 @@ import { Key, byteLengthOf, isKey, keyTypeError } from '../common/checks.js';
 import { Chunk } from '../common/chunk.js';
 import { Answers, checkAnswerBytes, checkRoom } from '../common/answers.js';
 import { MAX_ARRAY_LENGTH, closeIterator, keySource } from '../common/key-source.js';
-import { rawBoundary } from '../boundary/load.js';
 import { Status } from '../common/status.js';
 import type { ReadCore } from '../boundary/read-core.js';
 import type { Handle } from '../boundary/core-types.js';
@@ -28,9 +27,6 @@ declare global {
     readonly dispose: unique symbol;
   }
 }
-
-/** Where js/testing.ts finds the raw boundary (see the static block of WasmFilter). @internal */
-export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
 
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
@@ -415,12 +411,6 @@ export abstract class WasmFilter {
   declare [Symbol.dispose]: () => void;
 
   static {
-    // The test-only entry (js/testing.ts, dist/testing.mjs) reaches the raw
-    // boundary through this symbol of the exported classes, so that it shares
-    // this bundle's module instance; it is no part of the package's API.
-    Object.defineProperty(this, RAW_BOUNDARY, {
-      value: () => rawBoundary((filter: WasmFilter) => filter.live()),
-    });
     Object.defineProperty(this.prototype, disposeKey, {
       value: function dispose(this: WasmFilter): void {
         this.dispose();

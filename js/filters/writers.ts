@@ -14,6 +14,7 @@ import { urlError, withAsciiHost } from '../url/url.js';
 import { WasmFilter } from './wasm-filter.js';
 import { FamilyFilter } from './family-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
+import { rawBoundary } from '../boundary/load.js';
 import type { Handle } from '../boundary/core-types.js';
 
 /** True for a filter of this package (and its module instance); false for anything else, a revoked Proxy too. */
@@ -113,8 +114,14 @@ export interface Writers {
   diff(older: this | Uint8Array | ArrayBuffer): Uint8Array;
 }
 
+/** Where js/testing.ts finds the raw boundary (see {@link installWriters}). @internal */
+export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
+
 /** The writers' code, on the classes' common base; never instantiated. */
 abstract class WriterMethods extends FamilyFilter implements Writers {
+  /** The raw boundary of this bundle's module, with a filter's handle: js/testing.ts's hook. */
+  static readonly rawBoundary = () => rawBoundary((filter: WriterMethods) => filter.live());
+
   /** The full module's core, which the full entry's filters hold. */
   private get writer(): Core {
     return this.core as Core;
@@ -197,6 +204,9 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
  */
 export function installWriters(target: { prototype: FamilyFilter }): void {
   copyMethods(target, WriterMethods);
+  // The test-only entry (js/testing.ts, dist/testing.mjs) reaches the raw boundary through this symbol of the
+  // full entry's classes, so that it shares that bundle's module instance; it is no part of the package's API.
+  if (!Object.prototype.hasOwnProperty.call(target, RAW_BOUNDARY)) Object.defineProperty(target, RAW_BOUNDARY, { value: WriterMethods.rawBoundary });
 }
 
 /**
