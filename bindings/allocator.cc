@@ -5,7 +5,7 @@
 // emmalloc defines malloc, calloc, realloc, free, memalign, aligned_alloc,
 // posix_memalign and malloc_usable_size as weak symbols over its emmalloc_*
 // functions; the definitions here replace them, so every block the module
-// hands out (to the core, to libc++ and embind, and to JS through _malloc) is
+// hands out (to the core, to libc++, and to JS through _malloc) is
 // counted as it is made and as it is freed. Neither emmalloc's mallinfo nor
 // its usable sizes can give that count: mallinfo adds the header of every
 // free region, and an allocation may hand the few bytes that align it to the

@@ -1,13 +1,14 @@
 // The plain C exports of the module: the per-key and per-batch calls, which
 // take and return numbers only (bindings/families.h's convention). JS calls
-// them as the wasm instance's own exports (js/boundary/wasm-core.ts), so a lookup is one
-// direct wasm call, with no embind invoker and no family dispatch in between:
+// them as the wasm instance's own exports (js/boundary/read-core.ts), so a lookup is one
+// direct wasm call, with no wrapper and no family dispatch in between:
 //  - cf_* for cuckoo filters, bf_* for Bloom filters, rc_* and rb_* for the
 //    Redis families, a row per family of src/common/families.def stamped from
 //    the same templates (HOT_EXPORTS, and one export per capability);
 //  - url_* for URLs in any family (the family as the first argument, one
 //    switch per call, not per key of a batch).
-// Nothing here allocates (embind.cc's header says why that matters).
+// CUCKOO_WRITER marks the exports only the full module has (families.h).
+// Nothing here allocates (build_exports.cc's header says why that matters).
 #include <emscripten/emscripten.h>
 
 #include <cstddef>

@@ -1,8 +1,9 @@
 // The family table of the JS/WASM boundary, made from src/common/families.def:
 // for each family its core class and capabilities (Registered<F>), the one
 // dispatch from a family number to its row (OnFamily), and the boundary's
-// convention for answers. Included by the plain C exports (c_exports.cc) and
-// the embind glue (embind.cc); Emscripten only.
+// convention for answers, and the build's policy (CUCKOO_WRITER). Included by
+// the plain C exports (c_exports.cc, filter_exports.cc, build_exports.cc);
+// Emscripten only.
 //
 // ONE CONVENTION for every result that may be a failure: a number that is the
 // answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and

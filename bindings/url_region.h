@@ -1,5 +1,5 @@
 // The region of wasm memory the URL exports work in (c_exports.cc), and its
-// layout, which Constants() (embind.cc) gives JS. Emscripten only.
+// layout, which core_constants (filter_exports.cc) gives JS. Emscripten only.
 #ifndef CUCKOO_WASM_BINDINGS_URL_REGION_H_
 #define CUCKOO_WASM_BINDINGS_URL_REGION_H_
 
@@ -20,7 +20,7 @@ CUCKOO_SIZE_OPTIMIZED_BEGIN
 //   region + kSpanAt        UrlSpan: the matched expression, or the entry's
 //   region + kSpansAt       UrlSpan[30]: url_expressions' expressions
 //   region + kBufferAt      the workspace the spans point into, to region_len
-// JS reads this layout and the workspace size from Constants() (embind.cc).
+// JS reads this layout and the workspace size from core_constants (filter_exports.cc).
 
 constexpr size_t kCanonicalAt = 0;
 constexpr size_t kSpanAt = 40;

@@ -22,7 +22,7 @@ function tsFiles(dir = jsDir): string[] {
 }
 
 interface Import {
-  /** As written: './x.js', 'cuckoo-core-glue', 'node:fs'. */
+  /** As written: './x.js', 'cuckoo-core-instance', 'node:fs'. */
   specifier: string;
   /** The js/ file a relative specifier names ('common/errors.ts'), else undefined. */
   file: string | undefined;
@@ -133,7 +133,7 @@ function reached(entry: string): Set<string> {
   return seen;
 }
 
-test("the reader's entry reaches none of the writers: no full core, glue, writer methods, full family classes or CLI", () => {
+test("the reader's entry reaches none of the writers: no full core, its instantiation, writer methods, full family classes or CLI", () => {
   const fromReader = [...reached('reader.ts')];
   const writers = ['boundary/wasm-core.ts', 'boundary/full-instance.ts', 'filters/writers.ts', 'filters/cuckoo-filter.ts', 'filters/bloom-filter.ts', 'filters/redis-cuckoo-filter.ts', 'filters/redis-bloom-filter.ts', 'filters/redis-filter.ts', 'index.ts'];
   expect(fromReader.filter((f) => writers.includes(f) || folderOf(f) === 'cli')).toEqual([]);
