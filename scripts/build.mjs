@@ -74,7 +74,7 @@ function customSection(name, payload) {
 }
 
 /** esbuild options of the bundles over `module` (shipModule's), instantiated by `instance` (js/boundary/). */
-const bundleOver = (module, instance) => ({
+const bundleOver = (module, instance, firstCall) => ({
   bundle: true,
   platform: 'neutral',
   target: 'es2020',
@@ -83,7 +83,12 @@ const bundleOver = (module, instance) => ({
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
     'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),
   },
-  define: { CUCKOO_WASM_DEFLATED: 'true', CUCKOO_WASM_ID: JSON.stringify(module.id), CUCKOO_WASM_FILE: JSON.stringify(module.file) },
+  define: {
+    CUCKOO_WASM_DEFLATED: 'true',
+    CUCKOO_WASM_ID: JSON.stringify(module.id),
+    CUCKOO_WASM_FILE: JSON.stringify(module.file),
+    CUCKOO_FIRST_CALL: JSON.stringify(firstCall),
+  },
   loader: { '.deflate': 'binary', '.wasm': 'binary' },
   // The Workers build's .wasm stays an import of the file beside the bundle.
   plugins: [
@@ -127,8 +132,8 @@ const forWorkerd = (common) => ({
 });
 
 /** The five bundles of one entry: `${base}.mjs` / `.cjs` (browsers, bundlers), `${node}.mjs` / `.cjs`, `${workerd}.mjs`. */
-async function buildEntry(entry, module, instance, base, node, workerd) {
-  const common = bundleOver(module, instance);
+async function buildEntry(entry, module, instance, firstCall, base, node, workerd) {
+  const common = bundleOver(module, instance, firstCall);
   const entryPoints = [join(root, entry)];
   await build({ ...common, entryPoints, format: 'esm', outfile: join(dist, `${base}.mjs`) });
   await build({ ...common, entryPoints, format: 'cjs', outfile: join(dist, `${base}.cjs`) });
@@ -138,8 +143,8 @@ async function buildEntry(entry, module, instance, base, node, workerd) {
   return common;
 }
 
-const common = await buildEntry('js/index.ts', fullModule, 'full-instance', 'index', 'node', 'workerd');
-await buildEntry('js/reader.ts', readerModule, 'reader-instance', 'reader', 'reader-node', 'reader-workerd');
+const common = await buildEntry('js/index.ts', fullModule, 'full-instance', 'create() / fromBytes()', 'index', 'node', 'workerd');
+await buildEntry('js/reader.ts', readerModule, 'reader-instance', 'fromBytes()', 'reader', 'reader-node', 'reader-workerd');
 await build({
   ...forNode(common, fullModule),
   entryPoints: [join(root, 'js/cli/main.ts')],

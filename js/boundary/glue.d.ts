@@ -26,6 +26,9 @@ declare module 'cuckoo-core-instance' {
 // The module's file name in the package (esbuild define): cuckoo-core.wasm, or cuckoo-reader.wasm in the reader's
 // bundles; what error messages tell the caller to import.
 declare const CUCKOO_WASM_FILE: string;
+// The calls that load the module first, as messages name them (esbuild define): 'create() / fromBytes()', or
+// 'fromBytes()' in the reader's bundles.
+declare const CUCKOO_FIRST_CALL: string;
 // The package's .wasm beside the Workers bundle (js/boundary/wasm-workerd.ts; scripts/build.mjs keeps it an import
 // of ./cuckoo-core.wasm or ./cuckoo-reader.wasm), as Workers' bundlers give it: the module compiled.
 declare module 'cuckoo-core-wasm-file' {

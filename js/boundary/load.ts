@@ -67,13 +67,13 @@ export type WasmSource = object | string | ArrayBuffer | ArrayBufferView;
 export function initWasm(source: WasmSource): Promise<void> {
   if (handed) {
     return Promise.reject(
-      new WasmInitError('initWasm() was already called: call it once, before the first create() / fromBytes()', 'called-twice'),
+      new WasmInitError(`initWasm() was already called: call it once, before the first ${CUCKOO_FIRST_CALL}`, 'called-twice'),
     );
   }
   if (corePromise) {
     return Promise.reject(
       new WasmInitError(
-        'the WebAssembly module is already loaded (or loading): call initWasm() before the first create() / fromBytes()',
+        `the WebAssembly module is already loaded (or loading): call initWasm() before the first ${CUCKOO_FIRST_CALL}`,
         'already-loaded',
       ),
     );
@@ -189,7 +189,7 @@ function loadError(cause: unknown): WasmLoadError {
   // workerd (Cloudflare Workers) and Vercel Edge: "WebAssembly.instantiate(): Wasm code generation disallowed by embedder".
   if (/code generation disallowed/i.test(detail)) {
     return new WasmLoadError(
-      'this platform compiles no WebAssembly from bytes: before the first create() / fromBytes(), ' +
+      `this platform compiles no WebAssembly from bytes: before the first ${CUCKOO_FIRST_CALL}, ` +
         `import wasm from 'cuckoo-wasm/${CUCKOO_WASM_FILE}' (Vercel Edge: '…/${CUCKOO_WASM_FILE}?module') and ` +
         `await initWasm(wasm); wrangler picks the "workerd" entry, which does it. (${detail})`,
       'compile-disallowed',
