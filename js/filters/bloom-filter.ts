@@ -166,7 +166,7 @@ export class BloomFilter extends BloomFilterReader {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return (this.core as Core).bloomCompatible(this.live(), this.peer(other));
+    return (this.core as Core).bloomCompatible(this.liveAs(BLOOM), this.peer(other));
   }
 
   /**
@@ -178,7 +178,7 @@ export class BloomFilter extends BloomFilterReader {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   union(other: BloomFilter): this {
-    const into = this.live();
+    const into = this.liveAs(BLOOM);
     const from = this.peer(other);
     if ((this.core as Core).cold.bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(

@@ -255,7 +255,7 @@ export class CuckooFilter extends CuckooFilterReader {
    * ```
    */
   delete(key: Key): boolean {
-    return this.core.keyOp(DELETE, this.live(), key) === 1;
+    return this.core.keyOp(DELETE, this.liveAs(CUCKOO), key) === 1;
   }
 
   /** @internal */

@@ -6,7 +6,8 @@
  * class keeps only what is its own: its options and their checks, its
  * getters and info(), and the error of a full filter.
  */
-import { Key } from '../common/checks.js';
+import { Key, describe } from '../common/checks.js';
+import { ArgumentTypeError } from '../common/errors.js';
 import { Answers } from '../common/answers.js';
 import { Chunk } from '../common/chunk.js';
 import { FamilyDescriptor, KeyOp, familyOf } from '../registry.js';
@@ -72,14 +73,31 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
+   * The handle, for a call only filters of `family` may make: its exports, or its id given to the core. A method of
+   * one family's class called on another family's filter (`CuckooFilter.prototype.count.call(bloom)`) is refused
+   * here, before the core would read that filter as one of `family` (a trap or a corrupted filter).
+   * @throws ArgumentTypeError if this filter is of another family; FilterDisposedError after dispose().
+   * @internal
+   */
+  protected liveAs(family: FamilyDescriptor): Handle {
+    if (this.familyId !== family.id) {
+      throw new ArgumentTypeError(
+        `a method of ${family.className} was called on a ${familyOf(this.familyId)?.className ?? describe(this)}: ` +
+          `call each class's methods on filters of that class`,
+      );
+    }
+    return this.live();
+  }
+
+  /**
    * A one-key add only some families have (CF.ADDNX's `rc_add_unique`, BF.ADD's `rb_add_new`): adds the key unless
    * the filter may already hold it.
    * @returns true if added, false if it was there (nothing changed).
    * @throws FilterFullError as {@link add}.
    * @internal
    */
-  protected addIfNew(op: KeyOp, key: Key): boolean {
-    const r = this.core.keyOp(op, this.live(), key);
+  protected addIfNew(family: FamilyDescriptor, op: KeyOp, key: Key): boolean {
+    const r = this.core.keyOp(op, this.liveAs(family), key);
     if (r < 0) {
       this.lastFailure = -r;
       throw this.fullError(0);

@@ -119,7 +119,7 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
    * @throws FilterFullError for a full nonScaling filter, or one at 32 links; ArgumentTypeError, FilterDisposedError.
    */
   addNew(key: Key): boolean {
-    return this.addIfNew(ADD_NEW, key);
+    return this.addIfNew(REDIS_BLOOM, ADD_NEW, key);
   }
 }
 

@@ -117,7 +117,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * @throws FilterFullError as {@link add}; ArgumentTypeError, FilterDisposedError.
    */
   addUnique(key: Key): boolean {
-    return this.addIfNew(ADD_UNIQUE, key);
+    return this.addIfNew(REDIS_CUCKOO, ADD_UNIQUE, key);
   }
 
   /**
@@ -132,7 +132,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
    */
   delete(key: Key): boolean {
-    return this.core.keyOp(DELETE, this.live(), key) === 1;
+    return this.core.keyOp(DELETE, this.liveAs(REDIS_CUCKOO), key) === 1;
   }
 
   /**
@@ -149,7 +149,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * ```
    */
   compact(): void {
-    (this.core as Core).cold.redisCuckooCompact(this.live());
+    (this.core as Core).cold.redisCuckooCompact(this.liveAs(REDIS_CUCKOO));
   }
 }
 

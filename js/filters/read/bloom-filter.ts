@@ -196,12 +196,12 @@ export class BloomFilter extends FamilyFilter {
 
   /** Bits m of all sub-filters. */
   get bitCount(): number {
-    return this.core.info<CoreBloomInfo>(BLOOM.id, this.live()).bitCount;
+    return this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)).bitCount;
   }
 
   /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
+    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)));
   }
 
   /**
@@ -210,7 +210,7 @@ export class BloomFilter extends FamilyFilter {
    * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
    */
   get expectedFalsePositiveRate(): number {
-    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.live())).rate;
+    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM))).rate;
   }
 
   /**
@@ -221,7 +221,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws FilterDisposedError after dispose().
    */
   estimatedCount(): number {
-    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.live()));
+    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)));
   }
 
   /**
@@ -230,7 +230,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws FilterDisposedError after dispose().
    */
   info(): BloomFilterInfo {
-    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.live());
+    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM));
     const expected = expectedRates(info);
     return {
       type: 'bloom',

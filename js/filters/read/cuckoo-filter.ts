@@ -142,7 +142,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   count(key: Key): number {
-    return this.core.keyOp(COUNT, this.live(), key);
+    return this.core.keyOp(COUNT, this.liveAs(CUCKOO), key);
   }
 
   /** Stored fingerprints (keys added minus keys deleted, duplicates counted), victim included. */
@@ -152,7 +152,7 @@ export class CuckooFilter extends FamilyFilter {
 
   /** Fraction of the m·b slots that hold a fingerprint (the paper's α), in [0, 1]. */
   get loadFactor(): number {
-    return this.core.loadFactor(this.live());
+    return this.core.loadFactor(this.liveAs(CUCKOO));
   }
 
   /**
@@ -178,7 +178,7 @@ export class CuckooFilter extends FamilyFilter {
    * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
-    return this.expectedRateOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
+    return this.expectedRateOf(this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO)));
   }
 
   /** @internal */
@@ -197,7 +197,7 @@ export class CuckooFilter extends FamilyFilter {
    * grown filter's capacity is that of all its sub-filters.
    */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreInfo>(CUCKOO.id, this.live()));
+    return bitsPerItemOf(this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO)));
   }
 
   /**
@@ -210,7 +210,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   info(): CuckooFilterInfo {
-    const info = this.core.info<CoreInfo>(CUCKOO.id, this.live());
+    const info = this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO));
     return {
       type: 'cuckoo',
       capacity: this.capacity,

@@ -68,7 +68,7 @@ export class RedisBloomFilter extends FamilyFilter {
 
   /** `BF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisBloomFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_BLOOM.id, this.live());
+    const i = this.core.info<CoreInfo>(REDIS_BLOOM.id, this.liveAs(REDIS_BLOOM));
     return {
       capacity: i.capacity,
       size: i.size,

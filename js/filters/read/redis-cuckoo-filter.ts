@@ -68,7 +68,7 @@ export class RedisCuckooFilter extends FamilyFilter {
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
    */
   count(key: Key): number {
-    return this.core.keyOp(COUNT, this.live(), key);
+    return this.core.keyOp(COUNT, this.liveAs(REDIS_CUCKOO), key);
   }
 
   /** Fingerprints stored (CF.INFO "Number of items inserted"). */
@@ -83,7 +83,7 @@ export class RedisCuckooFilter extends FamilyFilter {
 
   /** `CF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisCuckooFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_CUCKOO.id, this.live());
+    const i = this.core.info<CoreInfo>(REDIS_CUCKOO.id, this.liveAs(REDIS_CUCKOO));
     return {
       size: i.size,
       numberOfBuckets: i.numberOfBuckets,
