@@ -41,8 +41,8 @@ export interface Writers {
    * f.add('phish.example').add(new Uint8Array([1, 2, 3]));
    * ```
    */
-
   add(key: Key): this;
+
   /**
    * Adds many keys, crossing into WebAssembly once per chunk of up to 8192 keys (and 32K code units).
    * The result is that of `for (const k of keys) add(k)`, whatever the caller's getters, Proxy or
@@ -62,8 +62,8 @@ export interface Writers {
    * f.addAll(text.split('\n').filter(Boolean));
    * ```
    */
-
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number;
+
   /**
    * Adds a blocklist entry as its one canonical expression (Safe Browsing's
    * "URLs and Hashing"; docs/URLS.md). An entry is a URL (`http://evil.example/a/b`),
@@ -80,8 +80,8 @@ export interface Writers {
    * f.addUrl('evil.example').addUrl('shared-host.example/~phisher/');
    * ```
    */
-
   addUrl(entry: Key): this;
+
   /**
    * Adds many entries as {@link addUrl} does, crossing into WebAssembly once per
    * chunk of entries (read as `addAll` reads keys: any iterable or array-like).
@@ -90,8 +90,8 @@ export interface Writers {
    *   the entries before it stay added. FilterFullError, ArgumentTypeError, FilterDisposedError
    *   as for `addAll`.
    */
-
   addUrls(entries: Iterable<Key> | ArrayLike<Key>): number;
+
   /**
    * The patch that turns `older`, an earlier (or any other) version of this filter, into this one
    * (docs/FORMAT.md §17): `older.applyPatch(patch)` then makes `older.toBytes()` byte for byte this
@@ -110,7 +110,6 @@ export interface Writers {
    * const patch = today.diff(yesterdayBytes); // serve it to clients that hold yesterday's filter
    * ```
    */
-
   diff(older: this | Uint8Array | ArrayBuffer): Uint8Array;
 }
 
@@ -195,7 +194,6 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
     if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
     return patch;
   }
-
 }
 
 /**
@@ -206,7 +204,9 @@ export function installWriters(target: { prototype: FamilyFilter }): void {
   copyMethods(target, WriterMethods);
   // The test-only entry (js/testing.ts, dist/testing.mjs) reaches the raw boundary through this symbol of the
   // full entry's classes, so that it shares that bundle's module instance; it is no part of the package's API.
-  if (!Object.prototype.hasOwnProperty.call(target, RAW_BOUNDARY)) Object.defineProperty(target, RAW_BOUNDARY, { value: WriterMethods.rawBoundary });
+  if (!Object.prototype.hasOwnProperty.call(target, RAW_BOUNDARY)) {
+    Object.defineProperty(target, RAW_BOUNDARY, { value: WriterMethods.rawBoundary });
+  }
 }
 
 /**
