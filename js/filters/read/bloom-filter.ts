@@ -10,8 +10,7 @@ import type { ReadCore } from '../../boundary/read-core.js';
 import type { Handle } from '../../boundary/core-types.js';
 import { bitsPerItemOf } from '../filter-bytes.js';
 
-/** Parameters and statistics of one Bloom filter, as the core reports them. */
-/** @internal */
+/** Parameters and statistics of one Bloom filter, as the core reports them. @internal */
 export interface CoreBloomInfo {
   capacity: number;
   falsePositiveRate: number;

@@ -13,8 +13,7 @@ import { bitsPerItemOf } from '../filter-bytes.js';
 
 const COUNT = keyOpOf(CUCKOO, 'count');
 
-/** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. */
-/** @internal */
+/** Parameters of one cuckoo filter (those of sub-filter 0) and its sub-filters, as the core reports them. @internal */
 export interface CoreInfo {
   capacity: number;
   bucketCount: number;

@@ -1,7 +1,7 @@
 /**
  * The Redis Bloom filter as the reader (`cuckoo-wasm/reader`) has it: loaded from bytes, looked up, patched,
- * serialized and described. The full entry's RedisBloomFilter (js/filters/redis-bloom-filter.ts) extends it with creation,
- * SCANDUMP / LOADCHUNK and the writers.
+ * serialized and described. The full entry's RedisBloomFilter (js/filters/redis-bloom-filter.ts) extends it with
+ * creation, SCANDUMP / LOADCHUNK and the writers.
  */
 import { REDIS_BLOOM } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
@@ -23,7 +23,10 @@ export interface RedisBloomFilterInfo {
   expansionRate: number | null;
 }
 
-/** @internal */
+/**
+ * What the core's info() record gives: the BF.INFO fields, the error rate, the first link's capacity and the
+ * serialized size. @internal
+ */
 export interface CoreInfo extends RedisBloomFilterInfo {
   errorRate: number;
   /** Items the first link is sized for. */
@@ -33,7 +36,8 @@ export interface CoreInfo extends RedisBloomFilterInfo {
 
 /**
  * A RedisBloom-compatible Bloom filter loaded from its bytes, read-only: the reader's
- * RedisBloomFilter. See the full entry's {@link RedisBloomFilter} for the filter itself; every member here answers as it does there.
+ * RedisBloomFilter. See the full entry's {@link RedisBloomFilter} for the filter itself; every member here
+ * answers as it does there.
  */
 export class RedisBloomFilter extends FamilyFilter {
   /** The error rate BF.RESERVE was given (the first link is sized for half of it when the filter scales). */

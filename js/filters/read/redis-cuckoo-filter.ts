@@ -1,7 +1,7 @@
 /**
  * The Redis cuckoo filter as the reader (`cuckoo-wasm/reader`) has it: loaded from bytes, looked up, patched,
- * serialized and described. The full entry's RedisCuckooFilter (js/filters/redis-cuckoo-filter.ts) extends it with creation,
- * SCANDUMP / LOADCHUNK and the writers.
+ * serialized and described. The full entry's RedisCuckooFilter (js/filters/redis-cuckoo-filter.ts) extends it with
+ * creation, SCANDUMP / LOADCHUNK and the writers.
  */
 import { Key } from '../../common/checks.js';
 import { REDIS_CUCKOO, keyOpOf } from '../../registry.js';
@@ -31,14 +31,15 @@ export interface RedisCuckooFilterInfo {
   maxIterations: number;
 }
 
-/** @internal */
+/** What the core's info() record gives: the CF.INFO fields and the serialized size. @internal */
 export interface CoreInfo extends RedisCuckooFilterInfo {
   serializedSize: number;
 }
 
 /**
  * A RedisBloom-compatible cuckoo filter loaded from its bytes, read-only: the reader's
- * RedisCuckooFilter. See the full entry's {@link RedisCuckooFilter} for the filter itself; every member here answers as it does there.
+ * RedisCuckooFilter. See the full entry's {@link RedisCuckooFilter} for the filter itself; every member here
+ * answers as it does there.
  */
 export class RedisCuckooFilter extends FamilyFilter {
   /** Slots per bucket b. */
