@@ -29,6 +29,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { abWorkload, ratioLine, time } from './ab-common.mjs';
 
 const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
@@ -48,34 +49,8 @@ if (positionals.length !== 2) {
 const paths = positionals.map((p) => resolve(p));
 const rounds = Number(opt.rounds);
 const n = Number(opt.n);
-const lines = (f) => readFileSync(join(opt.data, f), 'utf8').split('\n').filter((l) => l.length > 0);
+const { members, benign, queries, urls, urlQueries } = abWorkload(opt.data, n);
 
-const members = lines('blocklist_domains.txt').slice(0, n);
-const benign = lines('benign_domains.txt').slice(0, n);
-const queries = [];
-for (let i = 0; i < Math.max(members.length, benign.length); i++) {
-  if (i < members.length) queries.push(members[i]);
-  if (i < benign.length) queries.push(benign[i]);
-}
-const urls = [...new Set(lines('phishing_urls.txt'))];
-const paths3 = ['', 'index.html', 'a/b/c.php?x=1', 'login#top'];
-const urlQueries = [];
-for (let i = 0; i < urls.length; i++) {
-  urlQueries.push(urls[i]);
-  urlQueries.push(`https://${benign[i % benign.length]}/${paths3[i % paths3.length]}`);
-}
-
-const now = () => performance.now();
-/** ns per item of fn() over `count` items, the fastest of 3 passes. */
-function time(fn, count) {
-  let best = Infinity;
-  for (let p = 0; p < 3; p++) {
-    const t = now();
-    fn();
-    best = Math.min(best, now() - t);
-  }
-  return (best * 1e6) / count;
-}
 
 async function setup(path) {
   const lib = await import(pathToFileURL(path).href);
@@ -197,22 +172,9 @@ window.loadMs = performance.now() - t;</script>`);
   server.close();
 }
 
-const sorted = (a) => [...a].sort((x, y) => x - y);
-const median = (a) => {
-  const s = sorted(a);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const f = (x, d = 1) => x.toFixed(d);
 console.log(`A = ${paths[0]}\nB = ${paths[1]}\n${rounds} rounds, n = ${n}, ${urls.length} URLs, Node ${process.version}`);
 console.log('row            A min  A med   B min  B med   B/A med (min-max)');
-const line = (k, a, b, unit, d) => {
-  const ratios = a.map((x, j) => b[j] / x);
-  const rs = sorted(ratios);
-  console.log(
-    `${k.padEnd(13)} ${f(Math.min(...a), d).padStart(6)} ${f(median(a), d).padStart(6)}  ${f(Math.min(...b), d).padStart(6)} ${f(median(b), d).padStart(6)}   ` +
-      `${f(median(ratios), 3)} (${f(rs[0], 3)}-${f(rs[rs.length - 1], 3)}) ${unit}`,
-  );
-};
+const line = (k, a, b, unit, d) => ratioLine(k, a, b, unit, d);
 for (const k of names) line(k, results[k][0], results[k][1], 'ns/key', 1);
 line('first create', loads[0], loads[1], 'ms', 2);
 if (opt.chromium) line('  Chromium', pageLoads[0], pageLoads[1], 'ms', 2);

@@ -36,6 +36,7 @@ import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { abWorkload, fixed, median, ratioLine, time } from './ab-common.mjs';
 import { loadavg } from 'node:os';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -58,41 +59,9 @@ const { values: opt } = parseArgs({
 const paths = [resolve(opt.full), resolve(opt.reader)];
 const rounds = Number(opt.rounds);
 const n = Number(opt.n);
-const lines = (f) => readFileSync(join(opt.data, f), 'utf8').split('\n').filter((l) => l.length > 0);
+const { members, benign, queries, urls, urlQueries } = abWorkload(opt.data, n);
 
-const members = lines('blocklist_domains.txt').slice(0, n);
-const benign = lines('benign_domains.txt').slice(0, n);
-const queries = [];
-for (let i = 0; i < Math.max(members.length, benign.length); i++) {
-  if (i < members.length) queries.push(members[i]);
-  if (i < benign.length) queries.push(benign[i]);
-}
-const urls = [...new Set(lines('phishing_urls.txt'))];
-const tails = ['', 'index.html', 'a/b/c.php?x=1', 'login#top'];
-const urlQueries = [];
-for (let i = 0; i < urls.length; i++) {
-  urlQueries.push(urls[i]);
-  urlQueries.push(`https://${benign[i % benign.length]}/${tails[i % tails.length]}`);
-}
 
-const now = () => performance.now();
-/** ns per item of fn() over `count` items, the fastest of 3 passes. */
-function time(fn, count) {
-  let best = Infinity;
-  for (let p = 0; p < 3; p++) {
-    const t = now();
-    fn();
-    best = Math.min(best, now() - t);
-  }
-  return (best * 1e6) / count;
-}
-
-const sorted = (a) => [...a].sort((x, y) => x - y);
-const median = (a) => {
-  const s = sorted(a);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const f = (x, d = 1) => x.toFixed(d);
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
 console.log(`full = ${paths[0]}\nreader = ${paths[1]}\nNode ${process.version}; load average at start ${load()}`);
@@ -259,18 +228,11 @@ window.loadMs = performance.now() - t;`;
 console.log(`load average at the end ${load()}`);
 if (names.length > 0) console.log(`${rounds} rounds, n = ${n}, ${urls.length} URLs (${urlQueries.length} URL queries)`);
 console.log('row             full min full med  reader min reader med   reader/full med (min-max)');
-const line = (k, a, b, unit, d) => {
-  const ratios = a.map((x, j) => b[j] / x);
-  const rs = sorted(ratios);
-  console.log(
-    `${k.padEnd(15)} ${f(Math.min(...a), d).padStart(8)} ${f(median(a), d).padStart(8)}  ${f(Math.min(...b), d).padStart(10)} ${f(median(b), d).padStart(10)}   ` +
-      `${f(median(ratios), 3)} (${f(rs[0], 3)}-${f(rs[rs.length - 1], 3)}) ${unit}`,
-  );
-};
+const line = (k, a, b, unit, d) => ratioLine(k, a, b, unit, d, [15, 8, 10]);
 for (const k of names) line(k, results[k][0], results[k][1], 'ns/key', 1);
 if (!opt['only-lookups']) line('first fromBytes', loads[0], loads[1], 'ms (Node.js, new process)', 2);
 if (opt.chromium && !opt['only-lookups']) {
   const each = opt['fresh-browser'] ? 'a new browser, context and page each' : 'one browser, a new context and page each';
   console.log(`Chromium (${opt.chromium}), ${each}, ${opt.pages} loads per variant: median (min-max) ms`);
-  for (const [k, v] of Object.entries(pageLoads)) console.log(`  ${k.padEnd(22)} ${f(median(v), 1).padStart(6)} (${f(Math.min(...v), 1)}-${f(Math.max(...v), 1)})`);
+  for (const [k, v] of Object.entries(pageLoads)) console.log(`  ${k.padEnd(22)} ${fixed(median(v), 1).padStart(6)} (${fixed(Math.min(...v), 1)}-${fixed(Math.max(...v), 1)})`);
 }
