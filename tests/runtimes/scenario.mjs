@@ -182,3 +182,21 @@ function fnv1a(hash, text) {
   for (let i = 0; i < text.length; ++i) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 }
+
+/**
+ * A Worker (workerd) of the scenario: POST /scenario with the input's JSON answers what `run(input)` gives (the
+ * scenario's result, and whatever else the Worker adds), with the runtime; GET / answers what to POST.
+ * @param {(input: object) => Promise<object>} run
+ */
+export function scenarioWorker(run) {
+  return {
+    async fetch(request) {
+      const { pathname } = new URL(request.url);
+      if (request.method === 'POST' && pathname === '/scenario') {
+        const result = await run(inputFromJson(await request.text()));
+        return Response.json({ ...result, runtime: `workerd ${navigator.userAgent}` });
+      }
+      return new Response('POST /scenario', { status: pathname === '/' ? 200 : 404 });
+    },
+  };
+}

@@ -4,24 +4,16 @@
 // hands the library the .wasm imported as a module with initWasm, and runs the scenario.
 import * as lib from 'cuckoo-wasm';
 import wasm from 'cuckoo-wasm/cuckoo-core.wasm';
-import { inputFromJson, runScenario } from './scenario.mjs';
+import { runScenario, scenarioWorker } from './scenario.mjs';
 
-export default {
-  async fetch(request) {
-    const { pathname } = new URL(request.url);
-    if (request.method === 'POST' && pathname === '/scenario') {
-      const input = inputFromJson(await request.text());
-      let before;
-      try {
-        (await lib.CuckooFilter.create({ capacity: 10 })).dispose();
-        before = { loaded: true };
-      } catch (e) {
-        before = { name: e.name, code: e.code, reason: e.reason, message: e.message };
-      }
-      await lib.initWasm(wasm);
-      const result = await runScenario(lib, input);
-      return Response.json({ ...result, before, runtime: `workerd ${navigator.userAgent}` });
-    }
-    return new Response('POST /scenario', { status: pathname === '/' ? 200 : 404 });
-  },
-};
+export default scenarioWorker(async (input) => {
+  let before;
+  try {
+    (await lib.CuckooFilter.create({ capacity: 10 })).dispose();
+    before = { loaded: true };
+  } catch (e) {
+    before = { name: e.name, code: e.code, reason: e.reason, message: e.message };
+  }
+  await lib.initWasm(wasm);
+  return { ...(await runScenario(lib, input)), before };
+});
