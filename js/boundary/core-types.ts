@@ -72,6 +72,7 @@ export interface WriteExports {
   url_entry: UrlCall;
   patch_diff(older: number, olderLength: number, newer: number, newerLength: number, why: number): number;
 }
+export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff'];
 
 /** What both sides must agree on, as the core reports it at load (bindings/filter_exports.cc core_constants). */
 export interface CoreConstants {

@@ -60,6 +60,8 @@ export class ReadCore {
   private recordCap = 0;
   /** The field names of each family's info() record, read once. */
   private readonly infoFields = new Map<number, [Field[], Field[]]>();
+  /** The field names of patchInfo's record, read once. */
+  private patchInfoFields: Field[] | undefined;
 
   /**
    * @param module - the memory views, malloc and free.
@@ -227,7 +229,8 @@ export class ReadCore {
     return this.withBytes(patch, (p, n) => {
       const r = this.readValues((out, cap) => this.x.patch_info(p, n, out, cap));
       if (r.length === 1 && r[0] < 0) return r[0];
-      return decodeFields(parseFields(this.cString(this.x.patch_info_names())), r, 0) as unknown as PatchInfo;
+      this.patchInfoFields ??= parseFields(this.cString(this.x.patch_info_names()));
+      return decodeFields(this.patchInfoFields, r, 0) as unknown as PatchInfo;
     });
   }
 

@@ -12,7 +12,7 @@ import { Status } from '../common/status.js';
 import { seedWords } from '../common/options.js';
 import { ReadCore } from './read-core.js';
 import type { AsciiHost, BuildExports, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, RawBoundary, ReadModule, WriteExports } from './core-types.js';
-import { FAMILY_WRITE_EXPORTS, PREFIXES } from './core-types.js';
+import { FAMILY_WRITE_EXPORTS, PREFIXES, WRITE_EXPORTS } from './core-types.js';
 
 export { ReadCore } from './read-core.js';
 export type { AsciiHost, CoreConstants, ExportPrefix, ExportRow, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary, ReadModule } from './core-types.js';
@@ -61,7 +61,7 @@ export class Core extends ReadCore {
     const x = exports;
     this.w = x as unknown as WriteExports & BuildExports;
     this.cold = Object.fromEntries(Object.entries(COLD).map(([name, exported]) => [name, x[exported]])) as unknown as ColdCalls;
-    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), 'url_add', 'url_add_batch', 'url_entry', 'patch_diff', ...Object.values(COLD)]) {
+    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), ...WRITE_EXPORTS, ...Object.values(COLD)]) {
       if (typeof x[name] !== 'function') throw new Error(`the full module has no export ${name}`);
     }
     // Each family's row gains its writers.

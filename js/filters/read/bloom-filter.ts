@@ -150,8 +150,9 @@ export interface BloomFilter {
 }
 
 /**
- * A Bloom filter loaded from its bytes, read-only: the reader's BloomFilter. See the full entry's
- * {@link BloomFilter} for the filter itself; every member here answers as it does there.
+ * A Bloom filter (m bits, k hash functions; ε ≈ (1 − e^(−kn/m))^k), growing as a stack of sub-filters, loaded
+ * read-only from the bytes `toBytes()` or the CLI wrote (docs/FORMAT.md). It is `cuckoo-wasm`'s `BloomFilter`
+ * without creation, the writers and `union`: every member here answers as that class's does, for the same bytes.
  */
 export class BloomFilter extends FamilyFilter {
   /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */

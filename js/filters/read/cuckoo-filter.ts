@@ -82,8 +82,10 @@ export interface CuckooFilterInfo {
 }
 
 /**
- * A cuckoo filter (Fan et al., CoNEXT 2014) loaded from its bytes, read-only: the reader's CuckooFilter. See the
- * full entry's {@link CuckooFilter} for the filter itself; every member here answers as it does there.
+ * A cuckoo filter (Fan et al., CoNEXT 2014: f-bit fingerprints in buckets of b slots, partial-key cuckoo hashing,
+ * ε ≤ 2b/2^f per sub-filter), either table encoding, growing as a stack of sub-filters, loaded read-only from the
+ * bytes `toBytes()` or the CLI wrote (docs/FORMAT.md). It is `cuckoo-wasm`'s `CuckooFilter` without creation and
+ * the writers: every member here answers as that class's does, for the same bytes.
  */
 export class CuckooFilter extends FamilyFilter {
   /** Fingerprint size f, in bits (4..32). */

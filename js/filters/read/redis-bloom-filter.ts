@@ -35,9 +35,9 @@ export interface CoreInfo extends RedisBloomFilterInfo {
 }
 
 /**
- * A RedisBloom-compatible Bloom filter loaded from its bytes, read-only: the reader's
- * RedisBloomFilter. See the full entry's {@link RedisBloomFilter} for the filter itself; every member here
- * answers as it does there.
+ * RedisBloom's scalable Bloom filter (`BF.*`), loaded read-only from the bytes `toBytes()` wrote (docs/FORMAT.md,
+ * docs/redis.md). It is `cuckoo-wasm`'s `RedisBloomFilter` without creation, the writers and SCANDUMP / LOADCHUNK:
+ * every member here answers as that class's does (and as the server does), for the same bytes.
  */
 export class RedisBloomFilter extends FamilyFilter {
   /** The error rate BF.RESERVE was given (the first link is sized for half of it when the filter scales). */

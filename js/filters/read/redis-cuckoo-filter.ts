@@ -37,9 +37,10 @@ export interface CoreInfo extends RedisCuckooFilterInfo {
 }
 
 /**
- * A RedisBloom-compatible cuckoo filter loaded from its bytes, read-only: the reader's
- * RedisCuckooFilter. See the full entry's {@link RedisCuckooFilter} for the filter itself; every member here
- * answers as it does there.
+ * RedisBloom's cuckoo filter (`CF.*`: 8-bit fingerprints, buckets of b slots, sub-filters that grow), loaded
+ * read-only from the bytes `toBytes()` wrote (docs/FORMAT.md, docs/redis.md). It is `cuckoo-wasm`'s
+ * `RedisCuckooFilter` without creation, the writers and SCANDUMP / LOADCHUNK: every member here answers as that
+ * class's does (and as the server does), for the same bytes.
  */
 export class RedisCuckooFilter extends FamilyFilter {
   /** Slots per bucket b. */
