@@ -32,10 +32,14 @@ template <typename Filter>
 int ContainOne(const Filter* f, const uint8_t* key, size_t len) { return f->Contain(key, len) ? 1 : 0; }
 
 // n keys packed as keys[offsets[k] .. offsets[k+1]): how many were added.
+// `continues` (1): the keys go on one add of many keys whose earlier keys
+// crossed in an earlier call (a RedisCuckooFilter checks its limit once per
+// command, CF.INSERT's; the other families do not look at it).
 template <typename Filter>
-uint32_t AddBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n, int32_t* status) {
+uint32_t AddBatch(Filter* f, const uint8_t* keys, const uint32_t* offsets, uint32_t n,
+                  int32_t* status, int continues) {
   Status s;
-  const size_t added = f->AddBatch(keys, offsets, n, &s);
+  const size_t added = f->AddBatch(keys, offsets, n, &s, continues != 0);
   *status = Answer(s);
   return static_cast<uint32_t>(added);
 }
@@ -103,8 +107,8 @@ double LoadFactor(const Filter* f) { return f->load_factor(); }
   }                                                                                               \
   CUCKOO_WRITER(EMSCRIPTEN_KEEPALIVE uint32_t prefix##_add_batch(Filter* f, const uint8_t* keys,  \
                                                    const uint32_t* offsets, uint32_t n,           \
-                                                   int32_t* status) {                             \
-    return AddBatch(f, keys, offsets, n, status);                                                 \
+                                                   int32_t* status, int continues) {              \
+    return AddBatch(f, keys, offsets, n, status, continues);                                      \
   })                                                                                              \
   EMSCRIPTEN_KEEPALIVE void prefix##_contain_batch(const Filter* f, const uint8_t* keys,          \
                                                    const uint32_t* offsets, uint32_t n,           \

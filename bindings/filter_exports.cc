@@ -120,7 +120,7 @@ struct Row;
   X(numberOfItemsInserted, static_cast<double>(f.size()))     \
   X(numberOfItemsDeleted, static_cast<double>(f.deleted()))   \
   X(bucketSize, f.bucket_size())                              \
-  X(expansionRate, f.expansion())                             \
+  X(expansionRate, f.expansion_rate())                        \
   X(maxIterations, f.max_iterations())                        \
   X(serializedSize, static_cast<double>(f.SerializedSize()))
 
@@ -184,7 +184,7 @@ struct Row<Family::kRedisBloom> : Registered<Family::kRedisBloom> {
   X(redisMaxChunkBytes, static_cast<double>(cuckoo::kRedisMaxChunkBytes)) \
   X(maxMaxKicks, cuckoo::kMaxMaxKicks)                              \
   X(maxExpansion, cuckoo::format::kMaxExpansion)                    \
-  X(maxSubFilters, cuckoo::format::kMaxSubFilters)                  \
+  X(maxSubFilters, cuckoo::format::kMaxGrowthSubFilters)            \
   X(defaultSeedLow, static_cast<uint32_t>(cuckoo::kDefaultSeed))    \
   X(defaultSeedHigh, static_cast<uint32_t>(cuckoo::kDefaultSeed >> 32))
 

@@ -273,7 +273,8 @@ Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackH
                              : ReadLegacyStackHeader(data, version, &h);
   // Check 6: the stack header's fields.
   const bool growth_ok = h.expansion == 0 ? h.sub_filter_count == 1 : ExpansionInRange(h);
-  if (!fields_ok || h.sub_filter_count == 0 || h.sub_filter_count > kMaxSubFilters || !growth_ok) {
+  if (!fields_ok || h.sub_filter_count == 0 ||
+      h.sub_filter_count > MaxSubFilters(h.type) || !growth_ok) {
     return Status::kFormatBadParameter;
   }
   // Checks 7-8: each section's length field, then the whole length.

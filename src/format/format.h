@@ -205,8 +205,19 @@ constexpr uint8_t kGrowthGeometric = 1;  // sub-filter j: e^j capacity, ε0/2^j 
 
 constexpr size_t kStackHeaderBytes = 24;  // versions 2 and 3
 constexpr size_t kHeaderV4Bytes = 32;     // version 4
-constexpr uint32_t kMaxSubFilters = 32;
+// Sub-filters of a stack: the count byte's range, which bounds every family's
+// file. A family bounds its own further (MaxSubFilters): this library's
+// cuckoo and Bloom filters grow to kMaxGrowthSubFilters; RedisBloom's filters
+// grow past that on the server (a CF.INSERT that starts below 32 sub-filters,
+// a Bloom chain, which has no limit there), so their files hold up to 255.
+constexpr uint32_t kMaxSubFilters = 255;
+constexpr uint32_t kMaxGrowthSubFilters = 32;
 constexpr uint32_t kMaxExpansion = 1024;
+// The most sub-filters a file of family `type` holds.
+inline uint32_t MaxSubFilters(uint8_t type) {
+  return type == kTypeRedisCuckoo || type == kTypeRedisBloom ? kMaxSubFilters
+                                                             : kMaxGrowthSubFilters;
+}
 
 // The stack header's bytes in `version` (2, 3 or 4).
 inline size_t StackHeaderBytes(uint16_t version) {
@@ -215,7 +226,7 @@ inline size_t StackHeaderBytes(uint16_t version) {
 
 namespace stack_field {  // versions 2 and 3
 constexpr size_t kType = 6;            // u8: kTypeCuckoo or kTypeBloom
-constexpr size_t kSubFilterCount = 7;  // u8: S, 1..kMaxSubFilters
+constexpr size_t kSubFilterCount = 7;  // u8: S, 1..kMaxGrowthSubFilters
 constexpr size_t kExpansion = 8;       // u32: 0 (no growth, S = 1) or 2..kMaxExpansion
 constexpr size_t kReserved = 12;       // u32, 0
 constexpr size_t kSeed = 16;           // u64: every sub-filter's key-hash seed
@@ -227,7 +238,7 @@ constexpr size_t kEncoding = 7;         // u8: TableEncoding (cuckoo), 0 (Bloom)
 constexpr size_t kScheme = 8;           // u8: kScheme* of the family
 constexpr size_t kGrowth = 9;           // u8: kGrowthNone or kGrowthGeometric
 constexpr size_t kHashId = 10;          // u8: kHashIdXxh3_64
-constexpr size_t kSubFilterCount = 11;  // u8: S, 1..kMaxSubFilters (1 without growth)
+constexpr size_t kSubFilterCount = 11;  // u8: S, 1..MaxSubFilters(family) (1 without growth)
 constexpr size_t kExpansion = 12;       // u32: 0 without growth, else 2..kMaxExpansion
 constexpr size_t kSeed = 16;            // u64: every sub-filter's key-hash seed
 constexpr size_t kReserved = 24;        // u64, 0

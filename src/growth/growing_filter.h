@@ -3,9 +3,10 @@
 // sub-filters, each `expansion` times larger than the one before; inserts go
 // to the newest, a new one is added when it is full, lookups check them all.
 // A key is hashed once (the family's Hash, with the seed every sub-filter
-// shares) for all sub-filters. At most format::kMaxSubFilters sub-filters and kMaxFilterBytes
-// serialized bytes: an Add that would need more returns kGrowthLimit and adds
-// nothing. Internal to the core: scalable_filter.h names the filters.
+// shares) for all sub-filters. At most Family::kMaxSubFilters sub-filters and
+// kMaxFilterBytes serialized bytes: an Add that would need more returns
+// kGrowthLimit and adds nothing. Internal to the core: scalable_filter.h names
+// the filters.
 //
 // GrowingFilter<Self, Family> is the base of the public class Self; Family
 // describes the sub-filters:
@@ -23,6 +24,7 @@
 //             static bool AddIfFree(Sub&, key): an add first stores the key in
 //             a free slot of any sub-filter, newest first, and only then adds
 //             it to the newest (RedisBloom's cuckoo filter); absent: false
+//   static constexpr uint32_t kMaxSubFilters;    most sub-filters, <= format::kMaxSubFilters
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
 //   static constexpr uint8_t kType;                the stack header's family byte
@@ -96,7 +98,10 @@ class GrowingFilter {
   }
   // Add and Contain over keys packed as batch.h describes; AddBatch stops at
   // the first key refused, returns how many went in, *status why it stopped.
-  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status) {
+  // `continues` (these keys go on an earlier batch's) matters only to a
+  // family whose commands check a limit once (RedisCuckooFilter).
+  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
+                  bool /*continues*/ = false) {
     return AddEach(keys, offsets, n, status,
                    [this](const uint8_t* key, size_t len) { return Add(key, len); });
   }
@@ -182,7 +187,8 @@ class GrowingFilter {
 template <class Self, class Family>
 Status GrowingFilter<Self, Family>::Grow() {
   if (expansion_ == 0) return Status::kNotEnoughSpace;
-  if (count_ == format::kMaxSubFilters) return Status::kGrowthLimit;
+  static_assert(Family::kMaxSubFilters <= format::kMaxSubFilters, "the file's count byte");
+  if (count_ >= Family::kMaxSubFilters) return Status::kGrowthLimit;
   std::unique_ptr<Sub> next;
   const Status s = Family::MakeNext(*subs_[0], *subs_[count_ - 1], count_, expansion_,
                                     SerializedSize(), &next);

@@ -32,6 +32,7 @@ struct Xxh3Keys {
 // level j, and a key's form at sub-filter j is its probe at level j.
 struct CuckooFamily : Xxh3Keys {
   using Sub = CuckooFilter;
+  static constexpr uint32_t kMaxSubFilters = format::kMaxGrowthSubFilters;
   class Walk {
    public:
     Walk(const CuckooFilter& first, uint64_t hash, uint32_t expansion)
@@ -94,6 +95,7 @@ struct CuckooFamily : Xxh3Keys {
 // ε0 / 2^j, and a key's form is its hash at every sub-filter.
 struct BloomFamily : Xxh3Keys {
   using Sub = BloomFilter;
+  static constexpr uint32_t kMaxSubFilters = format::kMaxGrowthSubFilters;
   class Walk {
    public:
     Walk(const BloomFilter&, uint64_t hash, uint32_t) : hash_(hash) {}

@@ -1,9 +1,9 @@
 // RedisBloom's scalable Bloom filter (the BF.* commands of Redis 8 and of
 // RedisBloom before it), byte-compatible with the server's BF.SCANDUMP /
 // BF.LOADCHUNK chunks, as a family of the growth layer (growing_filter.h).
-// Implemented from the description in issue 22 and the fixtures recorded from
-// a real server (docs/FORMAT.md, "Redis Bloom filter (family 4)"), not from
-// RedisBloom's code.
+// Implemented from the description of the fixtures recorded from a real server
+// (../shared/redis/README.md; docs/FORMAT.md, "Redis Bloom filter (family
+// 4)"), not from RedisBloom's code.
 //
 // The filter is a chain of links (sub-filters); link j is a Bloom filter for
 // `entries` items at `error`:
@@ -21,6 +21,16 @@
 // link's size has reached its entries, a new link is added (NONSCALING:
 // kNotEnoughSpace, "non scaling filter is full"), then the key's bits are set
 // in the newest link and its size and the total go up by one.
+//
+// The chain's bound. The server has none; here a chain holds at most 255
+// links (format::kMaxSubFilters, the file's count byte) and 1 GiB in all
+// (kMaxFilterBytes), and a link whose error would underflow to 0 is not made:
+// an add that needs more is refused with kGrowthLimit, nothing changed. With
+// an expansion of 2 or more the bytes bind first (a chain of capacity 1
+// doubles past 1 GiB at 27 links, error 0.01); with EXPANSION 1 the links grow
+// only by their bits per entry, so 255 links of capacity 100,000 at error
+// 0.01 take about 619 MB, and a small filter reaches 255 links first
+// (capacity 50: 12,750 items in 317 KB).
 //
 // Not thread-safe; non-copyable; every block from internal::AllocateZeroed.
 #ifndef CUCKOO_WASM_SRC_REDIS_REDIS_BLOOM_H_
@@ -152,6 +162,9 @@ class RedisBloomLink {
 struct RedisBloomFamily {
   using Sub = RedisBloomLink;
   using Hashed = RedisBloomHash;
+  // The server has no limit on links; here the file's count byte and
+  // kMaxFilterBytes are one (redis_bloom.h's header says which binds first).
+  static constexpr uint32_t kMaxSubFilters = format::kMaxSubFilters;
   static RedisBloomHash Hash(const uint8_t* key, size_t len, uint64_t) {
     return RedisBloomHashKey(key, len);
   }
@@ -218,7 +231,8 @@ class RedisBloomFilter final : public GrowingFilter<RedisBloomFilter, RedisBloom
   }
   // Add over keys packed as batch.h describes (BF.MADD / BF.INSERT): stops at
   // the first key refused, returns how many were accepted (new or not).
-  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status) {
+  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
+                  bool /*continues*/ = false) {
     return AddEach(keys, offsets, n, status,
                    [this](const uint8_t* key, size_t len) { return Add(key, len); });
   }
@@ -250,7 +264,7 @@ class RedisBloomFilter final : public GrowingFilter<RedisBloomFilter, RedisBloom
   // BF.LOADCHUNK, in order. LoadDumpHeader validates the whole header before
   // it allocates anything: iterator 1 (else kFormatBadChunk); length 20 +
   // 53 * links (kFormatTruncated / kFormatTrailingBytes); options 5 or 13, 1
-  // to format::kMaxSubFilters links (one if NONSCALING), growth 1..32768 when
+  // to format::kMaxSubFilters (255) links (one if NONSCALING), growth 1..32768 when
   // scaling, every link's numbers the server's (RedisBloomLinkShape::
   // Consistent), n2 0, size <= entries, each link entries * growth and
   // error / 2 of the one before, kMaxFilterBytes in all (kFormatBadParameter);

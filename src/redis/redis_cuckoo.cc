@@ -139,7 +139,10 @@ Status RedisCuckooFilter::Create(const RedisCuckooParams& params,
   std::unique_ptr<RedisCuckooSub> first;
   const Status s = RedisCuckooSub::Make(n0, params.bucket_size, params.max_iterations, &first);
   if (s != Status::kOk) return s;
-  return Wrap(std::move(first), params.expansion, out);
+  // Stored rounded up to a power of two, as the server stores it.
+  const uint32_t expansion =
+      params.expansion == 0 ? 0 : uint32_t{1} << RedisCuckooFamily::GrowthShift(params.expansion);
+  return Wrap(std::move(first), expansion, out);
 }
 CUCKOO_SIZE_OPTIMIZED_END
 
@@ -154,6 +157,7 @@ void RedisCuckooFilter::Probes(const uint8_t* key, size_t len, Probe* out) const
 
 Status RedisCuckooFilter::AddUnique(const uint8_t* key, size_t len, bool* added) {
   *added = false;
+  if (count_ >= kCommandSubFilters) return Status::kGrowthLimit;
   const uint64_t hash = RedisCuckooFamily::Hash(key, len, seed());
   if (ContainHash(hash)) return Status::kOk;
   const Status s = AddHash(hash);
@@ -244,7 +248,7 @@ RedisChunk RedisCuckooFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
     h.num_filters = count_;
     h.bucket_size = bucket_size();
     h.max_iterations = max_iterations();
-    h.expansion = expansion_;
+    h.expansion = expansion_rate();
     format::WriteRedisCuckooDumpHeader(h, header_out);
     chunk.iterator = 1;
     chunk.data = header_out;
@@ -269,7 +273,8 @@ Status RedisCuckooFilter::LoadDumpHeader(uint64_t iterator, const uint8_t* data,
   const format::RedisCuckooDumpHeader h = format::ReadRedisCuckooDumpHeader(data);
   if (!IsPowerOfTwo(h.num_buckets) || h.bucket_size == 0 ||
       h.bucket_size > format::kMaxRedisBucketSize || h.max_iterations == 0 ||
-      h.expansion > format::kMaxRedisCuckooExpansion || h.num_filters == 0 ||
+      h.expansion > format::kMaxRedisCuckooExpansion ||
+      (h.expansion != 0 && !IsPowerOfTwo(h.expansion)) || h.num_filters == 0 ||
       h.num_filters > format::kMaxSubFilters || (h.expansion == 0 && h.num_filters > 1)) {
     return Status::kFormatBadParameter;
   }

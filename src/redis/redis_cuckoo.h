@@ -14,7 +14,8 @@
 //   RedisCuckooFamily  sub-filter j has n0 * e^j buckets (e = expansion rounded
 //                      up to a power of two); an add takes the first free slot
 //                      of any sub-filter, newest first, then kicks in the newest,
-//                      then grows (at most 32 sub-filters)
+//                      then grows (a command that starts with 32 sub-filters
+//                      is refused; one command grows on, to 255)
 // Not thread-safe; non-copyable.
 #ifndef CUCKOO_WASM_SRC_REDIS_REDIS_CUCKOO_H_
 #define CUCKOO_WASM_SRC_REDIS_REDIS_CUCKOO_H_
@@ -37,7 +38,8 @@ namespace cuckoo {
 // CF.RESERVE's arguments, with its defaults. Ranges (Redis 8): capacity >= 1
 // with the first table (next power of two of capacity / bucket_size buckets)
 // within 1 GiB; bucket_size 1..255; max_iterations 1..65535; expansion 0..32768
-// (0: never grows; rounded up to a power of two for the sub-filters' sizes).
+// (0: never grows; else rounded up to a power of two, as the server stores it:
+// EXPANSION 3 is 4 in CF.INFO, the dump and the sub-filters' sizes).
 struct RedisCuckooParams {
   uint64_t capacity = 0;
   uint32_t bucket_size = 2;
@@ -141,7 +143,11 @@ class RedisCuckooSub {
   // nothing changed, if both are full.
   bool AddMoved(uint64_t x, uint32_t fp);
   bool ContainProbe(const Probe& p) const { return Algorithm::Contain(table_, eviction_, p); }
-  uint32_t CountProbe(const Probe& p) const { return Algorithm::Count(table_, eviction_, p); }
+  // The fingerprint's matches in bucket i1 plus those in i2, twice where
+  // i1 == i2 (CF.COUNT).
+  uint32_t CountProbe(const Probe& p) const {
+    return table_.Count(p.i1, p.fingerprint) + table_.Count(p.i2, p.fingerprint);
+  }
   Status DeleteProbe(const Probe& p) {
     return Algorithm::Delete(table_, keys_, eviction_, shape_, p, &size_);
   }
@@ -175,6 +181,10 @@ class RedisCuckooSub {
 struct RedisCuckooFamily {
   using Sub = RedisCuckooSub;
   using Hashed = uint64_t;
+  // Growth within one command is bounded by the file's count byte (and
+  // kMaxFilterBytes); the server's limit of kCommandSubFilters is checked
+  // at the start of each command (RedisCuckooFilter::Add).
+  static constexpr uint32_t kMaxSubFilters = format::kMaxSubFilters;
   static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed);
   // log2 of the growth factor: expansion rounded up to a power of two.
   static uint32_t GrowthShift(uint32_t expansion);
@@ -236,15 +246,45 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   // kOutOfMemory if it cannot be allocated.
   static Status Create(const RedisCuckooParams& params, std::unique_ptr<RedisCuckooFilter>* out);
 
-  // From the growth layer: Add (CF.ADD: kOk, kNotEnoughSpace for "Filter is
-  // full" with expansion 0, kGrowthLimit for "Maximum expansions reached" at
-  // 32 sub-filters or 1 GiB of tables, kOutOfMemory; duplicates are stored
-  // again), Contain (CF.EXISTS), AddBatch / ContainBatch (CF.INSERT /
-  // CF.MEXISTS), Serialize / Deserialize / SerializedSize (this library's
-  // format, version 4, family 3: docs/FORMAT.md), size() (numItems),
-  // sub_filter_count(), expansion() (as CF.RESERVE was given it), seed() (0).
+  // The server's limit on growth, checked once at the start of each command
+  // that adds (CF.ADD, CF.ADDNX, CF.INSERT, CF.INSERTNX): with this many
+  // sub-filters or more the command is refused ("Maximum expansions
+  // reached", kGrowthLimit) and adds nothing, even where a slot is free.
+  // Within one command the filter grows past it (RedisCuckooFamily::
+  // kMaxSubFilters, kMaxFilterBytes).
+  static constexpr uint32_t kCommandSubFilters = format::kMaxGrowthSubFilters;
 
-  // CF.ADDNX: *added = false, nothing changed, if Contain(key); else Add.
+  // CF.ADD: kOk, kNotEnoughSpace for "Filter is full" (expansion 0),
+  // kGrowthLimit for "Maximum expansions reached" (kCommandSubFilters at the
+  // start, or growth past 255 sub-filters or 1 GiB of tables), kOutOfMemory;
+  // a duplicate is stored again. Nothing changes unless kOk.
+  Status Add(const uint8_t* key, size_t len) {
+    if (count_ >= kCommandSubFilters) return Status::kGrowthLimit;
+    return AddHash(RedisCuckooFamily::Hash(key, len, seed()));
+  }
+  // CF.INSERT: the limit checked once, then Add of each key packed as
+  // batch.h describes, stopping at the first refused; how many went in,
+  // *status why it stopped. `continues`: these keys go on one command whose
+  // earlier keys came in an earlier call (no check then).
+  size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
+                  bool continues = false) {
+    if (!continues && n > 0 && count_ >= kCommandSubFilters) {
+      *status = Status::kGrowthLimit;
+      return 0;
+    }
+    return AddEach(keys, offsets, n, status, [this](const uint8_t* key, size_t len) {
+      return AddHash(RedisCuckooFamily::Hash(key, len, seed()));
+    });
+  }
+
+  // From the growth layer: Contain (CF.EXISTS), ContainBatch (CF.MEXISTS),
+  // Serialize / Deserialize / SerializedSize (this library's format, version
+  // 4, family 3: docs/FORMAT.md), size() (numItems), sub_filter_count(),
+  // expansion() (rounded up to a power of two, as the server stores it),
+  // seed() (0).
+
+  // CF.ADDNX: the limit as Add; then *added = false, nothing changed, if
+  // Contain(key); else Add.
   Status AddUnique(const uint8_t* key, size_t len, bool* added);
   // CF.DEL: empties the first slot holding the key's fingerprint, sub-filters
   // newest first, bucket i1 then i2. kOk, or kNotFound. After a delete that
@@ -254,10 +294,20 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   // CF.COMPACT: CompactPass over every sub-filter from the newest down to
   // sub-filter 1, whatever the counts. Allocates nothing; cannot fail.
   void Compact() { CompactPass(/*stop_at_stuck=*/false); }
-  // CF.COUNT: slots matching the key's fingerprint in both its buckets (once
-  // if they are the same) of every sub-filter.
+  // CF.COUNT: slots matching the key's fingerprint in its first bucket plus
+  // those in its alternate bucket, of every sub-filter; where the two are the
+  // same bucket its matches count twice, as the server counts them (so one
+  // add of such a key counts 2).
   uint32_t Count(const uint8_t* key, size_t len) const;
 
+  // "Expansion rate": the growth factor, a power of two (or 0), as the
+  // server stores it. expansion() is the same but for a file of an earlier
+  // release of this library, which may hold EXPANSION as given (3 for 4):
+  // such a file is read and written as it is, and grows, dumps and answers
+  // CF.INFO by the power of two.
+  uint32_t expansion_rate() const {
+    return expansion_ == 0 ? 0 : uint32_t{1} << RedisCuckooFamily::GrowthShift(expansion_);
+  }
   uint64_t bucket_count() const { return subs_[0]->bucket_count(); }  // "Number of buckets"
   uint64_t deleted() const { return subs_[0]->deletes(); }            // "Number of items deleted"
   uint32_t bucket_size() const { return subs_[0]->bucket_size(); }
@@ -278,7 +328,8 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   // allocating anything: kFormatBadChunk (iterator != 1), kFormatTruncated /
   // kFormatTrailingBytes (not 38 bytes), kFormatBadParameter (a field out of
   // range or the fields inconsistent: buckets not a power of two, bucket size
-  // 0 or > 255, max iterations 0, expansion > 32768, 0 or > 32 sub-filters,
+  // 0 or > 255, max iterations 0, expansion > 32768 or not a power of two
+  // (the server stores it rounded up), 0 or > 255 sub-filters,
   // expansion 0 with more than one, tables past 1 GiB, more items than
   // slots), kOutOfMemory. LoadDumpChunk: kFormatBadChunk for an iterator other
   // than 1 + the table bytes so far + len, an empty chunk, or one that spans

@@ -550,7 +550,8 @@ TEST_F(RedisBloomHostile, HeaderChunk) {
   EXPECT_EQ(WithHeader([](Bytes* h) { h->pop_back(); }), Status::kFormatTruncated);
   EXPECT_EQ(WithHeader([](Bytes* h) { h->push_back(0); }), Status::kFormatTrailingBytes);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 0); }), Status::kFormatBadParameter);
-  EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 33); }), Status::kFormatBadParameter);
+  EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 256); }), Status::kFormatBadParameter);
+  EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 33); }), Status::kFormatTruncated);  // 33 links: 33 headers
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 4); }), Status::kFormatTruncated);
   EXPECT_EQ(WithHeader([](Bytes* h) { PutU32(h, 8, 2); }), Status::kFormatTrailingBytes);
 }
@@ -848,7 +849,7 @@ TEST_P(RedisBloomFixture, LoadedAnswersAsTheServerDid) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RedisBloomFixture,
-                         ::testing::Values("bf-basic", "bf-grow", "bf-nonscaling"),
+                         ::testing::Values("bf-basic", "bf-grow", "bf-nonscaling", "bf-past-32"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string n = info.param;
                            for (char& c : n)

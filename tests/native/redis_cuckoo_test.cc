@@ -222,7 +222,7 @@ TEST(RedisCuckooOps, FailedKickChainLeavesTheTableExactlyAsBefore) {
   EXPECT_EQ(f->size(), k - 1);
 }
 
-TEST(RedisCuckooOps, GrowsUpTo32SubFiltersThenRefusesWithoutChange) {
+TEST(RedisCuckooOps, GrowsTo32SubFiltersThenRefusesEveryAddWithoutChange) {
   FilterPtr f = Make(1, 1, 1, 1);  // one bucket of one slot per sub-filter
   uint32_t k = 0;
   for (; k < 32; ++k) ASSERT_EQ(Add(*f, "k" + std::to_string(k)), Status::kOk) << k;
@@ -231,10 +231,68 @@ TEST(RedisCuckooOps, GrowsUpTo32SubFiltersThenRefusesWithoutChange) {
   EXPECT_EQ(Add(*f, "k32"), Status::kGrowthLimit);  // "Maximum expansions reached"
   EXPECT_EQ(Own(*f), before);
   EXPECT_EQ(f->redis_size(), 32u + 40 + 16 * 32);
-  // A delete frees a slot of an older sub-filter, which the next add takes.
+  // The limit is checked at the start of each command, as the server does:
+  // a delete frees a slot (no compaction: 1 delete of 31 items), and CF.ADD,
+  // CF.ADDNX and CF.INSERT are refused all the same.
   ASSERT_EQ(f->Delete(U8("k3"), 2), Status::kOk);
-  EXPECT_EQ(Add(*f, "k32"), Status::kOk);
+  ASSERT_EQ(f->sub_filter_count(), 32u);
+  const Bytes freed = Own(*f);
+  EXPECT_EQ(Add(*f, "k32"), Status::kGrowthLimit);
+  bool added = true;
+  EXPECT_EQ(f->AddUnique(U8("k32"), 3, &added), Status::kGrowthLimit);
+  EXPECT_FALSE(added);
+  const uint32_t offsets[] = {0, 3};
+  Status s = Status::kOk;
+  EXPECT_EQ(f->AddBatch(U8("k32"), offsets, 1, &s), 0u);
+  EXPECT_EQ(s, Status::kGrowthLimit);
+  EXPECT_EQ(Own(*f), freed);
+  // A batch that continues a command begun below the limit is not checked.
+  EXPECT_EQ(f->AddBatch(U8("k32"), offsets, 1, &s, /*continues=*/true), 1u);
+  EXPECT_EQ(s, Status::kOk);
   EXPECT_TRUE(Has(*f, "k32"));
+}
+
+TEST(RedisCuckooOps, OneInsertThatStartsBelow32GrowsPastIt) {
+  FilterPtr f = Make(1, 1, 1, 1);
+  for (uint32_t k = 0; k < 31; ++k) ASSERT_EQ(Add(*f, "k" + std::to_string(k)), Status::kOk);
+  ASSERT_EQ(f->sub_filter_count(), 31u);
+  // CF.INSERT of 20 keys: one command, checked once at 31 sub-filters.
+  std::string packed;
+  std::vector<uint32_t> offsets{0};
+  for (uint32_t k = 100; k < 120; ++k) {
+    packed += "k" + std::to_string(k);
+    offsets.push_back(static_cast<uint32_t>(packed.size()));
+  }
+  Status s = Status::kGrowthLimit;
+  EXPECT_EQ(f->AddBatch(U8(packed), offsets.data(), 20, &s), 20u);
+  EXPECT_EQ(s, Status::kOk);
+  EXPECT_EQ(f->sub_filter_count(), 51u);
+  for (uint32_t k = 100; k < 120; ++k) EXPECT_TRUE(Has(*f, "k" + std::to_string(k)));
+  // Such a filter saves, loads, dumps and answers like any other.
+  FilterPtr g;
+  const Bytes own = Own(*f);
+  ASSERT_EQ(RedisCuckooFilter::Deserialize(own.data(), own.size(), &g), Status::kOk);
+  EXPECT_EQ(Own(*g), own);
+  FilterPtr h;
+  ASSERT_EQ(Load(Dump(*f), &h), Status::kOk);
+  EXPECT_TRUE(Dump(*h) == Dump(*f));
+  EXPECT_EQ(Add(*g, "k200"), Status::kGrowthLimit);
+}
+
+TEST(RedisCuckooOps, OneInsertStopsAt255SubFilters) {
+  FilterPtr f = Make(1, 1, 1, 1);
+  std::string packed;
+  std::vector<uint32_t> offsets{0};
+  for (uint32_t k = 0; k < 400; ++k) {
+    packed += "k" + std::to_string(k);
+    offsets.push_back(static_cast<uint32_t>(packed.size()));
+  }
+  Status s = Status::kOk;
+  const size_t added = f->AddBatch(U8(packed), offsets.data(), 400, &s);
+  EXPECT_EQ(s, Status::kGrowthLimit);
+  EXPECT_EQ(f->sub_filter_count(), cuckoo::format::kMaxSubFilters);
+  EXPECT_EQ(added, f->size());
+  EXPECT_GE(added, 255u);
 }
 
 TEST(RedisCuckooOps, ExpansionRoundsUpToAPowerOfTwo) {
@@ -244,7 +302,8 @@ TEST(RedisCuckooOps, ExpansionRoundsUpToAPowerOfTwo) {
   }
   EXPECT_EQ(f->sub_filter(1).bucket_count(), 8u);
   EXPECT_EQ(f->sub_filter(2).bucket_count(), 32u);
-  EXPECT_EQ(f->expansion(), 3u);  // as CF.RESERVE was given it
+  EXPECT_EQ(f->expansion(), 4u);  // stored rounded up, as the server stores it
+  EXPECT_EQ(f->expansion_rate(), 4u);
 }
 
 // ---------------------------------------------------------------------------
@@ -432,7 +491,11 @@ TEST(RedisCuckooDump, HostileHeadersAreRefused) {
   EXPECT_EQ(header(1, Header(0, 512, 0, 1, 2, 0, 1)), Status::kFormatBadParameter);
   EXPECT_EQ(header(1, Header(0, 512, 0, 1, 2, 20, 32769)), Status::kFormatBadParameter);
   EXPECT_EQ(header(1, Header(0, 512, 0, 0, 2, 20, 1)), Status::kFormatBadParameter);
-  EXPECT_EQ(header(1, Header(0, 512, 0, 33, 2, 20, 1)), Status::kFormatBadParameter);
+  EXPECT_EQ(header(1, Header(0, 512, 0, 33, 2, 20, 1)), Status::kOk);  // one CF.INSERT grows past 32
+  EXPECT_EQ(header(1, Header(0, 512, 0, 255, 2, 20, 1)), Status::kOk);
+  EXPECT_EQ(header(1, Header(0, 512, 0, 256, 2, 20, 1)), Status::kFormatBadParameter);
+  EXPECT_EQ(header(1, Header(0, 512, 0, 2, 2, 20, 3)), Status::kFormatBadParameter);  // not 2^k
+  EXPECT_EQ(header(1, Header(0, 512, 0, 2, 2, 20, 4)), Status::kOk);
   EXPECT_EQ(header(1, Header(0, 512, 0, 2, 2, 20, 0)), Status::kFormatBadParameter);
   EXPECT_EQ(header(1, Header(1025, 512, 0, 1, 2, 20, 1)), Status::kFormatBadParameter);  // > slots
   // Sizes past 1 GiB: one table, or the sum of growing ones.
@@ -446,7 +509,7 @@ TEST(RedisCuckooDump, HostileHeadersAreRefused) {
 
 TEST(RedisCuckooDump, NothingIsAllocatedBeforeTheHeaderIsValid) {
   const Bytes huge = Header(0, uint64_t{1} << 40, 0, 1, 255, 20, 1);
-  const Bytes bad = Header(0, 512, 0, 40, 2, 20, 1);
+  const Bytes bad = Header(0, 512, 0, 256, 2, 20, 1);
   FilterPtr f;
   const auto seen = alloc_probe::During([&] {
     EXPECT_EQ(RedisCuckooFilter::LoadDumpHeader(1, huge.data(), huge.size(), &f),
@@ -607,6 +670,12 @@ class JsonParser {
       at_ += 4;
       return v;
     }
+    if (c == 't' || c == 'f') {  // true, false: 1, 0
+      v.kind = Json::kNumber;
+      v.number = c == 't' ? 1 : 0;
+      at_ += c == 't' ? 4 : 5;
+      return v;
+    }
     v.kind = Json::kNumber;
     size_t used = 0;
     v.number = std::stod(s_.substr(at_, 32), &used);
@@ -724,10 +793,32 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
     const size_t count = static_cast<size_t>(step["count"].number);
     const size_t from = step["items"].text == "members" ? used : 0;
     if (step["items"].text == "members") used += count;
-    const std::string label = command + " " + step["items"].text + " x" + std::to_string(count);
+    const bool batch = step.fields.count("batch") != 0;
+    const std::string label = command + " " + step["items"].text + " x" + std::to_string(count) +
+                              (batch ? " batch" : "");
     const Json& outcome = fx["outcome"][label];
     size_t applied = 0;
     Status error = Status::kOk;
+    if (batch) {
+      // CF.INSERT: one command for all the items; the server's answer per item.
+      ASSERT_EQ(command, "CF.INSERT");
+      std::string packed;
+      std::vector<uint32_t> offsets{0};
+      for (size_t k = from; k < from + count; ++k) {
+        packed += members_.at(k);
+        offsets.push_back(static_cast<uint32_t>(packed.size()));
+      }
+      applied = f->AddBatch(U8(packed), offsets.data(), count, &error);
+      size_t answered = 0;
+      while (answered < outcome["answers"].items.size() &&
+             outcome["answers"][answered].number == 1) {
+        ++answered;
+      }
+      EXPECT_EQ(applied, answered) << label;
+      EXPECT_EQ(outcome["answers"].items.size(), count) << label;
+      if (outcome["error"].kind == Json::kNull) EXPECT_EQ(error, Status::kOk) << label;
+      continue;
+    }
     for (size_t k = from; k < from + count; ++k) {
       if (command == "CF.COMPACT") {  // items: none; takes only the key
         f->Compact();
@@ -761,7 +852,7 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
   EXPECT_EQ(f->size(), info["Number of items inserted"].number);
   EXPECT_EQ(f->deleted(), info["Number of items deleted"].number);
   EXPECT_EQ(f->bucket_size(), info["Bucket size"].number);
-  EXPECT_EQ(f->expansion(), info["Expansion rate"].number);
+  EXPECT_EQ(f->expansion_rate(), info["Expansion rate"].number);
   EXPECT_EQ(f->max_iterations(), info["Max iterations"].number);
 
   // The server's chunks load, dump back byte for byte, and answer as it did.
@@ -776,13 +867,29 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
   for (size_t k = 0; k < ma.size(); ++k) wrong += Has(*g, members_[k]) != (ma[k] == '1');
   for (size_t k = 0; k < na.size(); ++k) wrong += Has(*g, nonmembers_[k]) != (na[k] == '1');
   EXPECT_EQ(wrong, 0u) << "answers differing from the server's, of " << ma.size() + na.size();
+  // CF.COUNT of the same keys, where the fixture recorded it.
+  for (const char* which : {"memberCounts", "nonMemberCounts"}) {
+    if (probes.fields.count(which) == 0) continue;
+    const std::vector<std::string>& keys =
+        std::string(which) == "memberCounts" ? members_ : nonmembers_;
+    std::istringstream counts(probes[which].text);
+    std::string count;
+    size_t k = 0, differ = 0;
+    for (; std::getline(counts, count, ','); ++k) {
+      differ += g->Count(U8(keys.at(k)), keys[k].size()) != std::stoul(count);
+      differ += f->Count(U8(keys.at(k)), keys[k].size()) != std::stoul(count);
+    }
+    EXPECT_GT(k, 0u) << which;
+    EXPECT_EQ(differ, 0u) << which << ": CF.COUNTs differing from the server's, of " << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Server, RedisCuckooFixture,
                          ::testing::Values("cf-default", "cf-b4", "cf-full", "cf-grow",
                                            "cf-deletes", "cf-addnx", "cf-compact",
                                            "cf-compact-flat", "cf-compact-free",
-                                           "cf-compact-cmd"),
+                                           "cf-compact-cmd", "cf-count-twin", "cf-limit-add",
+                                           "cf-insert-past-limit", "cf-expansion-3"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
