@@ -24,7 +24,7 @@ export interface FamilyExports {
 /** The hot exports every family has in the full module only (CUCKOO_WRITER in bindings/c_exports.cc). */
 export interface FamilyWriteExports {
   add(handle: number, key: number, len: number): number;
-  add_batch(handle: number, keys: number, offsets: number, n: number, status: number): number;
+  add_batch(handle: number, keys: number, offsets: number, n: number, status: number, continues: number): number;
 }
 /**
  * A family's {@link FamilyExports} as Core hands them to the filter classes: the row itself at run time (a call costs

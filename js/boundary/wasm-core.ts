@@ -137,10 +137,13 @@ export class Core extends ReadCore {
     return (row as unknown as FamilyExports & FamilyWriteExports).add(handle, this.scratchPtr, len);
   }
 
-  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in ({@link batchStatus}: why). */
-  addBatch(row: ExportRow, handle: Handle, chunk: Chunk): number {
+  /**
+   * Adds the chunk's keys in order, stopping at the first that does not fit: how many went in ({@link batchStatus}: why).
+   * `continues`: the keys go on a batch whose earlier chunk crossed before (one command, for a limit checked once).
+   */
+  addBatch(row: ExportRow, handle: Handle, chunk: Chunk, continues = false): number {
     const n = this.writeChunk(chunk);
-    return (row as unknown as FamilyWriteExports).add_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults);
+    return (row as unknown as FamilyWriteExports).add_batch(handle, this.batchPtr, this.batchOffsets, n, this.batchResults, continues ? 1 : 0);
   }
 
   /** The status of the last add batch: Ok, or why its last key was not added. */

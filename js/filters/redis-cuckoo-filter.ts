@@ -28,9 +28,13 @@ export interface RedisCuckooFilterOptions {
   /** Kicks (swaps) an add may make before the filter grows or is full, 1–65535. Default 20. */
   maxIterations?: number | undefined;
   /**
-   * Growth factor e, 0–32768 (rounded up to a power of two for the new sub-filters' size):
-   * when an add finds no room, a sub-filter of n·e^i buckets is added, at most 32 in all. 0: the
-   * filter never grows and add throws FilterFullError ("Filter is full"). Default 1.
+   * Growth factor e, 0–32768, stored rounded up to a power of two as the server stores it (3
+   * becomes 4 in `info().expansionRate` and the dump): when an add finds no room, a sub-filter of
+   * n·e^i buckets is added. As on the server, an `add`, `addUnique` or `addAll` (one `CF.INSERT`)
+   * that starts with 32 sub-filters or more throws FilterFullError ("Maximum expansions
+   * reached") and adds nothing, even where a slot is free; one `addAll` that starts below 32
+   * grows on past it (up to 255 sub-filters and 1 GiB). 0: the filter never grows and add throws
+   * FilterFullError ("Filter is full"). Default 1.
    */
   expansion?: number | undefined;
 }

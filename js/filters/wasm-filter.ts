@@ -42,8 +42,11 @@ const registry = new FinalizationRegistry<{ core: ReadCore; handle: Handle; fami
  * @internal
  */
 export interface BatchOps {
-  /** Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. */
-  add(filter: WasmFilter, handle: Handle, chunk: Chunk): number;
+  /**
+   * Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. `continues`: an earlier
+   * chunk of the same batch crossed before (the batch is one command: a Redis cuckoo filter checks its limit once).
+   */
+  add(filter: WasmFilter, handle: Handle, chunk: Chunk, continues: boolean): number;
   /** Looks up the chunk's keys: their answers go to `out[at ..]` (checked long enough); returns the index after the last. */
   contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: Answers, at: number): number;
   /** True for a key refused before it is read into a chunk (a URL longer than the core takes). */
@@ -113,7 +116,7 @@ export abstract class WasmFilter {
    * it (js/filters/writers.ts); the reader's never add.
    * @internal
    */
-  protected addChunk(_handle: Handle, _chunk: Chunk): number {
+  protected addChunk(_handle: Handle, _chunk: Chunk, _continues: boolean): number {
     throw new TypeError('this filter is read-only');
   }
 
@@ -141,7 +144,7 @@ export abstract class WasmFilter {
 
   /** How the family's own keys cross. */
   private static readonly keyOps: BatchOps = {
-    add: (f, h, chunk) => f.addChunk(h, chunk),
+    add: (f, h, chunk, continues) => f.addChunk(h, chunk, continues),
     contain: (f, h, chunk, out, at) => f.containChunk(h, chunk, out, at),
   };
 
@@ -309,7 +312,7 @@ export abstract class WasmFilter {
     }
     const h = this.handle;
     if (batch.out === undefined) {
-      const done = batch.ops.add(this, h, chunk);
+      const done = batch.ops.add(this, h, chunk, batch.added > 0);
       batch.added += done;
       if (done < n) batch.full = true;
     } else {

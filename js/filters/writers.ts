@@ -142,9 +142,9 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
   }
 
   /** @internal */
-  protected override addChunk(handle: Handle, chunk: Chunk): number {
+  protected override addChunk(handle: Handle, chunk: Chunk, continues: boolean): number {
     const n = chunk.count;
-    const added = this.writer.addBatch(this.fx, handle, chunk);
+    const added = this.writer.addBatch(this.fx, handle, chunk, continues);
     if (added < n) this.lastFailure = this.writer.batchStatus();
     return added;
   }

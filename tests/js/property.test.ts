@@ -141,8 +141,8 @@ function bloomOptions(expansion: fc.Arbitrary<number | undefined>): fc.Arbitrary
 }
 
 /**
- * Expansion of a Redis Bloom filter: mostly 1 (sub-filters of one size: 32 of them, the limit, within a
- * sequence) and 2..4; some 0 (no growth: "Filter is full", a full non-scaling link).
+ * Expansion of a Redis Bloom filter: mostly 1 (links of one size: past 32 of them within a sequence) and
+ * 2..4; some 0 (no growth: "Filter is full", a full non-scaling link).
  */
 const redisExpansion = fc.oneof(
   { arbitrary: fc.constant(0), weight: 1 },
@@ -192,12 +192,14 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
   if (family.redis && family.kind === 'cuckoo') {
     return [
       {
+        // The limit of 32 sub-filters, which an addAll (one CF.INSERT) passes, is met here a few times a run; the
+        // differential test against the server's model (redis-differential.test.ts) holds its floors.
         name: 'random sequences through sub-filters, compaction and the 32-sub-filter limit agree with a multiset model',
         options: redisCuckooOptions,
         key: shortKey,
         mix: redisCuckooMix,
         numRuns: 120,
-        floors: { reached6: 13, growthLimit: 2, sequencesFull: 3, deletesGrown: 10_000, compactions: 40, scanDumpsGrown: 20 },
+        floors: { reached6: 13, sequencesFull: 3, deletesGrown: 10_000, compactions: 40, scanDumpsGrown: 20 },
       },
       {
         name: 'a tiny alphabet: 8-bit fingerprints shared, copies added and deleted across sub-filters',
@@ -213,12 +215,12 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
     const mix: CommandMix = { ...redisMix, copies: [2, 40] };
     return [
       {
-        name: 'random sequences through links and the 32-link limit agree with BF.ADD over a model',
+        name: 'random sequences through links, past 32 of them, agree with BF.ADD over a model',
         options: redisBloomOptions,
         key: shortKey,
         mix,
         numRuns: 80,
-        floors: { reached6: 12, growthLimit: 2, sequencesFull: 6, dedupedAdds: 180, addUniqueFalse: 2, scanDumpsGrown: 19 },
+        floors: { reached6: 12, past32: 3, sequencesFull: 6, dedupedAdds: 180, addUniqueFalse: 2, scanDumpsGrown: 19 },
       },
       { name: 'a tiny alphabet: BF.ADD of keys it has changes nothing', options: redisBloomOptions, key: tinierKey, mix, numRuns: 40, floors: { reached6: 4, dedupedAdds: 50, scanDumpsGrown: 6 } },
     ];

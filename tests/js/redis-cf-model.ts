@@ -2,15 +2,22 @@
 // TypeScript, for the differential test (tests/js/redis-differential.test.ts). It is a second
 // implementation written only from the documented description: ../shared/redis/README.md and
 // docs/FORMAT.md §15 (keys, tables and growth, the add order with its kick chain and rollback,
-// CF.DEL with compaction, CF.COMPACT, CF.INFO, CF.SCANDUMP chunks). It shares no code with
-// src/ or bindings/, and favours plain loops over speed.
+// CF.DEL with compaction, CF.COMPACT, CF.INFO, CF.SCANDUMP chunks, and the README's "Limits":
+// CF.COUNT, the 32 sub-filters checked at the start of each command, CF.INSERT growing past them,
+// EXPANSION rounded up to a power of two). It shares no code with src/ or bindings/, and favours
+// plain loops over speed.
 
 const MASK64 = (1n << 64n) - 1n;
 const MURMUR_M = 0xc6a4a7935bd1e995n;
 /** The multiplier of the alternate bucket: Alt(i, fp) = (i XOR fp · ALT_MULTIPLIER) mod n. */
 const ALT_MULTIPLIER = 0x5bd1e995;
-/** The server's limits on growth: sub-filters, and bytes of tables in all. */
+/**
+ * The server's limit on growth: a command that adds (CF.ADD, CF.ADDNX, CF.INSERT) is refused when it starts with this
+ * many sub-filters or more; within one command the filter grows on.
+ */
 export const MAX_SUB_FILTERS = 32;
+/** This library's bounds on what one command grows to: sub-filters (its format's count byte), and bytes of tables. */
+export const MAX_FILE_SUB_FILTERS = 255;
 export const MAX_TABLE_BYTES = 2 ** 30;
 /** Largest CF.SCANDUMP chunk of table bytes. */
 export const MAX_CHUNK_BYTES = 16 * 2 ** 20;
@@ -99,6 +106,13 @@ class SubFilter {
     return -1;
   }
 
+  /** How many slots of bucket i hold the fingerprint. */
+  matches(i: number, fingerprint: number): number {
+    let n = 0;
+    for (let at = i * this.bucketSize; at < (i + 1) * this.bucketSize; ++at) n += this.slots[at] === fingerprint ? 1 : 0;
+    return n;
+  }
+
   /** Stores the fingerprint in the first empty slot of bucket i; false if the bucket is full. */
   place(i: number, fingerprint: number): boolean {
     const at = this.freeSlot(i);
@@ -119,6 +133,12 @@ export interface ReserveOptions {
 /** What CF.ADD answers: stored, or the server's error text (nothing changed then). */
 export type AddResult = 'ok' | 'Filter is full' | 'Maximum expansions reached';
 
+/** What CF.INSERT does: how many of its keys went in (in order), and the error that stopped it, if one did. */
+export interface InsertResult {
+  added: number;
+  error: Exclude<AddResult, 'ok'> | null;
+}
+
 /** `CF.INFO`, the server's labels camelCased. */
 export interface CfInfo {
   size: number;
@@ -134,9 +154,7 @@ export interface CfInfo {
 export class RedisCfModel {
   readonly bucketSize: number;
   readonly maxIterations: number;
-  /** EXPANSION as given (the header and CF.INFO show it so). */
-  readonly expansion: number;
-  /** The growth factor of the sub-filters' sizes: the expansion rounded up to a power of two (0: never grows). */
+  /** The growth factor: EXPANSION rounded up to a power of two, as the server stores it (the header and CF.INFO show it; 0: never grows). */
   readonly growth: number;
   /** Buckets of sub-filter 0. */
   readonly firstBuckets: number;
@@ -150,7 +168,6 @@ export class RedisCfModel {
   constructor({ capacity, bucketSize = 2, maxIterations = 20, expansion = 1 }: ReserveOptions) {
     this.bucketSize = bucketSize;
     this.maxIterations = maxIterations;
-    this.expansion = expansion;
     this.growth = expansion === 0 ? 0 : powerOfTwoAtLeast(expansion);
     this.firstBuckets = powerOfTwoAtLeast(Math.floor(capacity / bucketSize));
     this.subFilters.push(new SubFilter(this.firstBuckets, bucketSize));
@@ -169,11 +186,51 @@ export class RedisCfModel {
     });
   }
 
-  /**
-   * CF.ADD: a free slot of bucket i1, else i2, in the sub-filters newest first; else a kick chain in
-   * the newest; else a new sub-filter (or the server's error when the filter may not grow).
-   */
+  /** Whether a command that adds may start: fewer than 32 sub-filters. */
+  private get mayStart(): boolean {
+    return this.subFilters.length < MAX_SUB_FILTERS;
+  }
+
+  /** CF.ADD: refused at the start with 32 sub-filters or more; else {@link place}. */
   add(key: string | Uint8Array, kh = keyHash(key)): AddResult {
+    return this.mayStart ? this.place(kh) : 'Maximum expansions reached';
+  }
+
+  /** CF.ADDNX: refused at the start as CF.ADD; then 'exists' (no change) if CF.EXISTS is true for the key, else as CF.ADD. */
+  addUnique(key: string | Uint8Array, kh = keyHash(key)): AddResult | 'exists' {
+    if (!this.mayStart) return 'Maximum expansions reached';
+    return this.exists(key, kh) ? 'exists' : this.place(kh);
+  }
+
+  /** CF.INSERT: the limit checked once, at the start; then each key placed in order, growing past 32, until one is refused. */
+  insert(keys: readonly (string | Uint8Array)[], hashes = keys.map((k) => keyHash(k))): InsertResult {
+    if (keys.length > 0 && !this.mayStart) return { added: 0, error: 'Maximum expansions reached' };
+    for (let k = 0; k < keys.length; ++k) {
+      const r = this.place(hashes[k]);
+      if (r !== 'ok') return { added: k, error: r };
+    }
+    return { added: keys.length, error: null };
+  }
+
+  /**
+   * CF.COUNT: the fingerprint's matches in bucket i1 plus those in bucket i2, in every sub-filter; where i1 and i2 are
+   * the same bucket its matches count twice.
+   */
+  count(key: string | Uint8Array, kh = keyHash(key)): number {
+    let n = 0;
+    for (const f of this.subFilters) {
+      const i1 = f.firstBucket(kh.hash);
+      n += f.matches(i1, kh.fingerprint) + f.matches(alternate(i1, kh.fingerprint, f.numBuckets), kh.fingerprint);
+    }
+    return n;
+  }
+
+  /**
+   * One key of an add: a free slot of bucket i1, else i2, in the sub-filters newest first; else a
+   * kick chain in the newest; else a new sub-filter (or the server's error when the filter may not
+   * grow: no expansion, or past this library's bounds on one command's growth).
+   */
+  private place(kh: KeyHash): AddResult {
     for (;;) {
       if (this.placeAnywhere(kh) || this.kick(this.subFilters[this.subFilters.length - 1], kh)) {
         ++this.numItems;
@@ -181,16 +238,11 @@ export class RedisCfModel {
       }
       if (this.growth === 0) return 'Filter is full';
       const buckets = this.subFilters[this.subFilters.length - 1].numBuckets * this.growth;
-      if (this.subFilters.length >= MAX_SUB_FILTERS || this.tableBytes + buckets * this.bucketSize > MAX_TABLE_BYTES) {
+      if (this.subFilters.length >= MAX_FILE_SUB_FILTERS || this.tableBytes + buckets * this.bucketSize > MAX_TABLE_BYTES) {
         return 'Maximum expansions reached';
       }
       this.subFilters.push(new SubFilter(buckets, this.bucketSize));
     }
-  }
-
-  /** CF.ADDNX: 'exists' (no change) if CF.EXISTS is true for the key, else CF.ADD. */
-  addUnique(key: string | Uint8Array, kh = keyHash(key)): AddResult | 'exists' {
-    return this.exists(key, kh) ? 'exists' : this.add(key, kh);
   }
 
   /**
@@ -226,7 +278,7 @@ export class RedisCfModel {
       numberOfItemsInserted: this.numItems,
       numberOfItemsDeleted: this.numDeletes,
       bucketSize: this.bucketSize,
-      expansionRate: this.expansion,
+      expansionRate: this.growth,
       maxIterations: this.maxIterations,
     };
   }
@@ -241,7 +293,7 @@ export class RedisCfModel {
     header.setBigUint64(24, BigInt(this.subFilters.length), true);
     header.setUint16(32, this.bucketSize, true);
     header.setUint16(34, this.maxIterations, true);
-    header.setUint16(36, this.expansion, true);
+    header.setUint16(36, this.growth, true);
     const chunks: [number, Uint8Array][] = [[1, new Uint8Array(header.buffer)]];
     let returned = 0;
     for (const f of this.subFilters) {

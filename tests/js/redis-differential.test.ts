@@ -2,24 +2,28 @@
 // (tests/js/redis-cf-model.ts, written from ../shared/redis/README.md and docs/FORMAT.md §15):
 //   1. the model reproduces every CF fixture recorded from a real server: each step's outcome,
 //      CF.INFO, the SCANDUMP chunks byte for byte, and the member and non-member answers;
-//   2. random sequences of add / addUnique / delete / compact over random CF.RESERVE parameters
-//      give, after every operation, the same answer (FilterFullError with the server's text
-//      where the model is full), the same info() and the same toScanDump() chunks as the model.
+//   2. random sequences of add / addUnique / addAll (CF.INSERT) / delete / compact / count over
+//      random CF.RESERVE parameters give, after every operation, the same answer (FilterFullError
+//      with the server's text where the model is full), the same info() and the same toScanDump()
+//      chunks as the model.
 // Sequences are long enough to grow many sub-filters, cross the 10%-deletes threshold of CF.DEL's
-// compaction many times, fill filters that may not grow and reach the 32 sub-filters' limit;
-// floors on those counts keep the generator from drifting into sequences that test little.
+// compaction many times, fill filters that may not grow, reach the 32 sub-filters' limit and pass
+// it by CF.INSERTs that start below it, grow by expansions that are not powers of two, and count
+// keys whose two buckets are one; floors on those counts keep the generator from drifting into
+// sequences that test little.
 import fc from 'fast-check';
 import { FilterFullError, RedisCuckooFilter } from 'cuckoo-wasm';
 import type { RedisCuckooFilterInfo, ScanDumpChunk } from 'cuckoo-wasm';
-import { AddResult, CfInfo, KeyHash, RedisCfModel, ReserveOptions, keyHash } from './redis-cf-model';
-import { chunksOf, fixtureNames, infoOf, loadFixture, loadItems, reserveOptions, stepsOf } from './redis-fixtures';
+import { AddResult, CfInfo, InsertResult, KeyHash, MAX_SUB_FILTERS, RedisCfModel, ReserveOptions, alternate, keyHash } from './redis-cf-model';
+import { appliedOf, chunksOf, countsOf, fixtureNames, infoOf, loadFixture, loadItems, reserveOptions, stepsOf } from './redis-fixtures';
 
-type OpKind = 'add' | 'addUnique' | 'delete' | 'compact';
+type OpKind = 'add' | 'addUnique' | 'insert' | 'delete' | 'compact' | 'count';
 
-/** One operation: its kind and a key index, taken modulo the scenario's pool of keys. */
+/** One operation: its kind and a key index, taken modulo the scenario's pool of keys; an insert takes `size` keys from there. */
 interface Op {
   kind: OpKind;
   key: number;
+  size: number;
 }
 
 interface Scenario {
@@ -56,32 +60,40 @@ function hashOf(key: string): KeyHash {
  * filter keeps growing, 7: deletes often pass 10% of the items). `compacts`: whether CF.COMPACT is
  * among the operations (weight 1).
  */
-function opArb(hot: number, deletes: number, compacts: boolean): fc.Arbitrary<Op> {
+function opArb(hot: number, deletes: number, compacts: boolean, inserts: number): fc.Arbitrary<Op> {
   const keys = [{ arbitrary: fc.nat(9999), weight: 4 }];
   if (hot > 0) keys.push({ arbitrary: fc.constant(0), weight: hot });
   const kinds: { arbitrary: fc.Arbitrary<OpKind>; weight: number }[] = [
     { arbitrary: fc.constant('add'), weight: 10 },
     { arbitrary: fc.constant('addUnique'), weight: 3 },
     { arbitrary: fc.constant('delete'), weight: deletes },
+    { arbitrary: fc.constant('count'), weight: 2 },
   ];
   if (compacts) kinds.push({ arbitrary: fc.constant('compact'), weight: 1 });
-  return fc.record({ kind: fc.oneof(...kinds), key: fc.oneof(...keys) });
+  if (inserts > 0) kinds.push({ arbitrary: fc.constant('insert'), weight: inserts });
+  return fc.record({ kind: fc.oneof(...kinds), key: fc.oneof(...keys), size: fc.integer({ min: 1, max: 48 }) });
 }
 
-/** CF.RESERVE parameters small enough to grow often (capacity at least 2·bucketSize, as the server asks). */
+/**
+ * CF.RESERVE parameters small enough to grow often (capacity at least 2·bucketSize, as the server asks), expansions
+ * that are not powers of two among them; tiny tables (one or two buckets), where a key's two buckets are often one.
+ * `inserts`: the weight of CF.INSERT (addAll) against 10 for add; at 6, with expansion 1, sequences pass 32
+ * sub-filters.
+ */
 const scenarioArb: fc.Arbitrary<Scenario> = fc
   .record({
     bucketSize: fc.constantFrom(1, 2, 4),
-    expansion: fc.constantFrom(0, 1, 1, 2, 4),
+    expansion: fc.constantFrom(0, 1, 1, 1, 2, 3, 4, 5, 6),
     maxIterations: fc.integer({ min: 1, max: 30 }),
-    capacity: fc.integer({ min: 2, max: 64 }),
+    capacity: fc.oneof(fc.integer({ min: 2, max: 64 }), fc.integer({ min: 2, max: 8 })),
     pool: fc.integer({ min: 4, max: 160 }),
     hot: fc.constantFrom(0, 1, 8),
     deletes: fc.constantFrom(1, 7),
     compacts: fc.boolean(),
+    inserts: fc.constantFrom(0, 1, 6),
   })
-  .chain(({ pool, hot, deletes, compacts, ...o }) =>
-    fc.array(opArb(hot, deletes, compacts), { minLength: 1, maxLength: 500, size: 'max' }).map((ops) => ({
+  .chain(({ pool, hot, deletes, compacts, inserts, ...o }) =>
+    fc.array(opArb(hot, deletes, compacts, inserts), { minLength: 1, maxLength: 500, size: 'max' }).map((ops) => ({
       options: { ...o, capacity: Math.max(o.capacity, 2 * o.bucketSize) },
       pool,
       ops,
@@ -94,6 +106,12 @@ interface Coverage {
   operations: number;
   reached4: number;
   reached8: number;
+  reached32: number;
+  past32: number;
+  insertCrossed32: number;
+  refusedAt32WithFreeSlot: number;
+  notPowerOfTwo: number;
+  twinCounts: number;
   filterFull: number;
   growthLimit: number;
   deleteCompactionFreed: number;
@@ -109,6 +127,12 @@ function emptyCoverage(): Coverage {
     operations: 0,
     reached4: 0,
     reached8: 0,
+    reached32: 0,
+    past32: 0,
+    insertCrossed32: 0,
+    refusedAt32WithFreeSlot: 0,
+    notPowerOfTwo: 0,
+    twinCounts: 0,
     filterFull: 0,
     growthLimit: 0,
     deleteCompactionFreed: 0,
@@ -124,8 +148,15 @@ function note(coverage: Coverage, seen: Set<keyof Coverage>, kind: OpKind, answe
   ++coverage.operations;
   if (after.numberOfFilters >= 4) seen.add('reached4');
   if (after.numberOfFilters >= 8) seen.add('reached8');
+  if (after.numberOfFilters >= MAX_SUB_FILTERS) seen.add('reached32');
+  if (after.numberOfFilters > MAX_SUB_FILTERS) seen.add('past32');
+  if (kind === 'insert' && before.numberOfFilters < MAX_SUB_FILTERS && after.numberOfFilters > MAX_SUB_FILTERS) {
+    seen.add('insertCrossed32');
+  }
   if (answer === 'Filter is full') seen.add('filterFull');
-  if (answer === 'Maximum expansions reached') seen.add('growthLimit');
+  if (answer === 'Maximum expansions reached' || (answer as InsertResult)?.error === 'Maximum expansions reached') {
+    seen.add('growthLimit');
+  }
   if (answer === false && kind === 'delete') ++coverage.deleteMisses;
   if (answer === false && kind === 'addUnique') ++coverage.addUniqueFalse;
   // A delete leaves numberOfItemsDeleted at 0 only when its compaction ran.
@@ -172,6 +203,28 @@ function libraryAdd(add: () => unknown): unknown {
   }
 }
 
+/** The library's answer to addAll (one CF.INSERT): how many went in, and the server's error text that stopped it. */
+function libraryInsert(f: RedisCuckooFilter, keys: string[]): InsertResult {
+  try {
+    return { added: f.addAll(keys), error: null };
+  } catch (e) {
+    if (!(e instanceof FilterFullError)) throw e;
+    const error = SERVER_ERRORS.find((t) => e.message.startsWith(`${t} `));
+    if (e.code !== 'ERR_FILTER_FULL' || error === undefined) {
+      throw new Mismatch('answer', `a FilterFullError unlike the server's error: ${e.code}, "${e.message}"`);
+    }
+    return { added: e.added, error };
+  }
+}
+
+/** Whether the key's two buckets are one bucket in some sub-filter of the model. */
+function twinBuckets(model: RedisCfModel, kh: KeyHash): boolean {
+  return model.subFilters.some((f) => {
+    const i1 = f.firstBucket(kh.hash);
+    return alternate(i1, kh.fingerprint, f.numBuckets) === i1;
+  });
+}
+
 function sameChunks(lib: ScanDumpChunk[], model: [number, Uint8Array][]): string | undefined {
   if (lib.length !== model.length) return `${lib.length} chunks, the model ${model.length}`;
   for (let c = 0; c < lib.length; ++c) {
@@ -196,9 +249,18 @@ async function runScenario(s: Scenario, coverage = emptyCoverage()): Promise<voi
       const key = keyName(s.ops[n].key % s.pool);
       const kh = hashOf(key);
       const before = model.info();
-      let expected: AddResult | boolean | undefined;
+      const free = model.numItems < model.tableBytes;
+      let expected: AddResult | InsertResult | boolean | number | undefined;
       let actual: unknown;
-      if (kind === 'add') {
+      if (kind === 'insert') {
+        const keys = Array.from({ length: s.ops[n].size }, (_, i) => keyName((s.ops[n].key + i) % s.pool));
+        expected = model.insert(keys, keys.map(hashOf));
+        actual = libraryInsert(f, keys);
+      } else if (kind === 'count') {
+        expected = model.count(key, kh);
+        actual = f.count(key);
+        if (expected > 0 && twinBuckets(model, kh)) ++coverage.twinCounts;
+      } else if (kind === 'add') {
         expected = model.add(key, kh);
         actual = libraryAdd(() => (f.add(key), 'ok'));
       } else if (kind === 'addUnique') {
@@ -213,8 +275,11 @@ async function runScenario(s: Scenario, coverage = emptyCoverage()): Promise<voi
         f.compact();
       }
       const at = `operation ${n} ${kind}(${JSON.stringify(key)})`;
-      if (actual !== expected) {
-        throw new Mismatch('answer', `${at}: the library answered ${String(actual)}, the model ${String(expected)}`);
+      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+        throw new Mismatch('answer', `${at}: the library answered ${JSON.stringify(actual)}, the model ${JSON.stringify(expected)}`);
+      }
+      if (before.numberOfFilters >= MAX_SUB_FILTERS && free && expected === 'Maximum expansions reached') {
+        ++coverage.refusedAt32WithFreeSlot;
       }
       const info = f.info();
       const want = model.info();
@@ -229,6 +294,7 @@ async function runScenario(s: Scenario, coverage = emptyCoverage()): Promise<voi
       note(coverage, seen, kind, expected, before, want);
     }
     ++coverage.runs;
+    if (s.options.expansion !== model.growth && model.subFilters.length > 1) ++coverage.notPowerOfTwo;
     for (const event of seen) ++coverage[event];
   } finally {
     f.dispose();
@@ -246,6 +312,14 @@ describe('the model reproduces every CF fixture recorded from the server', () =>
     const model = new RedisCfModel(reserveOptions(fx) as unknown as ReserveOptions);
     const outcome: typeof fx.outcome = {};
     for (const step of stepsOf(fx, items)) {
+      if (step.batch === true) {
+        // One CF.INSERT: the server's answer per item (1 = added).
+        expect(step.command).toBe('CF.INSERT');
+        const r = model.insert(step.keys);
+        expect([r.added, r.error]).toEqual(appliedOf(step.outcome));
+        outcome[`${step.command} ${step.items} x${step.count} batch`] = step.outcome;
+        continue;
+      }
       // A `none` step is a command on the key alone (CF.COMPACT), issued `count` times.
       const times = step.items === 'none' ? step.count : step.keys.length;
       let applied = 0;
@@ -272,6 +346,10 @@ describe('the model reproduces every CF fixture recorded from the server', () =>
     const answers = (keys: string[]) => keys.map((k) => (model.exists(k) ? '1' : '0')).join('');
     expect(answers(items.members.slice(0, fx.probes.members))).toBe(fx.probes.memberAnswers);
     expect(answers(items.nonMembers.slice(0, fx.probes.nonMembers))).toBe(fx.probes.nonMemberAnswers);
+    const memberCounts = countsOf(fx.probes.memberCounts);
+    const nonMemberCounts = countsOf(fx.probes.nonMemberCounts);
+    expect(items.members.slice(0, memberCounts.length).map((k) => model.count(k))).toEqual(memberCounts);
+    expect(items.nonMembers.slice(0, nonMemberCounts.length).map((k) => model.count(k))).toEqual(nonMemberCounts);
   });
 });
 
@@ -288,6 +366,13 @@ test('RedisCuckooFilter agrees with the model after every operation of random se
   expect(coverage.reached8).toBeGreaterThan(36);
   expect(coverage.filterFull).toBeGreaterThan(19);
   expect(coverage.growthLimit).toBeGreaterThan(2);
+  // The server's limits (about half the least of three runs: 38, 26, 26, 3977, 96, 1354).
+  expect(coverage.reached32).toBeGreaterThan(15);
+  expect(coverage.past32).toBeGreaterThan(10);
+  expect(coverage.insertCrossed32).toBeGreaterThan(10);
+  expect(coverage.refusedAt32WithFreeSlot).toBeGreaterThan(1000);
+  expect(coverage.notPowerOfTwo).toBeGreaterThan(40);
+  expect(coverage.twinCounts).toBeGreaterThan(500);
   expect(coverage.deleteCompactions).toBeGreaterThan(440);
   expect(coverage.deleteCompactionFreed).toBeGreaterThan(33);
   expect(coverage.compactFreed).toBeGreaterThan(8);

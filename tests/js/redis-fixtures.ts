@@ -16,11 +16,40 @@ export interface Fixture {
   name: string;
   type: 'CF' | 'BF';
   reserve: string;
-  build: { command: string; items: 'members' | 'added' | 'nonmembers' | 'none'; count: number }[];
-  outcome: Record<string, { applied: number; error: string | null }>;
+  /** `batch`: one command for all the step's items (`CF.INSERT`), whose outcome has the per-item `answers`. */
+  build: { command: string; items: 'members' | 'added' | 'nonmembers' | 'none'; count: number; batch?: boolean }[];
+  outcome: Record<string, Outcome>;
   info: Record<string, number | null>;
   chunks: [number, string][];
-  probes: { members: number; nonMembers: number; memberAnswers: string; nonMemberAnswers: string };
+  probes: {
+    members: number;
+    nonMembers: number;
+    memberAnswers: string;
+    nonMemberAnswers: string;
+    /** CF.COUNT of each probed member / of the first 1,000 non-members, comma-separated (the limits fixtures). */
+    memberCounts?: string;
+    nonMemberCounts?: string;
+  };
+}
+
+/** A step's outcome: commands applied before an error; for a batch step, the one command's per-item answers (1 = added). */
+export interface Outcome {
+  applied?: number;
+  commands?: number;
+  answers?: number[];
+  error: string | null;
+}
+
+/** The outcome as [keys applied, error]: a batch's answers that are 1 before the first that is not. */
+export function appliedOf(o: Outcome): [number, string | null] {
+  if (o.answers === undefined) return [o.applied!, o.error];
+  const stop = o.answers.findIndex((a) => a !== 1);
+  return [stop < 0 ? o.answers.length : stop, o.error];
+}
+
+/** A counts probe as numbers. */
+export function countsOf(text: string | undefined): number[] {
+  return text === undefined ? [] : text.split(',').map(Number);
 }
 
 /** True when ../shared has the fixtures and the lists (CUCKOO_NO_SHARED=1 reads the copies, as a fresh clone does). */
@@ -111,7 +140,7 @@ export function stepsOf(f: Fixture, items: { members: string[]; nonMembers: stri
     } else {
       keys = items.nonMembers.slice(0, step.count);
     }
-    const outcome = f.outcome[`${step.command} ${step.items} x${step.count}`];
+    const outcome = f.outcome[`${step.command} ${step.items} x${step.count}${step.batch === true ? ' batch' : ''}`];
     return { ...step, keys, outcome };
   });
 }

@@ -1,11 +1,13 @@
 // The Redis families against every RedisBloom fixture (tests/fixtures/redis/README.md),
-// the five checks of issue 22 each:
-//   1. every recorded member and non-member answer (false positives included), by has and hasAll;
+// five checks each:
+//   1. every recorded member and non-member answer (false positives included), by has and hasAll,
+//      and every recorded CF.COUNT (the limits fixtures);
 //   2. every INFO field, by its camelCased label;
 //   3. toScanDump() of the filter loaded from the chunks === the chunks, iterators and bytes;
 //   4. toScanDump() and info() of a filter built by replaying the fixture's commands === the
 //      chunks and INFO, each step applying the same count as the server and failing with its error
-//      (one key at a time, and again with addAll where the step is an add);
+//      (one key at a time, and again with addAll where the step is an add; a `batch` step, one
+//      CF.INSERT, is one addAll both times);
 //   5. toBytes / fromBytes: same bytes again, same chunks, same answers.
 // Hostile dumps and loaders: tests/js/redis-dump.test.ts.
 import { FilterDisposedError, FilterFullError, RedisBloomFilter, RedisCuckooFilter } from 'cuckoo-wasm';
@@ -13,6 +15,8 @@ import type { RedisBloomFilterOptions, RedisCuckooFilterOptions, ScanDumpChunk }
 import {
   COPIES,
   Fixture,
+  appliedOf,
+  countsOf,
   HAVE_SHARED,
   SHARED_REDIS,
   chunksOf,
@@ -66,10 +70,17 @@ function apply(f: RedisFilter, command: string, key: string | undefined): void {
   else throw new Error(`unknown command ${command}`);
 }
 
-/** Replays the fixture's build on `f`; `batch`: an add step goes through addAll. Returns each step's [applied, error]. */
+/**
+ * Replays the fixture's build on `f`; `batch`: an add step goes through addAll, but for a CF.ADD step that the
+ * server stopped at its sub-filter limit (each CF.ADD checks it; one addAll, a CF.INSERT, checks it once and grows
+ * on). A `batch` step (one CF.INSERT) is one addAll. Returns each step's [applied, error].
+ */
 function replay(fx: Fixture, f: RedisFilter, batch: boolean): [number, string | null][] {
   return stepsOf(fx, items).map((step) => {
-    if (batch && (step.command === 'CF.ADD' || step.command === 'BF.ADD')) {
+    const adds = step.command === 'CF.ADD' || step.command === 'BF.ADD';
+    const limited = step.command === 'CF.ADD' && step.outcome.error === 'Maximum expansions reached';
+    if (step.batch === true || (batch && adds && !limited)) {
+      if (step.batch === true) expect(step.command).toBe('CF.INSERT');
       try {
         return [f.addAll(step.keys), null];
       } catch (e) {
@@ -97,9 +108,9 @@ function serverText(e: FilterFullError): string {
   return /^(Filter is full|Maximum expansions reached|non scaling filter is full)/.exec(e.message)?.[1] ?? e.message;
 }
 
-test('every fixture is here: thirteen, ten CF and three BF', () => {
-  expect(names).toHaveLength(13);
-  expect(names.filter((n) => n.startsWith('cf-'))).toHaveLength(10);
+test('every fixture is here: eighteen, fourteen CF and four BF', () => {
+  expect(names).toHaveLength(18);
+  expect(names.filter((n) => n.startsWith('cf-'))).toHaveLength(14);
 });
 
 (HAVE_SHARED ? test : test.skip)('the copies in tests/fixtures/redis are the ../shared fixtures and item prefixes', () => {
@@ -135,6 +146,17 @@ describe.each(names.map((n) => [n.replace(/\.json$/, ''), n]))('%s', (_name, fil
     expect(nonMembers.map((k) => (loaded.has(enc.encode(k)) ? '1' : '0')).join('')).toBe(fx.probes.nonMemberAnswers);
   });
 
+  const counted = fx.probes.memberCounts !== undefined;
+  (counted ? test : test.skip)('1b. every CF.COUNT is the server\'s (a key whose two buckets are one counts there twice)', () => {
+    const f = loaded as RedisCuckooFilter;
+    const memberCounts = countsOf(fx.probes.memberCounts);
+    const nonMemberCounts = countsOf(fx.probes.nonMemberCounts);
+    expect(memberCounts.length).toBeGreaterThan(0);
+    expect(nonMemberCounts.length).toBeGreaterThan(0);
+    expect(items.members.slice(0, memberCounts.length).map((k) => f.count(k))).toEqual(memberCounts);
+    expect(items.nonMembers.slice(0, nonMemberCounts.length).map((k) => f.count(k))).toEqual(nonMemberCounts);
+  });
+
   test('2. every INFO field is the server\'s', () => {
     expect(loaded.info()).toEqual(infoOf(fx));
   });
@@ -145,7 +167,7 @@ describe.each(names.map((n) => [n.replace(/\.json$/, ''), n]))('%s', (_name, fil
   });
 
   test('4. replaying the build commands gives the chunks and INFO, refusals included', async () => {
-    const expected = stepsOf(fx, items).map((s) => [s.outcome.applied, s.outcome.error]);
+    const expected = stepsOf(fx, items).map((s) => appliedOf(s.outcome));
     for (const batch of [false, true]) {
       const f = await create(fx);
       try {
@@ -153,6 +175,11 @@ describe.each(names.map((n) => [n.replace(/\.json$/, ''), n]))('%s', (_name, fil
         expect(shown(f.toScanDump())).toEqual(shown(chunks));
         expect(f.info()).toEqual(infoOf(fx));
         expect(answers(f, nonMembers)).toBe(fx.probes.nonMemberAnswers);
+        if (counted) {
+          const c = f as RedisCuckooFilter;
+          const memberCounts = countsOf(fx.probes.memberCounts);
+          expect(items.members.slice(0, memberCounts.length).map((k) => c.count(k))).toEqual(memberCounts);
+        }
       } finally {
         f.dispose();
       }
@@ -267,6 +294,113 @@ describe('CF.DEL compaction and CF.COMPACT (../shared/redis/README.md, "CF delet
       }
     } finally {
       f.dispose();
+    }
+  });
+});
+
+describe("the server's limits (../shared/redis/README.md, \"Limits\")", () => {
+  const keys = items.members;
+
+  test('addAll is one CF.INSERT across its crossings: checked once at 31 sub-filters, it grows past 32 in any chunk', async () => {
+    const f = await RedisCuckooFilter.create({ capacity: 64, bucketSize: 4, expansion: 1 });
+    try {
+      let k = 0;
+      while (f.subFilterCount < 31) f.add(keys[k++]);
+      // 9,000 keys cross in two chunks (8,192 keys at most each); the first takes the filter past 32.
+      const batch = keys.slice(k, k + 9000);
+      expect(f.addAll(batch)).toBe(9000);
+      expect(f.subFilterCount).toBeGreaterThan(32);
+      expect(f.hasAll(keys.slice(0, k + 9000)).every(Boolean)).toBe(true);
+      // Every later command is refused, and changes nothing.
+      const before = f.toBytes();
+      for (const call of [() => f.add('x'), () => f.addUnique(keys[0]), () => f.addAll(['x', 'y'])]) {
+        expect(call).toThrow(FilterFullError);
+        expect(call).toThrow(/^Maximum expansions reached/);
+      }
+      expect(Buffer.from(f.toBytes()).equals(Buffer.from(before))).toBe(true);
+      // It saves, loads and dumps like any other.
+      const g = await RedisCuckooFilter.fromBytes(before);
+      const h = await RedisCuckooFilter.fromScanDump(f.toScanDump());
+      try {
+        expect(shown(h.toScanDump())).toEqual(shown(f.toScanDump()));
+        expect(Buffer.from(g.toBytes()).equals(Buffer.from(before))).toBe(true);
+        expect(g.hasAll(batch).every(Boolean)).toBe(true);
+      } finally {
+        g.dispose();
+        h.dispose();
+      }
+    } finally {
+      f.dispose();
+    }
+  });
+
+  test('patches join two filters past 32 sub-filters, both ways', async () => {
+    const f = await RedisCuckooFilter.create({ capacity: 4, bucketSize: 1, maxIterations: 1, expansion: 1 });
+    const held: RedisCuckooFilter[] = [f];
+    try {
+      f.addAll(keys.slice(0, 150));
+      const older = f.toBytes();
+      const olderCount = f.subFilterCount;
+      expect(olderCount).toBeGreaterThan(32);
+      // Every add is refused now (32 sub-filters or more); deletes change it, and compact past a tenth.
+      for (const key of keys.slice(0, 10)) f.delete(key);
+      const newer = f.toBytes();
+      const [a, b, back] = await Promise.all([older, newer, older].map((bytes) => RedisCuckooFilter.fromBytes(bytes)));
+      held.push(a, b, back);
+      a.applyPatch(f.diff(older));
+      expect(Buffer.from(a.toBytes()).equals(Buffer.from(newer))).toBe(true);
+      b.applyPatch(back.diff(newer));
+      expect(Buffer.from(b.toBytes()).equals(Buffer.from(older))).toBe(true);
+      expect(b.subFilterCount).toBe(olderCount);
+    } finally {
+      for (const g of held) g.dispose();
+    }
+  });
+
+  test('an add that user code makes inside an addAll is its own command, refused at 32 sub-filters', async () => {
+    const f = await RedisCuckooFilter.create({ capacity: 4, bucketSize: 1, maxIterations: 1, expansion: 1 });
+    try {
+      let k = 0;
+      while (f.subFilterCount < 31) f.add(keys[k++]);
+      const inner: unknown[] = [];
+      function* source() {
+        for (let i = 0; i < 40; ++i) {
+          if (i === 20) {
+            try {
+              f.add('inner');
+              inner.push('added');
+            } catch (e) {
+              inner.push(e);
+            }
+          }
+          yield keys[k + i];
+        }
+      }
+      expect(f.addAll(source())).toBe(40);
+      expect(inner).toHaveLength(1);
+      expect(inner[0]).toBeInstanceOf(FilterFullError);
+      expect(f.size).toBe(k + 40); // the inner add left nothing
+      expect(f.hasAll(keys.slice(0, k + 40)).every(Boolean)).toBe(true);
+    } finally {
+      f.dispose();
+    }
+  });
+
+  test('EXPANSION is stored rounded up to a power of two; a Bloom chain grows past 32 links', async () => {
+    for (const [e, E] of [[0, 0], [1, 1], [3, 4], [5, 8], [32768, 32768]]) {
+      const f = await RedisCuckooFilter.create({ capacity: 8, expansion: e });
+      expect(f.info().expansionRate).toBe(E);
+      f.dispose();
+    }
+    const b = await RedisBloomFilter.create({ errorRate: 0.05, capacity: 50, expansion: 1 });
+    try {
+      expect(b.addAll(keys.slice(0, 2500))).toBe(2500);
+      expect(b.subFilterCount).toBeGreaterThan(32);
+      const again = await RedisBloomFilter.fromScanDump(b.toScanDump());
+      expect(again.info()).toEqual(b.info());
+      again.dispose();
+    } finally {
+      b.dispose();
     }
   });
 });

@@ -131,7 +131,10 @@ export class CuckooFilter extends FamilyFilter {
   }
 
   /**
-   * Counts the stored fingerprints matching the key (in both its buckets and the victim slot).
+   * Counts the stored fingerprints matching the key (in both its buckets and the victim slot). Where the key's two
+   * buckets are the same bucket, its matches there count once, so the count is the key's copies (plus those of keys
+   * that share its fingerprint and buckets). RedisCuckooFilter.count counts as the server's `CF.COUNT` does instead:
+   * such a bucket twice.
    *
    * @returns an integer >= the number of times the key was added and not deleted
    *   (higher when other keys share its fingerprint and bucket).

@@ -25,7 +25,7 @@ export interface RedisCuckooFilterInfo {
   numberOfItemsDeleted: number;
   /** Slots per bucket b, 1–255 (`CF.RESERVE`'s BUCKETSIZE). */
   bucketSize: number;
-  /** The growth factor as `CF.RESERVE` was given it (EXPANSION; 0: never grows). */
+  /** The growth factor: `CF.RESERVE`'s EXPANSION rounded up to a power of two, as the server stores it (3 → 4; 0: never grows). */
   expansionRate: number;
   /** Most swaps an add's kick chain may make (`CF.RESERVE`'s MAXITERATIONS). */
   maxIterations: number;
@@ -65,8 +65,12 @@ export class RedisCuckooFilter extends FamilyFilter {
   }
 
   /**
-   * `CF.COUNT`: stored copies of the key's fingerprint in its buckets, in every sub-filter.
-   * @returns an integer >= the key's adds not deleted (higher when other keys share its fingerprint and bucket).
+   * `CF.COUNT`, as the server counts: the key's fingerprint's matches in its first bucket plus those in its alternate
+   * bucket, in every sub-filter. Where the two are the same bucket (common in small tables), its matches count twice:
+   * one add of such a key counts 2. (`CuckooFilter.count` counts such a bucket once.) Source:
+   * ../shared/redis/README.md's "Limits", fixture `cf-count-twin`.
+   * @returns an integer >= the key's adds not deleted (higher when other keys share its fingerprint and bucket, or
+   *   its two buckets are one).
    * @throws ArgumentTypeError if key is neither a string nor a Uint8Array; FilterDisposedError after dispose().
    */
   count(key: Key): number {
