@@ -782,7 +782,21 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
   }
   if (chunks > 0) {
     FUZZ_CHECK(loaded->FinishDump() == Status::kOk);
-    FUZZ_CHECK(SerializeToVector(*loaded) == again);
+    const std::vector<uint8_t> reloaded = SerializeToVector(*loaded);
+    if (filter->expansion() == filter->expansion_rate()) {
+      FUZZ_CHECK(reloaded == again);
+    } else {
+      // A file of an earlier release holding EXPANSION as given (3): the
+      // dump carries the power of two, as the server stores it, and so
+      // does the filter loaded from it; every other byte but the checksum
+      // is the same.
+      FUZZ_CHECK(loaded->expansion() == filter->expansion_rate());
+      FUZZ_CHECK(reloaded.size() == again.size());
+      const size_t at = format::v4_field::kExpansion;
+      FUZZ_CHECK(std::memcmp(reloaded.data(), again.data(), at) == 0);
+      FUZZ_CHECK(std::memcmp(reloaded.data() + at + 4, again.data() + at + 4,
+                             again.size() - at - 4 - format::kChecksumBytes) == 0);
+    }
   }
   // Keys, while the sub-filter an Add could make stays small.
   if (table_bytes > kMaxGrowthBytes) return s;
@@ -803,7 +817,11 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
     if (a == Status::kOk) {
       FUZZ_CHECK(filter->Contain(key, n));
       const bool grew = (k & 1) ? added : true;
-      FUZZ_CHECK(filter->Count(key, n) == before + (grew ? 1 : 0));
+      // One more, or two where the key's fingerprint went into a bucket
+      // that is both of its buckets (a Redis cuckoo filter's CF.COUNT
+      // counts such a bucket twice).
+      const uint32_t after = filter->Count(key, n);
+      FUZZ_CHECK(grew ? (after == before + 1 || after == before + 2) : after == before);
       if ((k & 1) && before > 0) FUZZ_CHECK(!added);
     } else {
       FUZZ_CHECK(a == Status::kNotEnoughSpace || a == Status::kGrowthLimit ||

@@ -304,6 +304,24 @@ TEST(RedisCuckooOps, ExpansionRoundsUpToAPowerOfTwo) {
   EXPECT_EQ(f->sub_filter(2).bucket_count(), 32u);
   EXPECT_EQ(f->expansion(), 4u);  // stored rounded up, as the server stores it
   EXPECT_EQ(f->expansion_rate(), 4u);
+  EXPECT_EQ(Dump(*f)[0].second[36], 4);  // the dump header's expansion (u16 at 36)
+}
+
+TEST(RedisCuckooOps, AFileOfAnEarlierReleaseWithExpansion3KeepsItsBytesAndGrowsBy4) {
+  FilterPtr f = Make(4, 2, 1, 4);
+  for (uint32_t k = 0; f->sub_filter_count() < 2; ++k) ASSERT_EQ(Add(*f, "x" + std::to_string(k)), Status::kOk);
+  Bytes old = Own(*f);
+  old[cuckoo::format::v4_field::kExpansion] = 3;  // as an earlier release wrote EXPANSION 3
+  cuckoo::format::WriteChecksum(old.data(), old.size() - cuckoo::format::kChecksumBytes);
+  FilterPtr g;
+  ASSERT_EQ(RedisCuckooFilter::Deserialize(old.data(), old.size(), &g), Status::kOk);
+  EXPECT_EQ(Own(*g), old);
+  EXPECT_EQ(g->expansion(), 3u);
+  EXPECT_EQ(g->expansion_rate(), 4u);
+  EXPECT_EQ(Dump(*g)[0].second[36], 4);
+  EXPECT_TRUE(Dump(*g) == Dump(*f));
+  for (uint32_t k = 0; g->sub_filter_count() < 3; ++k) ASSERT_EQ(Add(*g, "y" + std::to_string(k)), Status::kOk);
+  EXPECT_EQ(g->sub_filter(2).bucket_count(), 2u * 4 * 4);
 }
 
 // ---------------------------------------------------------------------------
