@@ -220,7 +220,16 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         key: shortKey,
         mix,
         numRuns: 80,
-        floors: { reached6: 12, past32: 3, sequencesFull: 6, dedupedAdds: 180, addUniqueFalse: 2, scanDumpsGrown: 19 },
+        floors: { reached6: 12, sequencesFull: 6, dedupedAdds: 180, addUniqueFalse: 2, scanDumpsGrown: 19 },
+      },
+      {
+        // EXPANSION 1: links of one size, so a sequence's fresh batches pass 32 of them (the server has no limit).
+        name: 'a chain past 32 links (EXPANSION 1) agrees with BF.ADD over a model',
+        options: fc.record({ errorRate: fc.constantFrom(0.5, 0.2, 0.01), capacity: fc.integer({ min: 1, max: 8 }), expansion: fc.constant(1) }),
+        key: shortKey,
+        mix: { ...mix, fresh: [[16000, 64000]] },
+        numRuns: 20,
+        floors: { past32: 6, scanDumpsGrown: 10 },
       },
       { name: 'a tiny alphabet: BF.ADD of keys it has changes nothing', options: redisBloomOptions, key: tinierKey, mix, numRuns: 40, floors: { reached6: 4, dedupedAdds: 50, scanDumpsGrown: 6 } },
     ];
