@@ -1,8 +1,8 @@
 // The plain C exports only the full module has (CMakeLists.txt links this
 // file into cuckoo-core.wasm, never into the reader): the calls that create
-// a filter or change a whole one, made once per filter: create, sizing, the
-// Bloom filters' union, CF.COMPACT, and the Redis families' SCANDUMP /
-// LOADCHUNK chunks. Those that take a family take it as their first argument
+// a filter, made once per filter: create, sizing, and the Redis families'
+// SCANDUMP / LOADCHUNK chunks (a filter they make becomes its family's embind
+// object by adopt(), bindings/embind.cc). Those that take a family take it as their first argument
 // (OnFamily, families.h, refuses a value that names none). Answers follow
 // families.h's convention; JS calls them as the instance's own exports
 // (js/boundary/wasm-core.ts).
@@ -105,16 +105,6 @@ EMSCRIPTEN_KEEPALIVE int bloom_create(double capacity, double false_positive_rat
   return Opened(s, std::move(filter));
 }
 
-// 1 if Bloom filters a and b have the same parameters (union joins them), else 0.
-EMSCRIPTEN_KEEPALIVE int bloom_compatible(const ScalableBloomFilter* a, const ScalableBloomFilter* b) {
-  return a->IsCompatible(*b) ? 1 : 0;
-}
-
-// ORs `other`'s bits into `into`: 0, or -status.
-EMSCRIPTEN_KEEPALIVE int bloom_union(ScalableBloomFilter* into, const ScalableBloomFilter* other) {
-  return Answer(into->Union(*other));
-}
-
 // CF.RESERVE: a new Redis cuckoo filter's handle, or -status.
 EMSCRIPTEN_KEEPALIVE int redis_cuckoo_create(double capacity, int bucket_size, int max_iterations, int expansion) {
   cuckoo::RedisCuckooParams p;
@@ -126,9 +116,6 @@ EMSCRIPTEN_KEEPALIVE int redis_cuckoo_create(double capacity, int bucket_size, i
   const Status s = RedisCuckooFilter::Create(p, &filter);
   return Opened(s, std::move(filter));
 }
-
-// CF.COMPACT on the Redis cuckoo filter `f` (allocates nothing, cannot fail).
-EMSCRIPTEN_KEEPALIVE void redis_cuckoo_compact(RedisCuckooFilter* f) { f->Compact(); }
 
 // BF.RESERVE: a new Redis Bloom filter's handle, or -status.
 EMSCRIPTEN_KEEPALIVE int redis_bloom_create(double error_rate, double capacity, int expansion, int non_scaling) {

@@ -1,5 +1,5 @@
 // The region of wasm memory the URL exports work in (c_exports.cc), and its
-// layout, which core_constants (filter_exports.cc) gives JS. Emscripten only.
+// layout, which the module's constants (embind.cc) give JS. Emscripten only.
 #ifndef CUCKOO_WASM_BINDINGS_URL_REGION_H_
 #define CUCKOO_WASM_BINDINGS_URL_REGION_H_
 

@@ -1,6 +1,7 @@
 // Builds the npm package's JavaScript from TypeScript and the wasm build
-// (build/wasm/cuckoo-core.wasm and cuckoo-reader.wasm, made by `cmake --build build/wasm`):
-//   dist/index.mjs    ES module       } for browsers and bundlers: the .wasm is
+// (build/wasm/cuckoo-core.{js,wasm} and cuckoo-reader.{js,wasm}, each module with its Emscripten
+// glue, made by `cmake --build build/wasm`):
+//   dist/index.mjs    ES module       } for browsers and bundlers: the glue and the .wasm are
 //   dist/index.cjs    CommonJS        } bundled in (the .wasm as a raw DEFLATE stream, made with
 //                                     } zopfli, that js/boundary/wasm-embedded.ts inflates), so no fetch, file
 //                                     } path or bundler setup is needed
@@ -34,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build', 'wasm');
-for (const f of ['cuckoo-core.wasm', 'cuckoo-reader.wasm']) {
+for (const f of ['cuckoo-core.js', 'cuckoo-core.wasm', 'cuckoo-reader.js', 'cuckoo-reader.wasm']) {
   if (!existsSync(join(wasmDir, f))) {
     console.error(`missing build/wasm/${f}: run \`bash scripts/build.sh\` (it runs em++ first)`);
     process.exit(1);
@@ -74,7 +75,7 @@ function customSection(name, payload) {
 }
 
 /** esbuild options of the bundles over `module` (shipModule's), instantiated by `instance` (js/boundary/). */
-const bundleOver = (module, instance, firstCall) => ({
+const bundleOver = (module, instance, firstCall, glue) => ({
   bundle: true,
   platform: 'neutral',
   target: 'es2020',
@@ -82,6 +83,7 @@ const bundleOver = (module, instance, firstCall) => ({
     'cuckoo-core-wasm': module.deflated,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
     'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),
+    'cuckoo-core-glue': join(wasmDir, glue),
   },
   define: {
     CUCKOO_WASM_DEFLATED: 'true',
@@ -133,7 +135,7 @@ const forWorkerd = (common) => ({
 
 /** The five bundles of one entry: `${base}.mjs` / `.cjs` (browsers, bundlers), `${node}.mjs` / `.cjs`, `${workerd}.mjs`. */
 async function buildEntry(entry, module, instance, firstCall, base, node, workerd) {
-  const common = bundleOver(module, instance, firstCall);
+  const common = bundleOver(module, instance, firstCall, module.file.replace(/\.wasm$/, '.js'));
   const entryPoints = [join(root, entry)];
   await build({ ...common, entryPoints, format: 'esm', outfile: join(dist, `${base}.mjs`) });
   await build({ ...common, entryPoints, format: 'cjs', outfile: join(dist, `${base}.cjs`) });

@@ -1,9 +1,8 @@
 /**
- * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: the
- * exports of a family's row and the others (bindings/c_exports.cc, bindings/filter_exports.cc,
- * bindings/build_exports.cc), and the constants the core reports at load. Types
- * and export names only; no code touches the module here. The families'
- * prefixes and one-key exports come from the registry (js/registry.ts).
+ * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: its embind classes and constants
+ * (bindings/embind.cc), the exports of a family's row and the others (bindings/c_exports.cc,
+ * bindings/filter_exports.cc, bindings/build_exports.cc). Types and export names only; no code touches the module
+ * here. The families' prefixes and one-key exports come from the registry (js/registry.ts).
  */
 import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName } from '../registry.js';
 
@@ -51,14 +50,7 @@ export interface ReadExports extends Record<KeyOp, (handle: number, key: number,
   url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
   url_canonicalize: UrlCall;
   url_expressions: UrlCall;
-  filter_deserialize(family: number, data: number, length: number): number;
   filter_peek_family(data: number, length: number): number;
-  filter_destroy(family: number, handle: number): number;
-  filter_serialize(family: number, handle: number, out: number): number;
-  filter_info(family: number, handle: number, out: number, cap: number): number;
-  filter_info_names(family: number): number;
-  core_constants(out: number, cap: number): number;
-  core_constant_names(): number;
   status_message(status: number): number;
   allocated_bytes(): number;
   patch_apply(base: number, baseLength: number, patch: number, patchLength: number, why: number): number;
@@ -74,7 +66,7 @@ export interface WriteExports {
 }
 export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff'];
 
-/** What both sides must agree on, as the core reports it at load (bindings/filter_exports.cc core_constants). */
+/** What both sides must agree on, as the core reports it at load (bindings/embind.cc, its constants). */
 export interface CoreConstants {
   urlCanonicalAt: number;
   urlSpanAt: number;
@@ -99,10 +91,62 @@ export interface CoreConstants {
   defaultSeedHigh: number;
 }
 
+/** The names of {@link CoreConstants}, each an embind constant of the module. */
+export const CONSTANT_NAMES: readonly (keyof CoreConstants)[] = [
+  'urlCanonicalAt',
+  'urlSpanAt',
+  'urlSpansAt',
+  'urlBufferAt',
+  'urlWorkspaceFixed',
+  'urlWorkspacePerByte',
+  'maxUrlBytes',
+  'maxUrlExpressions',
+  'familyCuckoo',
+  'familyBloom',
+  'familyRedisCuckoo',
+  'familyRedisBloom',
+  'redisMaxChunkBytes',
+  'encodingPacked',
+  'encodingSemiSorted',
+  'maxMaxKicks',
+  'maxExpansion',
+  'maxSubFilters',
+  'defaultSeedLow',
+  'defaultSeedHigh',
+];
+
+/**
+ * A filter's embind object (bindings/embind.cc): it owns the core filter, freed by delete(). `toBytes` gives a view of
+ * a block malloc'd for the bytes (copy it, then free the block at its byteOffset) or -status.
+ */
+export interface EmbindFilter {
+  handle(): number;
+  toBytes(): Uint8Array | number;
+  info(): Record<string, unknown>;
+  delete(): void;
+  /** RedisCuckoo, full module: CF.COMPACT. */
+  compact?(): void;
+  /** Bloom, full module: 0 or -status. */
+  union?(other: EmbindFilter): number;
+  isCompatible?(other: EmbindFilter): boolean;
+}
+
+/** A family's embind class (bindings/embind.cc): its name is the family's (families.def), e.g. `RedisCuckoo`. */
+export interface EmbindClass {
+  /** The filter the bytes at `ptr` hold, or null with the status (an int32) at `status`. */
+  fromBytes(ptr: number, length: number, status: number): EmbindFilter | null;
+  /** Full module: the object of a filter the plain exports made (creation, LOADCHUNK). */
+  adopt?(address: number): EmbindFilter;
+}
+
 /** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
 export type AsciiHost = string | undefined;
 
-/** What {@link ReadCore} needs of a module besides its exports: live views of its memory (js/boundary/instance.ts), malloc and free. */
+/**
+ * What {@link ReadCore} needs of a module besides its exports: the Emscripten glue's object (js/boundary/instance.ts),
+ * with live views of its memory (made again when memory grows), malloc and free, the embind classes by family name and
+ * the constants.
+ */
 export interface ReadModule {
   readonly HEAPU8: Uint8Array;
   readonly HEAP8: Int8Array;
@@ -110,16 +154,14 @@ export interface ReadModule {
   readonly HEAP32: Int32Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
+  readonly [name: string]: unknown;
 }
 
 /** The plain exports only the full module has for whole filters (bindings/build_exports.cc). */
 export interface BuildExports {
   cuckoo_create(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
   bloom_create(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
-  bloom_compatible(a: number, b: number): number;
-  bloom_union(into: number, other: number): number;
   redis_cuckoo_create(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
-  redis_cuckoo_compact(handle: number): void;
   redis_bloom_create(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
   dump_chunk_count(family: number, handle: number): number;
   dump_header_bytes(family: number, handle: number): number;

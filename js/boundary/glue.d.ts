@@ -1,5 +1,12 @@
 // Build-time modules resolved by scripts/build.mjs (esbuild aliases):
-// the .wasm of the entry, embedded as bytes: a raw
+// the Emscripten glue of the entry's module (build/wasm/cuckoo-core.js or
+// cuckoo-reader.js: a factory of the glue object, whose promise resolves once
+// the module is instantiated and its embind classes registered).
+declare module 'cuckoo-core-glue' {
+  const createModule: (overrides: Record<string, unknown>) => Promise<unknown>;
+  export default createModule;
+}
+// The .wasm of the entry, embedded as bytes: a raw
 // DEFLATE stream (RFC 1951) that js/boundary/wasm-embedded.ts inflates where
 // CUCKOO_WASM_DEFLATED, else the .wasm as is.
 declare module 'cuckoo-core-wasm' {

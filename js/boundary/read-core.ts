@@ -20,15 +20,15 @@ import { Key, byteLengthOf, isKey, keyTypeError } from '../common/checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
 import { Answers, writeAnswers } from '../common/answers.js';
 import { Status, statusError } from '../common/status.js';
-import { checkRegistry } from '../registry.js';
-import type { AsciiHost, CoreConstants, ExportRow, FamilyExports, Handle, KeyOp, PatchInfo, PatchRefusal, ReadExports, ReadModule, UrlCall } from './core-types.js';
-import { FAMILY_EXPORTS, PREFIXES } from './core-types.js';
+import { checkRegistry, familyOf } from '../registry.js';
+import type { AsciiHost, CoreConstants, EmbindClass, EmbindFilter, ExportRow, FamilyExports, Handle, KeyOp, PatchInfo, PatchRefusal, ReadExports, ReadModule, UrlCall } from './core-types.js';
+import { CONSTANT_NAMES, FAMILY_EXPORTS, PREFIXES } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
 const ASCII_LOOP_MAX = 32;
-/** Doubles of the record region (info(), constants, patch info): a growing filter's 32 sub-filters fit. */
-const RECORD_INITIAL = 512;
+/** Doubles of the record region (patch info). */
+const RECORD_INITIAL = 16;
 
 const encoder = new TextEncoder();
 /** Made on first use: only a non-ASCII host needs it. */
@@ -58,8 +58,10 @@ export class ReadCore {
   protected urlCap = 0;
   private recordPtr = 0;
   private recordCap = 0;
-  /** The field names of each family's info() record, read once. */
-  private readonly infoFields = new Map<number, [Field[], Field[]]>();
+  /** An int32 the embind factories write a status to. */
+  private readonly statusPtr: number;
+  /** The embind object of each live filter, by its handle: it owns the core filter (delete() frees it). */
+  private readonly boxes = new Map<Handle, EmbindFilter>();
   /** The field names of patchInfo's record, read once. */
   private patchInfoFields: Field[] | undefined;
 
@@ -75,13 +77,17 @@ export class ReadCore {
     this.rows = Object.fromEntries(
       PREFIXES.map((p) => [p, Object.fromEntries(FAMILY_EXPORTS.map((op) => [op, x[`${p}_${op}`]]))]),
     ) as unknown as Record<string, FamilyExports>;
-    this.constants = this.readRecord(
-      this.x.core_constant_names(),
-      (out, cap) => this.x.core_constants(out, cap),
-    ) as unknown as CoreConstants;
+    const constants: Partial<Record<keyof CoreConstants, number>> = {};
+    for (const name of CONSTANT_NAMES) {
+      const value = module[name];
+      if (typeof value !== 'number') throw new Error(`the module has no constant ${name}: rebuild the package`);
+      constants[name] = value;
+    }
+    this.constants = constants as CoreConstants;
     checkRegistry(this.constants);
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
+    this.statusPtr = this.alloc(4);
     this.scratchView = this.refreshScratch();
   }
 
@@ -116,39 +122,51 @@ export class ReadCore {
   deserialize(family: number, bytes: Uint8Array): { result: number; found: number } {
     let found = 0;
     const result = this.withBytes(bytes, (ptr, length) => {
-      const r = this.x.filter_deserialize(family, ptr, length);
-      const status = -r;
+      const box = this.classOf(family).fromBytes(ptr, length, this.statusPtr);
+      if (box !== null) return this.keep(box);
+      const status = this.m.HEAP32[this.statusPtr >>> 2];
       const wrong = status === Status.FormatWrongFamily || status === Status.FormatIsBloomFilter || status === Status.FormatIsCuckooFilter;
       if (wrong) found = Math.max(0, this.x.filter_peek_family(ptr, length));
-      return r;
+      return -status;
     });
     return { result, found };
   }
 
-  /** Parameters and statistics of the filter and of each of its sub-filters (bindings/filter_exports.cc Row). */
+  /** The embind class of a family (bindings/embind.cc: named as families.def names it). */
+  protected classOf(family: number): EmbindClass {
+    const row = familyOf(family);
+    const cls = row === undefined ? undefined : (this.m[row.constant.slice('family'.length)] as EmbindClass | undefined);
+    if (cls === undefined) throw new Error(`the module has no class of family ${family}: rebuild the package`);
+    return cls;
+  }
+
+  /** Holds `box` as the owner of its filter: the filter's handle. */
+  protected keep(box: EmbindFilter): Handle {
+    const handle = box.handle() as Handle;
+    this.boxes.set(handle, box);
+    return handle;
+  }
+
+  /** The embind object of a live filter (the full module adopts one its plain exports made). */
+  protected boxOf(family: number, handle: Handle): EmbindFilter {
+    const box = this.boxes.get(handle);
+    if (box !== undefined) return box;
+    const adopt = this.classOf(family).adopt;
+    if (adopt === undefined) throw new Error(`no filter at ${handle}`);
+    this.keep(adopt(handle));
+    return this.boxes.get(handle)!;
+  }
+
+  /** Parameters and statistics of the filter and of each of its sub-filters (bindings/info_fields.h), as one object. */
   info<T>(family: number, handle: Handle): T {
-    let fields = this.infoFields.get(family);
-    if (fields === undefined) {
-      const [own, sub = ''] = this.cString(this.x.filter_info_names(family)).split('|');
-      fields = [parseFields(own), parseFields(sub)];
-      this.infoFields.set(family, fields);
-    }
-    const [own, sub] = fields;
-    const values = this.readValues((out, cap) => this.x.filter_info(family, handle, out, cap));
-    const info = decodeFields(own, values, 0);
-    if (sub.length > 0) {
-      let at = fieldsWidth(own);
-      const count = values[at++];
-      const subFilters: Record<string, unknown>[] = [];
-      for (let j = 0; j < count; ++j, at += sub.length) subFilters.push(decodeFields(sub, values, at));
-      info.subFilters = subFilters;
-    }
-    return info as T;
+    return this.boxOf(family, handle).info() as T;
   }
 
   /** Frees the filter; its handle must not be used again. */
   destroy(family: number, handle: Handle): void {
-    this.x.filter_destroy(family, handle);
+    const box = this.boxOf(family, handle);
+    this.boxes.delete(handle);
+    box.delete();
   }
 
   /** The core's description of a status (what was wrong and what to do), for an error message. */
@@ -169,14 +187,14 @@ export class ReadCore {
   }
 
   /** The filter's serialized bytes (docs/FORMAT.md), in a new array the caller owns. @throws OutOfMemoryError */
-  serialize(row: ExportRow, family: number, handle: Handle): Uint8Array {
-    const byteLength = this.serializedSize(row, handle);
-    const ptr = this.alloc(byteLength);
+  serialize(_row: ExportRow, family: number, handle: Handle): Uint8Array {
+    const view = this.boxOf(family, handle).toBytes();
+    if (typeof view === 'number') throw statusError(-view, { bytes: this.serializedSize(_row, handle) });
+    // A view of the block the module malloc'd for the bytes: copied out, then the block is freed.
     try {
-      this.x.filter_serialize(family, handle, ptr);
-      return this.m.HEAPU8.slice(ptr, ptr + byteLength);
+      return view.slice();
     } finally {
-      this.m._free(ptr);
+      this.m._free(view.byteOffset);
     }
   }
 
@@ -201,11 +219,6 @@ export class ReadCore {
       this.recordPtr = ptr;
       this.recordCap = n;
     }
-  }
-
-  /** A flat record as an object: its names (a static string's address), its values from `call`. */
-  protected readRecord(names: number, call: (out: number, cap: number) => number): Record<string, unknown> {
-    return decodeFields(parseFields(this.cString(names)), this.readValues(call), 0);
   }
 
   /** The NUL-terminated ASCII string at `ptr` (static text of the module). */
@@ -538,11 +551,6 @@ function parseFields(names: string): Field[] {
       const kind = n.slice(-1);
       return kind === '?' || kind === '~' || kind === '#' ? { name: n.slice(0, -1), kind } : { name: n, kind: '' };
     });
-}
-
-/** How many values the fields take (a '#' field two). */
-function fieldsWidth(fields: Field[]): number {
-  return fields.reduce((n, f) => n + (f.kind === '#' ? 2 : 1), 0);
 }
 
 /** The fields' values from `values[at ..]`, as an object. */

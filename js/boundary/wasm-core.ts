@@ -1,9 +1,9 @@
 /**
  * The boundary's full core: {@link ReadCore} (js/boundary/read-core.ts) over the full module (cuckoo-core.wasm),
  * with the calls only it has: adding keys and URLs one at a time and by the chunk (the plain exports CUCKOO_WRITER
- * marks in bindings/c_exports.cc), patch diffs (bindings/filter_exports.cc), and the build exports of
- * bindings/build_exports.cc (creating filters, sizing, Bloom union, CF.COMPACT, the Redis families' SCANDUMP /
- * LOADCHUNK).
+ * marks in bindings/c_exports.cc), patch diffs (bindings/filter_exports.cc), the build exports of
+ * bindings/build_exports.cc (creating filters, sizing, the Redis families' SCANDUMP / LOADCHUNK), and the embind
+ * methods only its classes have (bindings/embind.cc: Bloom union, CF.COMPACT).
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is -status.
  */
 import { Key } from '../common/checks.js';
@@ -27,9 +27,7 @@ export interface ColdCalls {
   firstSubFilterRate(fpr: number, expansion: number): number;
   cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
-  bloomUnion(into: number, other: number): number;
   redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
-  redisCuckooCompact(handle: number): void;
   redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
   dumpChunkCount(family: number, handle: number): number;
   finishDump(family: number, handle: number): number;
@@ -40,9 +38,7 @@ const COLD: Record<keyof ColdCalls, keyof BuildExports> = {
   firstSubFilterRate: 'first_sub_filter_rate',
   cuckooSerializedSizeFor: 'cuckoo_serialized_size_for',
   bloomSerializedSizeFor: 'bloom_serialized_size_for',
-  bloomUnion: 'bloom_union',
   redisCuckooCreate: 'redis_cuckoo_create',
-  redisCuckooCompact: 'redis_cuckoo_compact',
   redisBloomCreate: 'redis_bloom_create',
   dumpChunkCount: 'dump_chunk_count',
   finishDump: 'finish_dump',
@@ -93,7 +89,19 @@ export class Core extends ReadCore {
 
   /** True if Bloom filters a and b have the same parameters (union joins them). */
   bloomCompatible(a: Handle, b: Handle): boolean {
-    return this.w.bloom_compatible(a, b) !== 0;
+    const family = this.constants.familyBloom;
+    return this.boxOf(family, a).isCompatible!(this.boxOf(family, b));
+  }
+
+  /** ORs Bloom filter `other`'s bits into `into` (their embind objects' union): 0, or -status. */
+  bloomUnion(into: Handle, other: Handle): number {
+    const family = this.constants.familyBloom;
+    return this.boxOf(family, into).union!(this.boxOf(family, other));
+  }
+
+  /** CF.COMPACT on a Redis cuckoo filter (its embind object's compact()); allocates nothing. */
+  redisCuckooCompact(handle: Handle): void {
+    this.boxOf(this.constants.familyRedisCuckoo, handle).compact!();
   }
 
   // -------------------------------------------------------------------------

@@ -180,7 +180,7 @@ export class BloomFilter extends BloomFilterReader {
   union(other: BloomFilter): this {
     const into = this.liveAs(BLOOM);
     const from = this.peer(other);
-    if ((this.core as Core).cold.bloomUnion(into, from) !== 0) {
+    if ((this.core as Core).bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
           'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +

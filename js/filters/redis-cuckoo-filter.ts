@@ -153,7 +153,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * ```
    */
   compact(): void {
-    (this.core as Core).cold.redisCuckooCompact(this.liveAs(REDIS_CUCKOO));
+    (this.core as Core).redisCuckooCompact(this.liveAs(REDIS_CUCKOO));
   }
 }
 

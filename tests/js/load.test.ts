@@ -77,15 +77,15 @@ console.log(JSON.stringify({ first, second }));
 });
 
 test('an error thrown while the module initialises rejects instead of escaping as an unhandled rejection', () => {
-  // js/boundary/instance.ts runs the module's static initialisers (_initialize);
-  // make the first instance's throw there.
+  // js/boundary/instance.ts hands the instance to the Emscripten glue, which runs the module's static initialisers
+  // (__wasm_call_ctors: embind's registration); make the first instance's throw there.
   const out = run(`
 const realInstantiate = WebAssembly.instantiate;
 let calls = 0;
 WebAssembly.instantiate = async function (...args) {
   const result = await realInstantiate.apply(this, args);
   if (calls++ > 0) return result;
-  const exports = { ...result.instance.exports, _initialize() { throw new EvalError('Code generation from strings disallowed for this context'); } };
+  const exports = { ...result.instance.exports, __wasm_call_ctors() { throw new EvalError('Code generation from strings disallowed for this context'); } };
   return { module: result.module, instance: { exports } };
 };
 let unhandled = 0;

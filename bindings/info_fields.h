@@ -1,0 +1,79 @@
+// What info() reports for each family, as X-macro lists of (name, value):
+// bindings/embind.cc expands each list into the properties of the one JS
+// object a filter's info() returns. `f` is the filter, `first` its
+// sub-filter 0, `s` a sub-filter; a value is a number, a bool, or a val
+// (null where the family has no such value). js/filters/read/*.ts declare the
+// same fields as TypeScript types (CoreInfo), checked by the tests.
+#ifndef CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
+#define CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
+
+// A growing filter of this library's own families: the parameters of the
+// filter (those of sub-filter 0), then the family's own fields, then
+// `subFilters`, an array of each sub-filter's.
+#define CUCKOO_SCALABLE_INFO(X)                                \
+  X(capacity, static_cast<double>(first.capacity()))          \
+  X(seedLow, static_cast<uint32_t>(first.seed()))             \
+  X(seedHigh, static_cast<uint32_t>(first.seed() >> 32))      \
+  X(expansion, f.expansion())                                 \
+  X(serializedSize, static_cast<double>(f.SerializedSize()))
+
+#define CUCKOO_CUCKOO_INFO(X)                                  \
+  X(bucketCount, static_cast<double>(first.bucket_count()))   \
+  X(fingerprintBits, first.fingerprint_bits())                \
+  X(bucketSize, first.bucket_size())                          \
+  X(maxKicks, first.max_kicks())                              \
+  X(encoding, static_cast<int>(first.encoding()))
+
+// A sub-filter as js/filters/cuckoo-filter.ts's CuckooSubFilterInfo.
+#define CUCKOO_CUCKOO_SUB_INFO(X)                              \
+  X(capacity, static_cast<double>(s.capacity()))              \
+  X(bucketCount, static_cast<double>(s.bucket_count()))       \
+  X(fingerprintBits, s.fingerprint_bits())                    \
+  X(encoding, static_cast<int>(s.encoding()))                 \
+  X(size, static_cast<double>(s.size()))                      \
+  X(loadFactor, s.load_factor())                              \
+  X(victim, s.victim_used())                                  \
+  X(byteLength, static_cast<double>(s.SerializedSize()))
+
+#define CUCKOO_BLOOM_INFO(X)                                   \
+  X(falsePositiveRate, f.false_positive_rate())               \
+  X(bitCount, static_cast<double>(f.bit_count()))             \
+  X(hashCount, first.hash_count())
+
+// A sub-filter as js/filters/bloom-filter.ts's BloomSubFilterInfo, but its
+// expectedFalsePositiveRate: js/filters/bloom-filter.ts computes that and
+// estimatedCount from these fields (only reported, they decide no bytes), so
+// the module links no exp, pow or log1p.
+#define CUCKOO_BLOOM_SUB_INFO(X)                               \
+  X(capacity, static_cast<double>(s.capacity()))              \
+  X(falsePositiveRate, s.false_positive_rate())               \
+  X(bitCount, static_cast<double>(s.bit_count()))             \
+  X(hashCount, s.hash_count())                                \
+  X(size, static_cast<double>(s.size()))                      \
+  X(setBitCount, static_cast<double>(s.SetBitCount()))        \
+  X(byteLength, static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())))
+
+// The Redis families (src/redis/redis_cuckoo.h, src/redis/redis_bloom.h):
+// what the server's CF.INFO / BF.INFO give, by the labels camelCased.
+#define CUCKOO_REDIS_CUCKOO_INFO(X)                            \
+  X(size, static_cast<double>(f.redis_size()))                \
+  X(numberOfBuckets, static_cast<double>(f.bucket_count()))   \
+  X(numberOfFilters, f.sub_filter_count())                    \
+  X(numberOfItemsInserted, static_cast<double>(f.size()))     \
+  X(numberOfItemsDeleted, static_cast<double>(f.deleted()))   \
+  X(bucketSize, f.bucket_size())                              \
+  X(expansionRate, f.expansion_rate())                        \
+  X(maxIterations, f.max_iterations())                        \
+  X(serializedSize, static_cast<double>(f.SerializedSize()))
+
+#define CUCKOO_REDIS_BLOOM_INFO(X)                             \
+  X(capacity, static_cast<double>(f.capacity()))              \
+  X(size, static_cast<double>(f.redis_size()))                \
+  X(numberOfFilters, f.sub_filter_count())                    \
+  X(numberOfItemsInserted, static_cast<double>(f.size()))     \
+  X(expansionRate, f.non_scaling() ? val::null() : val(static_cast<double>(f.growth()))) \
+  X(errorRate, f.error_rate())                                \
+  X(initialCapacity, static_cast<double>(f.link(0).entries())) \
+  X(serializedSize, static_cast<double>(f.SerializedSize()))
+
+#endif  // CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
