@@ -35,7 +35,7 @@ uint8_t FileType(const uint8_t* data, size_t len, uint16_t version) {
   if (version == kFormatVersion) return kTypeCuckoo;
   if (len <= stack_field::kType) return 0;
   const uint8_t type = data[stack_field::kType];
-  if (!KnownType(type)) return 0;
+  if (!KnownFamily(type)) return 0;
   if (version == kFormatVersionExplicit) return type;
   // Versions 2 and 3 predate the Redis families.
   if (type != kTypeCuckoo && type != kTypeBloom) return 0;

@@ -59,8 +59,6 @@ namespace format {
 // kTypeRedisBloom (version 4 only), the ids of common/families.def.
 #define CUCKOO_FAMILY(Name, id, ...) constexpr uint8_t kType##Name = id;
 #include "common/families.def"
-// A family byte that names a family.
-inline bool KnownType(uint8_t type) { return KnownFamily(type); }
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)
