@@ -32,7 +32,7 @@
 #include <memory>
 
 #include "common/allocation.h"
-#include "cuckoo/cuckoo_params.h"
+#include "common/hash.h"
 #include "status.h"
 
 namespace cuckoo {

@@ -1,7 +1,8 @@
 // Hashing for cuckoo-wasm: XXH3-64 (xxHash 0.8.1, vendored in
 // third_party/xxhash/ and pinned: its output is part of the byte format) over
-// a key's bytes and as the format's checksum, and the integer mixers used to
-// derive bucket indexes. The one file that includes xxhash.h. Header-only.
+// a key's bytes, with the default seed, and as the format's checksum, and the
+// integer mixers used to derive bucket indexes. The one file that includes
+// xxhash.h. Header-only.
 #ifndef CUCKOO_WASM_SRC_COMMON_HASH_H_
 #define CUCKOO_WASM_SRC_COMMON_HASH_H_
 
@@ -17,6 +18,10 @@ namespace cuckoo {
 inline uint64_t HashKey(const uint8_t* key, size_t len, uint64_t seed) {
   return XXH3_64bits_withSeed(key, len, seed);
 }
+
+// The key-hash seed of a filter made without one (cuckoo, Bloom and their
+// growing stacks): "cukoo-wa" in ASCII, most significant byte first.
+constexpr uint64_t kDefaultSeed = 0x63756b6f6f2d7761ULL;
 
 // XXH3-64, seed 0: the serialized format's checksum. With seed 0,
 // XXH3_64bits_withSeed is XXH3_64bits (xxhash.h: "seed==0 produces the same

@@ -5,7 +5,7 @@
 #include <new>
 
 #include "common/batch.h"
-#include "format/format.h"
+#include "cuckoo/cuckoo_format.h"
 #include "common/hash.h"
 #include "common/size_optimized.h"
 

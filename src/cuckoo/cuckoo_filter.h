@@ -14,8 +14,8 @@
 // 0, 1, 2, ... whose key derivations refine each other (cuckoo_keys.h); a
 // filter made by Create or loaded from a version-1 file is level 0.
 //
-// Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md, written and read
-// by format.h.
+// Not thread-safe; non-copyable. Byte layout: docs/FORMAT.md §2-§4, written
+// and read by cuckoo_format.h.
 #ifndef CUCKOO_WASM_SRC_CUCKOO_CUCKOO_FILTER_H_
 #define CUCKOO_WASM_SRC_CUCKOO_CUCKOO_FILTER_H_
 

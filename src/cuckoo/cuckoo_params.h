@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "common/hash.h"
+
 namespace cuckoo {
 
 constexpr uint32_t kMinFingerprintBits = 4;
@@ -13,7 +15,6 @@ constexpr uint32_t kMaxFingerprintBits = 32;
 constexpr uint32_t kDefaultBucketSize = 4;
 constexpr uint32_t kDefaultMaxKicks = 500;
 constexpr uint32_t kMaxMaxKicks = 1000000;
-constexpr uint64_t kDefaultSeed = 0x63756b6f6f2d7761ULL;  // "cukoo-wa"
 constexpr uint64_t kMaxBucketCount = 0xffffffffULL;
 
 // How the bucket table is stored (table_encodings.def, the one list of them;

@@ -1,7 +1,10 @@
 // The serialized byte format (docs/FORMAT.md): where each field sits, how it is
-// encoded, and which bytes a reader accepts. CuckooFilter::Serialize and
-// Deserialize only move values in and out of a CuckooHeader; the native tests
-// and the fuzz target read their offsets from here.
+// encoded, and which bytes a reader accepts. The parts every file shares (the
+// prefix, the checksum, little-endian integers) are common/format_frame.h, the
+// cuckoo filter's own file cuckoo/cuckoo_format.h; both are included here, so
+// that this file is the whole format for its readers and writers above the
+// families. The native tests and the fuzz targets read their offsets from
+// these three files.
 //
 // Every file of the format family is laid out as
 //
@@ -12,9 +15,9 @@
 // The common parts hold for every filter type and every version (FORMAT.md §9):
 // "CKOO" at offset 0, the u16 version at offset 4, and the trailing checksum.
 // Everything between them belongs to the format version: version 1 is one
-// cuckoo filter (its header and table below); versions 2 and 3 are a stack
-// header and one section per sub-filter (further below, FORMAT.md §11), of
-// either type in version 2, Bloom in version 3. Version 4 (FORMAT.md §14),
+// cuckoo filter (its header and table, cuckoo/cuckoo_format.h); versions 2
+// and 3 are a stack header and one section per sub-filter (below, FORMAT.md
+// §11), of either type in version 2, Bloom in version 3. Version 4 (FORMAT.md §14),
 // what this build writes for every new filter, is the same stack with a header
 // that names what the file holds: its family, table encoding, position scheme
 // and growth rule. All reuse the prefix, the checksum and the little-endian
@@ -28,147 +31,12 @@
 #include <cstdint>
 
 #include "common/family.h"
-#include "cuckoo/cuckoo_params.h"
+#include "common/format_frame.h"
+#include "cuckoo/cuckoo_format.h"
 #include "status.h"
 
 namespace cuckoo {
 namespace format {
-
-// ---------------------------------------------------------------------------
-// Little-endian integers.
-
-inline void PutU16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v);
-  p[1] = static_cast<uint8_t>(v >> 8);
-}
-inline void PutU32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline void PutU64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline uint16_t GetU16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-inline uint32_t GetU32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-inline uint64_t GetU64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-// ---------------------------------------------------------------------------
-// Common to every filter type: the prefix and the checksum.
-
-// Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4); also the
-// layout of a cuckoo sub-filter's section in every stack.
-constexpr uint16_t kFormatVersion = 1;
-// Version 2: any filter type, with its sub-filters (FORMAT.md §11); for a
-// Bloom filter, positions by enhanced double hashing mod m (§11.6).
-constexpr uint16_t kFormatVersionStack = 2;
-// Version 3: version 2's layout for a Bloom filter whose bit positions are
-// independent (FORMAT.md §11.6).
-constexpr uint16_t kFormatVersionBloom = 3;
-// Version 4: the stack with an explicit header (FORMAT.md §14); what this
-// build writes for every new filter. Readers refuse versions other than 1 to 4
-// (FORMAT.md §9). A filter read from version 1, 2 or 3 writes that version back.
-constexpr uint16_t kFormatVersionExplicit = 4;
-constexpr uint16_t kFormatVersionLatest = kFormatVersionExplicit;
-// True for the versions this build reads.
-inline bool KnownVersion(uint16_t v) { return v >= kFormatVersion && v <= kFormatVersionLatest; }
-constexpr uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
-constexpr size_t kMagicOffset = 0;
-constexpr size_t kVersionOffset = 4;  // u16
-constexpr size_t kPrefixBytes = 6;
-constexpr size_t kChecksumBytes = 8;  // u64 XXH3-64, seed 0, of every byte before it
-
-// Writes the magic and `version` to out[0, kPrefixBytes).
-void WritePrefix(uint16_t version, uint8_t* out);
-
-// FORMAT.md §7 checks 1-3: kFormatTruncated if `len` < 4, kFormatBadMagic,
-// kFormatTruncated if `len` < kPrefixBytes; else kOk and the version in
-// *version, for the caller to accept or refuse (check 4).
-Status ReadPrefix(const uint8_t* data, size_t len, uint16_t* version);
-
-// Writes the checksum (cuckoo::Checksum, hash.h) of file[0, body_bytes) at
-// file + body_bytes.
-void WriteChecksum(uint8_t* file, size_t body_bytes);
-
-// True if the u64 at file + body_bytes is the checksum of file[0, body_bytes).
-bool ChecksumMatches(const uint8_t* file, size_t body_bytes);
-
-// ---------------------------------------------------------------------------
-// Cuckoo filter, version 1 (FORMAT.md §2-§4): a 72-byte header, the packed
-// table (PackedTable's bit stream, byte for byte), the checksum.
-
-constexpr size_t kCuckooHeaderBytes = 72;
-constexpr uint8_t kHashIdXxh3_64 = 1;  // hash id: keys hashed by XXH3-64 with the seed (hash.h)
-constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream (TableEncoding)
-
-// Byte offsets of the cuckoo header's fields: the common prefix, then the
-// cuckoo filter's own fields.
-namespace cuckoo_field {
-constexpr size_t kMagic = kMagicOffset;      // u8[4], common
-constexpr size_t kVersion = kVersionOffset;  // u16, common
-constexpr size_t kHashId = 6;                // u8
-constexpr size_t kEncoding = 7;              // u8
-constexpr size_t kFingerprintBits = 8;       // u8, f
-constexpr size_t kBucketSize = 9;            // u8, b
-constexpr size_t kReserved16 = 10;           // u16, 0
-constexpr size_t kBucketCount = 12;          // u32, m
-constexpr size_t kMaxKicks = 16;             // u32
-constexpr size_t kVictimFingerprint = 20;    // u32, 0 = no victim
-constexpr size_t kVictimBucket = 24;         // u32
-constexpr size_t kReserved32 = 28;           // u32, 0
-constexpr size_t kSeed = 32;                 // u64
-constexpr size_t kCapacity = 40;             // u64
-constexpr size_t kItemCount = 48;            // u64, victim included
-constexpr size_t kRngState = 56;             // u64, SplitMix64 state
-constexpr size_t kTableBytes = 64;           // u64, T
-}  // namespace cuckoo_field
-static_assert(cuckoo_field::kHashId == kPrefixBytes, "the cuckoo fields follow the prefix");
-static_assert(cuckoo_field::kTableBytes + 8 == kCuckooHeaderBytes, "header layout");
-
-// The values of a cuckoo header. Magic, version, hash id and the reserved
-// fields have one valid value each and are not stored here.
-struct CuckooHeader {
-  CuckooParams params;          // capacity, f, b, max kicks, seed, encoding
-  uint32_t bucket_count = 0;    // m
-  uint32_t victim_fingerprint = 0;
-  uint32_t victim_bucket = 0;
-  uint64_t item_count = 0;
-  uint64_t rng_state = 0;
-  uint64_t table_bytes = 0;     // T = TableByteLength(encoding, m, b, f)
-};
-
-// Bytes of a whole cuckoo file whose table is `table_bytes` long: 80 + T.
-inline uint64_t CuckooFileBytes(uint64_t table_bytes) {
-  return kCuckooHeaderBytes + table_bytes + kChecksumBytes;
-}
-
-// The table section of a cuckoo file.
-inline const uint8_t* CuckooTable(const uint8_t* file) { return file + kCuckooHeaderBytes; }
-
-// Writes a whole cuckoo file, CuckooFileBytes(header.table_bytes) bytes: the
-// header, `header.table_bytes` bytes of `table`, the checksum.
-void WriteCuckoo(const CuckooHeader& header, const uint8_t* table, uint8_t* out);
-
-// FORMAT.md §7 checks 1-10, in that order, on `len` bytes at `data`: the
-// prefix, the version, every header field, the length, the checksum and the
-// victim. Reads nothing past `len` and allocates nothing. kOk fills *header;
-// otherwise the status names the first check that failed and *header is
-// untouched.
-Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
-
-// FORMAT.md §7 checks 11-12, on a table loaded from a file whose header
-// ReadCuckooHeader accepted: kFormatBadPadding if a padding bit is set,
-// kFormatCountMismatch if the occupied slots plus the victim differ from the
-// header's item count.
-// `padding_is_zero` and `occupied` are the loaded table's PaddingIsZero() and
-// CountOccupied().
-Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHeader& header);
 
 // ---------------------------------------------------------------------------
 // Versions 2, 3 and 4 (FORMAT.md §11, §14): a stack header, then one section
@@ -191,8 +59,6 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
 // kTypeRedisBloom (version 4 only), the ids of common/families.def.
 #define CUCKOO_FAMILY(Name, id, ...) constexpr uint8_t kType##Name = id;
 #include "common/families.def"
-// A family byte that names a family.
-inline bool KnownType(uint8_t type) { return KnownFamily(type); }
 // Version 4's position scheme byte: how a key becomes its positions.
 constexpr uint8_t kSchemeCuckooPartialKey = 1;  // cuckoo: partial-key, refined per level (cuckoo_keys.h)
 constexpr uint8_t kSchemeBloomDoubleHashing = 1;  // Bloom: enhanced double hashing mod m (§11.6)

@@ -12,7 +12,7 @@ Status PeekFamily(const uint8_t* data, size_t len, Family* out) {
   if (s != Status::kOk) return s;
   if (!format::KnownVersion(version)) return Status::kFormatUnsupportedVersion;
   const uint8_t type = format::FileType(data, len, version);
-  if (format::KnownType(type)) {
+  if (KnownFamily(type)) {
     *out = static_cast<Family>(type);
     return Status::kOk;
   }

@@ -1,7 +1,7 @@
 // Which filter family a serialized filter holds, read from its header alone,
 // so that a reader handed the bytes of another family can say which one they
-// are and which class loads them (one "wrong family" answer for any number of
-// families, instead of one status per pair).
+// are and which class loads them (one "wrong family" answer, whatever the two
+// families).
 #ifndef CUCKOO_WASM_SRC_FORMAT_PEEK_FAMILY_H_
 #define CUCKOO_WASM_SRC_FORMAT_PEEK_FAMILY_H_
 

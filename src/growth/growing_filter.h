@@ -271,7 +271,7 @@ Status GrowingFilter<Self, Family>::Deserialize(const uint8_t* data, size_t len,
   // A known family other than this one (an unknown type byte is ReadStack's
   // kFormatBadParameter).
   const uint8_t type = format::FileType(data, len, version);
-  if (format::KnownType(type) && type != Family::kType) {
+  if (KnownFamily(type) && type != Family::kType) {
     return Status::kFormatWrongFamily;
   }
   if (version == format::kFormatVersion) {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "common/allocation.h"
+#include "common/family.h"
 #include "format/peek_family.h"
 #include "format/format.h"
 #include "common/hash.h"
@@ -217,7 +218,7 @@ Status ReadHeader(const uint8_t* p, size_t len, PatchInfo* info) {
     return Status::kPatchCorrupt;
   }
   info->family = p[patch_field::kFamily];
-  if (!format::KnownType(info->family)) return Status::kPatchFamily;
+  if (!KnownFamily(info->family)) return Status::kPatchFamily;
   info->base_length = GetU64(p + patch_field::kBaseLength);
   info->base_checksum = GetU64(p + patch_field::kBaseChecksum);
   info->result_length = GetU64(p + patch_field::kResultLength);

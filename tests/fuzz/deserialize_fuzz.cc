@@ -1,8 +1,8 @@
 // libFuzzer target for the core's parsers of untrusted bytes (docs/FORMAT.md,
 // src/format/format.h): CuckooFilter::Deserialize (version 1),
-// ScalableCuckooFilter::Deserialize (versions 1 and 2, type cuckoo) and
-// ScalableBloomFilter::Deserialize (versions 2 and 3, type Bloom), all three on every
-// input. Built with ASan + UBSan by the CMake preset "fuzz"
+// ScalableCuckooFilter::Deserialize (versions 1, 2 and 4, family cuckoo) and
+// ScalableBloomFilter::Deserialize (versions 2, 3 and 4, family Bloom), all three on
+// every input, and the Redis families' readers (version 4, families 3 and 4). Built with ASan + UBSan by the CMake preset "fuzz"
 // (CMakePresets.json), which scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh            # 10,000,000 executions

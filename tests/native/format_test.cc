@@ -1,4 +1,5 @@
-// Tests of the serialized format (docs/FORMAT.md; src/format/format.h): the header
+// Tests of the serialized format (docs/FORMAT.md; src/format/format.h and the
+// files it includes, common/format_frame.h and cuckoo/cuckoo_format.h): the header
 // and the packed table read back with the independent decoder of test_util.h,
 // the test vectors of FORMAT.md §10, the round trip and determinism of the
 // bytes, Deserialize's refusal of malformed and hostile bytes, and the golden
@@ -38,8 +39,8 @@ namespace cuckoo_test {
 namespace {
 
 // ===========================================================================
-// format.h on its own: integers, the common prefix, a cuckoo header's
-// write / read pair, the table checks
+// The codec on its own: integers and the common prefix (format_frame.h), a
+// cuckoo header's write / read pair and the table checks (cuckoo_format.h)
 
 TEST(FormatCodec, LittleEndianIntegersAtAnyAlignment) {
   uint8_t buf[16] = {};

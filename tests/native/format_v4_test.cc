@@ -190,8 +190,8 @@ Status ExpectedForHeaderChange(const Kind& k, size_t at, uint8_t value, const By
   }
   if (at == field::kFamily) {
     const uint8_t own = k.bloom ? 2 : 1;
-    return format::KnownType(value) ? (value == own ? Status::kOk : Status::kFormatWrongFamily)
-                                    : Status::kFormatBadParameter;
+    return cuckoo::KnownFamily(value) ? (value == own ? Status::kOk : Status::kFormatWrongFamily)
+                                      : Status::kFormatBadParameter;
   }
   if (k.bloom && at == field::kScheme && (value == 1 || value == 2)) return Status::kOk;
   if (k.bloom && at >= field::kSeed && at < field::kSeed + 8) return Status::kOk;

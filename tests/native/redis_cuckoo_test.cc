@@ -442,7 +442,7 @@ TEST(RedisCuckooFormat, OwnFormatRefusesInconsistentSections) {
   EXPECT_EQ(refused(s0 + 8, 8, f->sub_filter(0).size() - 1), Status::kFormatCountMismatch);
   EXPECT_EQ(refused(s0 + 8, 8, 17), Status::kFormatBadParameter);  // more items than 16 slots
   EXPECT_EQ(refused(s0 + 24, 2, 0), Status::kFormatTruncated);     // b = 0: no table length
-  EXPECT_NE(refused(s0 + 24, 2, 1), Status::kOk);  // b = 1: sections no longer where they were
+  EXPECT_NE(refused(s0 + 24, 2, 1), Status::kOk);  // b = 1: the sections' lengths do not add up to the file
   EXPECT_NE(refused(s0 + 0, 8, 3), Status::kOk);   // n = 3: likewise
   EXPECT_EQ(refused(s0 + 26, 2, 0), Status::kFormatBadParameter);         // max iterations 0
   EXPECT_EQ(refused(cuckoo::format::v4_field::kSeed, 8, 1), Status::kFormatBadParameter);

@@ -150,7 +150,6 @@ TYPED_TEST(FamilyRegistry, BytesNameTheirFamilyAndLoadOnlyAsIt) {
   const Bytes bytes = Sample<kOwn>(200);
   ASSERT_GT(bytes.size(), format::kHeaderV4Bytes);
   EXPECT_TRUE(KnownFamily(static_cast<unsigned>(kOwn)));
-  EXPECT_TRUE(format::KnownType(static_cast<uint8_t>(kOwn)));
   EXPECT_EQ(bytes[format::v4_field::kFamily], static_cast<uint8_t>(kOwn));
   EXPECT_EQ(bytes[format::v4_field::kHashId], TypeParam::kHashId);
   EXPECT_EQ(format::HashIdFor(static_cast<uint8_t>(kOwn)), TypeParam::kHashId);

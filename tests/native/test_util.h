@@ -183,7 +183,7 @@ void Shuffle(std::vector<T>* v, uint64_t seed) {
 // An independent reader of the serialized format (docs/FORMAT.md): 72-byte
 // little-endian header, the packed table (slot s at bits [s*f, s*f+f) of a
 // little-endian bit stream), then an XXH3-64 checksum of everything before it.
-// The field offsets are format.h's; the reading (little-endian integers, the
+// The field offsets are cuckoo_format.h's; the reading (little-endian integers, the
 // bit unpacking) is written from the spec, not shared with the core.
 
 namespace off = cuckoo::format::cuckoo_field;
