@@ -16,7 +16,7 @@ export { RedisBloomFilter } from './filters/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/redis-bloom-filter.js';
 export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
 export type { Key } from './common/checks.js';
-export type { TableEncoding } from './filters/table-encoding.js';
+export type { TableEncoding } from './registry.js';
 export { canonicalizeUrl, urlExpressions } from './url/url.js';
 export { applyPatchBytes, diffBytes, patchInfo } from './patch/patch.js';
 export type { PatchInfo } from './patch/patch.js';

@@ -19,7 +19,7 @@ export type { RedisCuckooFilterInfo } from './filters/read/redis-cuckoo-filter.j
 export { RedisBloomFilter } from './filters/read/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo } from './filters/read/redis-bloom-filter.js';
 export type { Key } from './common/checks.js';
-export type { TableEncoding } from './filters/table-encoding.js';
+export type { TableEncoding } from './registry.js';
 export { canonicalizeUrl, urlExpressions } from './url/url.js';
 export { applyPatchBytes, patchInfo } from './patch/patch.js';
 export type { PatchInfo } from './patch/patch.js';

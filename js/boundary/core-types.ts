@@ -5,7 +5,7 @@
  * and export names only; no code touches the module here. The families'
  * prefixes and one-key exports come from the registry (js/registry.ts).
  */
-import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName } from '../registry.js';
+import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName, type RegistryConstant } from '../registry.js';
 
 export { KEY_OPS, PREFIXES } from '../registry.js';
 export type { ExportPrefix, KeyOp, KeyOpName };
@@ -74,8 +74,12 @@ export interface WriteExports {
 }
 export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff'];
 
-/** What both sides must agree on, as the core reports it at load (bindings/filter_exports.cc core_constants). */
-export interface CoreConstants {
+/**
+ * What both sides must agree on, as the core reports it at load (bindings/filter_exports.cc core_constants): the
+ * families' and table encodings' numbers the registry names (familyCuckoo, ..., encodingPacked, ...; checked against
+ * it at load), and these.
+ */
+export interface CoreConstants extends Record<RegistryConstant, number> {
   urlCanonicalAt: number;
   urlSpanAt: number;
   urlSpansAt: number;
@@ -84,14 +88,8 @@ export interface CoreConstants {
   urlWorkspacePerByte: number;
   maxUrlBytes: number;
   maxUrlExpressions: number;
-  familyCuckoo: number;
-  familyBloom: number;
-  familyRedisCuckoo: number;
-  familyRedisBloom: number;
   /** Most bytes of one SCANDUMP table chunk (src/redis/redis_dump.h). */
   redisMaxChunkBytes: number;
-  encodingPacked: number;
-  encodingSemiSorted: number;
   maxMaxKicks: number;
   maxExpansion: number;
   maxSubFilters: number;

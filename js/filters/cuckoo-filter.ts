@@ -7,7 +7,7 @@ import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
 import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from '../common/status.js';
-import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
+import { encodingName, toEncoding } from './table-encoding.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { Handle } from '../boundary/core-types.js';
 import { bitsPerItemOf } from './filter-bytes.js';
