@@ -1,6 +1,6 @@
 // Code a page writes against the read-only entry, using every member of its API. It must compile as it is
-// against 'cuckoo-wasm/reader' and, with only the import's module name changed, against 'cuckoo-wasm' (issue 34:
-// code written against the reader compiles unchanged against the full entry). tests/js/reader-types.test.ts
+// against 'cuckoo-wasm/reader' and, with only the import's module name changed, against 'cuckoo-wasm' (code
+// written against the reader compiles unchanged against the full entry). tests/js/reader-types.test.ts
 // compiles it both ways; it is never run. Keep exactly one import from the package below.
 import {
   ArgumentRangeError,
