@@ -15,22 +15,5 @@ export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions } from './filters/
 export { RedisBloomFilter } from './filters/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/redis-bloom-filter.js';
 export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
-export type { Key } from './common/checks.js';
-export type { TableEncoding } from './filters/table-encoding.js';
-export { canonicalizeUrl, urlExpressions } from './url/url.js';
-export { applyPatchBytes, diffBytes, patchInfo } from './patch/patch.js';
-export type { PatchInfo } from './patch/patch.js';
-export {
-  ArgumentRangeError,
-  ArgumentTypeError,
-  FilterDisposedError,
-  FilterFormatError,
-  FilterFullError,
-  InvalidUrlError,
-  OutOfMemoryError,
-  WasmInitError,
-  WasmLoadError,
-} from './common/errors.js';
-export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
-export { initWasm } from './boundary/load.js';
-export type { WasmSource } from './boundary/load.js';
+export { diffBytes } from './patch/patch.js';
+export * from './entry-exports.js';

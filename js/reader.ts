@@ -18,22 +18,4 @@ export { RedisCuckooFilter } from './filters/read/redis-cuckoo-filter.js';
 export type { RedisCuckooFilterInfo } from './filters/read/redis-cuckoo-filter.js';
 export { RedisBloomFilter } from './filters/read/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo } from './filters/read/redis-bloom-filter.js';
-export type { Key } from './common/checks.js';
-export type { TableEncoding } from './filters/table-encoding.js';
-export { canonicalizeUrl, urlExpressions } from './url/url.js';
-export { applyPatchBytes, patchInfo } from './patch/patch.js';
-export type { PatchInfo } from './patch/patch.js';
-export {
-  ArgumentRangeError,
-  ArgumentTypeError,
-  FilterDisposedError,
-  FilterFormatError,
-  FilterFullError,
-  InvalidUrlError,
-  OutOfMemoryError,
-  WasmInitError,
-  WasmLoadError,
-} from './common/errors.js';
-export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
-export { initWasm } from './boundary/load.js';
-export type { WasmSource } from './boundary/load.js';
+export * from './entry-exports.js';

@@ -10,16 +10,16 @@
  * list) derives from these rows, and {@link checkRegistry} checks them against
  * the core's constants when the module loads. A new family is one row here, a
  * row in the bindings' family table, and a small class over
- * js/filters/family-filter.ts.
+ * js/filters/family-filter.ts. The registry imports nothing: every other layer
+ * of js/ builds on it.
  */
-import type { CoreConstants } from './boundary/core-types.js';
-import type { TableEncoding } from './filters/table-encoding.js';
 
 /** What a family's row holds (the rows below keep their literal types). */
 interface FamilyRow {
   /** cuckoo::Family (src/common/family.h), as the core reports it in `constants()[constant]`. */
   readonly id: number;
-  readonly constant: keyof CoreConstants;
+  /** The core constant (bindings/embind.cc, its constants) that reports `id`. */
+  readonly constant: `family${string}`;
   /** Its hot exports are `${prefix}_add`, `${prefix}_contain`, ... */
   readonly prefix: string;
   /** The one-key exports only it has (`${prefix}_${op}`: `(handle, key, len) => answer or -status`). */
@@ -97,13 +97,21 @@ const ROWS = {
 } as const satisfies Record<string, FamilyRow>;
 
 /**
+ * How a cuckoo filter stores its buckets: `'packed'`, b fingerprints of f bits
+ * each; `'semi-sorted'` (b = 4 only), the four fingerprints sorted by their
+ * 4-bit prefixes and the prefixes stored as one 12-bit index, one bit per item
+ * less (Fan et al. 2014 §5.2).
+ */
+export type TableEncoding = 'packed' | 'semi-sorted';
+
+/**
  * A cuckoo filter's bucket table encodings (cuckoo::TableEncoding, src/cuckoo/cuckoo_params.h; the format header's
  * encoding byte, docs/FORMAT.md §2): the name `info().encoding` gives, its number, and the core constant reporting it.
  */
 const ENCODING_ROWS = {
   packed: { id: 0, constant: 'encodingPacked' },
   'semi-sorted': { id: 1, constant: 'encodingSemiSorted' },
-} as const satisfies Record<TableEncoding, { readonly id: number; readonly constant: keyof CoreConstants }>;
+} as const satisfies Record<TableEncoding, { readonly id: number; readonly constant: `encoding${string}` }>;
 
 type Rows = typeof ROWS;
 /** A family's key in the registry. */
@@ -116,6 +124,11 @@ export type ExportPrefix = FamilyDescriptor['prefix'];
 export type KeyOpName = FamilyDescriptor['keyOps'][number];
 /** The one-key exports that are not in every family's row: `(handle, key, len) => answer or -status`. */
 export type KeyOp = { [N in FamilyName]: `${Rows[N]['prefix']}_${Rows[N]['keyOps'][number]}` }[FamilyName];
+/**
+ * The core constants that report the registry's numbers ('familyCuckoo', ..., 'encodingPacked', ...): part of what the
+ * core reports at load (js/boundary/core-types.ts CoreConstants, which takes them from here).
+ */
+export type RegistryConstant = FamilyDescriptor['constant'] | (typeof ENCODING_ROWS)[TableEncoding]['constant'];
 
 export const CUCKOO = ROWS.cuckoo;
 export const BLOOM = ROWS.bloom;
@@ -150,7 +163,7 @@ export function keyOpOf<F extends FamilyDescriptor>(family: F, op: F['keyOps'][n
  * the core reports.
  * @throws Error naming the first that differs (a build whose js/ and core disagree).
  */
-export function checkRegistry(constants: CoreConstants): void {
+export function checkRegistry(constants: Readonly<Record<RegistryConstant, number>>): void {
   for (const row of [...FAMILIES, ...Object.values(ENCODINGS)]) {
     if (constants[row.constant] !== row.id) {
       throw new Error(`the core numbers ${row.constant} ${constants[row.constant]}, this build ${row.id}: rebuild the package`);

@@ -32,7 +32,7 @@ export interface RawBoundaryEntry {
   handleOf(filter: CuckooFilter | BloomFilter): number;
   /** The key scratch region has() writes a key into. */
   scratch(): { ptr: number; bytes: number };
-  /** What both sides agree on, as the core reports it at load (bindings/filter_exports.cc core_constants). */
+  /** What both sides agree on, as the core reports it at load (bindings/embind.cc, its constants). */
   constants: CoreConstants;
 }
 

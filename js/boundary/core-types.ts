@@ -4,7 +4,7 @@
  * bindings/filter_exports.cc, bindings/build_exports.cc). Types and export names only; no code touches the module
  * here. The families' prefixes and one-key exports come from the registry (js/registry.ts).
  */
-import { KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName } from '../registry.js';
+import { ENCODINGS, FAMILIES, KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName, type RegistryConstant } from '../registry.js';
 
 export { KEY_OPS, PREFIXES } from '../registry.js';
 export type { ExportPrefix, KeyOp, KeyOpName };
@@ -66,8 +66,12 @@ export interface WriteExports {
 }
 export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff'];
 
-/** What both sides must agree on, as the core reports it at load (bindings/embind.cc, its constants). */
-export interface CoreConstants {
+/**
+ * What both sides must agree on, as the core reports it at load (bindings/embind.cc, its constants): the families'
+ * and table encodings' numbers the registry names (familyCuckoo, ..., encodingPacked, ...; checked against it at
+ * load), and these.
+ */
+export interface CoreConstants extends Record<RegistryConstant, number> {
   urlCanonicalAt: number;
   urlSpanAt: number;
   urlSpansAt: number;
@@ -76,14 +80,8 @@ export interface CoreConstants {
   urlWorkspacePerByte: number;
   maxUrlBytes: number;
   maxUrlExpressions: number;
-  familyCuckoo: number;
-  familyBloom: number;
-  familyRedisCuckoo: number;
-  familyRedisBloom: number;
   /** Most bytes of one SCANDUMP table chunk (src/redis/redis_dump.h). */
   redisMaxChunkBytes: number;
-  encodingPacked: number;
-  encodingSemiSorted: number;
   maxMaxKicks: number;
   maxExpansion: number;
   maxSubFilters: number;
@@ -91,7 +89,7 @@ export interface CoreConstants {
   defaultSeedHigh: number;
 }
 
-/** The names of {@link CoreConstants}, each an embind constant of the module. */
+/** The names of {@link CoreConstants}, each an embind constant of the module: these, and the registry's. */
 export const CONSTANT_NAMES: readonly (keyof CoreConstants)[] = [
   'urlCanonicalAt',
   'urlSpanAt',
@@ -101,18 +99,13 @@ export const CONSTANT_NAMES: readonly (keyof CoreConstants)[] = [
   'urlWorkspacePerByte',
   'maxUrlBytes',
   'maxUrlExpressions',
-  'familyCuckoo',
-  'familyBloom',
-  'familyRedisCuckoo',
-  'familyRedisBloom',
   'redisMaxChunkBytes',
-  'encodingPacked',
-  'encodingSemiSorted',
   'maxMaxKicks',
   'maxExpansion',
   'maxSubFilters',
   'defaultSeedLow',
   'defaultSeedHigh',
+  ...[...FAMILIES, ...Object.values(ENCODINGS)].map((row) => row.constant),
 ];
 
 /**

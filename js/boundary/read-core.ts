@@ -6,8 +6,9 @@
  * import graph that nothing else imports the module or its types). It serves
  * both modules: the reader (cuckoo-reader.wasm, js/boundary/reader-instance.ts)
  * and the full module (cuckoo-core.wasm), whose {@link Core} (js/boundary/wasm-core.ts)
- * extends it with the writers. Both call the same plain exports here
- * (bindings/c_exports.cc, bindings/filter_exports.cc), so both answer alike.
+ * extends it with the writers. Both call the same embind classes (bindings/embind.cc: loading, serializing,
+ * describing and freeing a filter) and plain exports (bindings/c_exports.cc, bindings/filter_exports.cc) here, so
+ * both answer alike.
  *
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is
  * -status. Keys cross as bytes written into memory the boundary owns (a scratch

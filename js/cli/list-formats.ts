@@ -2,7 +2,9 @@
  * The list formats `cuckoo-wasm build` reads, and which one a list is written in.
  * Pure functions over the list's text, no I/O.
  *
- * - `lines`: one entry per line, as js/cli/lines.ts reads it (trimmed, blank and `#` lines skipped).
+ * - `lines`: one entry per line, as blocklists are written ({@link listEntry}: trimmed, blank and `#`
+ *   lines skipped). `query` reads its standard input by the same rule, so a list queried against the
+ *   filter built from it finds every entry.
  * - `hosts`: hosts(5) lines, `ADDRESS HOST [HOST...]` with `#` comments anywhere on a line. Every
  *   host is an entry except local names (localhost, broadcasthost, ip6-*, local) and addresses
  *   (`0.0.0.0 0.0.0.0`, `127.0.0.1 ::1`), each skipped and counted as its own kind.
@@ -74,7 +76,7 @@ export interface ListRead {
 
 const FORMATS: readonly ListFormat[] = ['lines', 'hosts', 'adblock', 'csv'];
 
-/** Line breaks: CRLF, LF, or a CR not followed by LF (as js/cli/lines.ts). */
+/** Line breaks: CRLF, LF, or a CR not followed by LF (as node:readline splits standard input). */
 const LINE_BREAK = /\r\n|\n|\r/;
 
 /** How many content lines auto detection looks at. */
@@ -164,12 +166,26 @@ function clip(s: string): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-/** js/cli/lines.ts's rule (listEntry), kept here so that this module imports nothing and loads on its own in tests. */
+/**
+ * The entry on one line of a `lines` list (and of `query`'s standard input): whitespace around it
+ * trimmed (String.prototype.trim: spaces, tabs, Unicode spaces, and U+FEFF, so a UTF-8 byte order
+ * mark before the first entry goes too); none for a line that is then empty or starts with `#`.
+ * Only whole-line comments: `#` inside an entry is kept, as URLs may contain it.
+ *
+ * @param line - One line, with or without its line break.
+ * @returns The line trimmed, or `undefined` for a blank line or a `#` comment.
+ * @example listEntry('\uFEFF  evil.example \r') === 'evil.example'; listEntry('# note') === undefined
+ */
+export function listEntry(line: string): string | undefined {
+  const entry = line.trim();
+  return entry === '' || entry.startsWith('#') ? undefined : entry;
+}
+
 function linesEntries(lines: readonly string[]): NumberedEntry[] {
   const entries: NumberedEntry[] = [];
   lines.forEach((line, i) => {
-    const entry = line.trim();
-    if (entry !== '' && !entry.startsWith('#')) entries.push({ entry, line: i + 1 });
+    const entry = listEntry(line);
+    if (entry !== undefined) entries.push({ entry, line: i + 1 });
   });
   return entries;
 }

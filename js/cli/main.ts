@@ -5,16 +5,16 @@
  *   cuckoo-wasm query [--urls] FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
  *   cuckoo-wasm redis-pull, redis-push (js/cli/redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli/patch.ts)
- * Lists (the LIST file, query's standard input) are read by js/cli/lines.ts: one key per line,
- * trimmed, a leading byte order mark dropped, blank lines and `#` comment lines skipped.
+ * Lists are read by js/cli/list-formats.ts: the LIST file in its --format, query's standard input as a
+ * `lines` list (listEntry): one key per line, trimmed, a leading byte order mark dropped, blank lines and
+ * `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
-import { listEntry } from './lines.js';
-import { NumberedEntry, readList } from './list-formats.js';
+import { NumberedEntry, listEntry, readList } from './list-formats.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';
@@ -59,7 +59,7 @@ function utf8Text(bytes: Buffer, path: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    // The first line (as lines.ts splits them: LF, CRLF or a lone CR) that does not decode.
+    // The first line (as list-formats.ts splits them: LF, CRLF or a lone CR) that does not decode.
     const fatal = new TextDecoder('utf-8', { fatal: true });
     let line = 1;
     for (let i = 0, start = 0; i <= bytes.length; ++i) {

@@ -2,13 +2,13 @@
  * Error classes thrown by cuckoo-wasm. Each has a stable `code` string that is
  * safe to branch on; messages are for people and may change. Which status of
  * the core becomes which of these classes is decided in one table
- * (js/common/status.ts).
+ * (js/common/status-codes.ts, turned into errors by js/common/status.ts).
  *
  * @packageDocumentation
  */
-import type { FilterFormatReason } from './status.js';
+import type { FilterFormatReason } from './status-codes.js';
 
-export type { FilterFormatReason } from './status.js';
+export type { FilterFormatReason } from './status-codes.js';
 
 /** A constructor of a built-in error class (Error, TypeError, RangeError). */
 type ErrorClass = new (message?: string) => Error;

@@ -1,17 +1,21 @@
 /**
- * Checks of the options every filter family takes the same way: integers,
- * probabilities, the hash seed and the growth factor.
+ * Checks of the options the filter families take the same way: the options
+ * object, integers, the capacity, the false-positive rate, the hash seed and
+ * the growth factor (ours, and RedisBloom's for the Redis families). Each
+ * family's `create` calls them in its own order, with its own defaults.
  * @internal
  */
 import { ArgumentRangeError, ArgumentTypeError } from './errors.js';
 import { describe } from './checks.js';
 import { MAX_WASM_MEMORY } from './status.js';
 
-/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/cuckoo/cuckoo_params.h). */
+/** cuckoo::kDefaultSeed, 0x63756b6f6f2d7761 (src/common/hash.h). */
 export const DEFAULT_SEED = 0x63756b6f6f2d7761n;
 const U64_MAX = (1n << 64n) - 1n;
 /** Largest growth factor the core accepts (cuckoo::format::kMaxExpansion, src/format/format.h). */
 export const MAX_EXPANSION = 1024;
+/** Largest EXPANSION RedisBloom's CF.RESERVE and BF.RESERVE accept (src/redis/redis_cuckoo.h, kRedisBloomMaxExpansion in src/redis/redis_bloom.h). */
+const MAX_REDIS_EXPANSION = 32768;
 
 /** `value` if it is an integer in [min, max]. @throws ArgumentTypeError, ArgumentRangeError */
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
@@ -25,7 +29,7 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
 }
 
 /** `value` if it is a probability in (0, 1). @throws ArgumentTypeError, ArgumentRangeError */
-export function checkProbability(name: string, value: unknown): number {
+function checkProbability(name: string, value: unknown): number {
   if (typeof value !== 'number') {
     throw new ArgumentTypeError(`${name} must be a number in (0, 1), got ${describe(value)}`);
   }
@@ -36,11 +40,13 @@ export function checkProbability(name: string, value: unknown): number {
 }
 
 /**
- * The options object of `method` (e.g. `CuckooFilter.create`), whose options are `known`.
- * @throws ArgumentTypeError if it is not an object, or it has an option not in `known` (a
+ * The options object of `family`'s `create` (e.g. `CuckooFilter.create`), whose options are the
+ * family's row's (js/registry.ts).
+ * @throws ArgumentTypeError if it is not an object, or it has an option not in the row (a
  *   misspelt option would otherwise be left at its default without a word)
  */
-export function checkOptions<T>(options: T, method: string, known: readonly string[]): T & object {
+export function checkOptions<T>(options: T, family: { readonly className: string; readonly options: readonly string[] }): T & object {
+  const known = family.options;
   if (typeof options !== 'object' || options === null) {
     throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
   }
@@ -51,10 +57,23 @@ export function checkOptions<T>(options: T, method: string, known: readonly stri
   }
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
-      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${method} are ${known.join(', ')}`);
+      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${family.className}.create are ${known.join(', ')}`);
     }
   }
   return options;
+}
+
+/** The `capacity` option: an integer from 1 to `max` keys. @throws ArgumentTypeError, ArgumentRangeError */
+export function toCapacity(value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  return checkInteger('capacity', value, 1, max);
+}
+
+/**
+ * The `falsePositiveRate` option: `fallback` (the family's default) when undefined, else a probability in (0, 1).
+ * @throws ArgumentTypeError, ArgumentRangeError
+ */
+export function toFalsePositiveRate(value: unknown, fallback: number): number {
+  return checkProbability('falsePositiveRate', value === undefined ? fallback : value);
 }
 
 /** The `seed` option as a u64: the default when undefined. @throws ArgumentTypeError, ArgumentRangeError */
@@ -75,6 +94,15 @@ export function toSeed(value: unknown): bigint {
 export function toExpansion(value: unknown): number {
   if (value === undefined) return 0;
   return checkInteger('expansion', value, 2, MAX_EXPANSION);
+}
+
+/**
+ * The `expansion` option of a Redis family, as the server takes EXPANSION: `fallback` (the
+ * server's default) when undefined or null, else an integer 0..32768.
+ * @throws ArgumentTypeError, ArgumentRangeError
+ */
+export function toRedisExpansion(value: unknown, fallback: number): number {
+  return checkInteger('expansion', value ?? fallback, 0, MAX_REDIS_EXPANSION);
 }
 
 /** The seed from the two 32-bit words the core reports. */

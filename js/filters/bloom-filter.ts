@@ -5,7 +5,7 @@ import { FamilyFilter } from './family-filter.js';
 import { BloomFilter as BloomFilterReader, type CoreBloomInfo } from './read/bloom-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
-import { checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
+import { checkOptions, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, statusError } from '../common/status.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { Handle } from '../boundary/core-types.js';
@@ -116,12 +116,9 @@ export class BloomFilter extends BloomFilterReader {
    * ```
    */
   static async create(options: BloomFilterOptions): Promise<BloomFilter> {
-    checkOptions(options, 'BloomFilter.create', BLOOM.options);
-    const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
-    const fpr = checkProbability(
-      'falsePositiveRate',
-      options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate,
-    );
+    checkOptions(options, BLOOM);
+    const capacity = toCapacity(options.capacity);
+    const fpr = toFalsePositiveRate(options.falsePositiveRate, DEFAULT_FPR);
     const seed = toSeed(options.seed);
     const expansion = toExpansion(options.expansion);
     const core = await loadFullCore();

@@ -5,9 +5,9 @@ import { FamilyFilter } from './family-filter.js';
 import { CuckooFilter as CuckooFilterReader, type CoreInfo } from './read/cuckoo-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
-import { capacityTooLarge, checkInteger, checkOptions, checkProbability, toExpansion, toSeed } from '../common/options.js';
+import { capacityTooLarge, checkInteger, checkOptions, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from '../common/status.js';
-import { TableEncoding, encodingName, toEncoding } from './table-encoding.js';
+import { encodingName, toEncoding } from './table-encoding.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { Handle } from '../boundary/core-types.js';
 import { bitsPerItemOf } from './filter-bytes.js';
@@ -148,9 +148,9 @@ export class CuckooFilter extends CuckooFilterReader {
    * ```
    */
   static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
-    checkOptions(options, 'CuckooFilter.create', CUCKOO.options);
+    checkOptions(options, CUCKOO);
     const expansion = toExpansion(options.expansion);
-    const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
+    const capacity = toCapacity(options.capacity);
     const bucketSize = options.bucketSize === undefined ? DEFAULT_BUCKET_SIZE : options.bucketSize;
     if (typeof bucketSize !== 'number') {
       throw new ArgumentTypeError(`bucketSize must be 2, 4 or 8, got ${describe(bucketSize)}`);
@@ -166,10 +166,7 @@ export class CuckooFilter extends CuckooFilterReader {
       }
       fingerprintBits = checkInteger('fingerprintBits', options.fingerprintBits, 4, 32);
     } else {
-      fpr = checkProbability(
-        'falsePositiveRate',
-        options.falsePositiveRate === undefined ? DEFAULT_FPR : options.falsePositiveRate,
-      );
+      fpr = toFalsePositiveRate(options.falsePositiveRate, DEFAULT_FPR);
     }
     const maxKicks =
       options.maxKicks === undefined ? DEFAULT_MAX_KICKS : checkInteger('maxKicks', options.maxKicks, 0, MAX_MAX_KICKS);

@@ -13,12 +13,12 @@ import { Chunk } from '../common/chunk.js';
 import { FamilyDescriptor, KeyOp, familyOf } from '../registry.js';
 import { seedFromWords } from '../common/options.js';
 import { statusError } from '../common/status.js';
-import { UrlFilter } from '../url/url-filter.js';
+import { UrlFilter } from './url-filter.js';
 import type { ReadCore } from '../boundary/read-core.js';
 import type { ExportRow, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
 
-/** What the core's info() reports for every family (bindings/filter_exports.cc Row). */
+/** What the core's info() reports for every family (bindings/info_fields.h). */
 interface CommonInfo {
   capacity: number;
   seedLow: number;

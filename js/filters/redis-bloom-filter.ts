@@ -4,7 +4,7 @@ import { REDIS_BLOOM, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
 import { RedisBloomFilter as RedisBloomFilterReader, type CoreInfo } from './read/redis-bloom-filter.js';
 import { loadFullCore } from '../boundary/load.js';
-import { checkInteger, checkOptions } from '../common/options.js';
+import { checkOptions, toCapacity, toRedisExpansion } from '../common/options.js';
 import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { Handle } from '../boundary/core-types.js';
@@ -73,12 +73,12 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
    * ```
    */
   static async create(options: RedisBloomFilterOptions): Promise<RedisBloomFilter> {
-    checkOptions(options, 'RedisBloomFilter.create', REDIS_BLOOM.options);
+    checkOptions(options, REDIS_BLOOM);
     const errorRate = options.errorRate;
     if (typeof errorRate !== 'number') throw new ArgumentTypeError(`errorRate must be a number, got ${describe(errorRate)}`);
     if (!(errorRate > 0 && errorRate < 1)) throw new ArgumentRangeError(`errorRate must be strictly between 0 and 1, got ${errorRate}`);
-    const capacity = checkInteger('capacity', options.capacity, 1, 2 ** 30);
-    const expansion = checkInteger('expansion', options.expansion ?? 2, 0, 32768);
+    const capacity = toCapacity(options.capacity, 2 ** 30);
+    const expansion = toRedisExpansion(options.expansion, 2);
     const nonScaling = options.nonScaling ?? false;
     if (typeof nonScaling !== 'boolean') throw new ArgumentTypeError(`nonScaling must be a boolean, got ${describe(nonScaling)}`);
     if (nonScaling && options.expansion !== undefined && expansion !== 0) {

@@ -4,7 +4,7 @@ import { REDIS_CUCKOO, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
 import { RedisCuckooFilter as RedisCuckooFilterReader, type CoreInfo } from './read/redis-cuckoo-filter.js';
 import { loadFullCore } from '../boundary/load.js';
-import { checkInteger, checkOptions } from '../common/options.js';
+import { checkInteger, checkOptions, toCapacity, toRedisExpansion } from '../common/options.js';
 import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { Handle } from '../boundary/core-types.js';
@@ -78,11 +78,11 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * ```
    */
   static async create(options: RedisCuckooFilterOptions): Promise<RedisCuckooFilter> {
-    checkOptions(options, 'RedisCuckooFilter.create', REDIS_CUCKOO.options);
+    checkOptions(options, REDIS_CUCKOO);
     const bucketSize = checkInteger('bucketSize', options.bucketSize ?? 2, 1, 255);
     const maxIterations = checkInteger('maxIterations', options.maxIterations ?? 20, 1, 65535);
-    const expansion = checkInteger('expansion', options.expansion ?? 1, 0, 32768);
-    const capacity = checkInteger('capacity', options.capacity, 1, Number.MAX_SAFE_INTEGER);
+    const expansion = toRedisExpansion(options.expansion, 1);
+    const capacity = toCapacity(options.capacity);
     if (capacity < 2 * bucketSize) {
       throw new ArgumentRangeError(`capacity must be at least bucketSize * 2 (${2 * bucketSize}), got ${capacity}`);
     }

@@ -1,21 +1,13 @@
 /**
- * How a cuckoo filter's bucket table is stored: its name in the API
- * (`info().encoding`), its number in the core (cuckoo::TableEncoding,
- * src/cuckoo/cuckoo_params.h; the format header's encoding byte, docs/FORMAT.md §2),
- * and the check of the `semiSort` option that picks it.
+ * How a cuckoo filter's bucket table is stored: from its number in the core
+ * (cuckoo::TableEncoding, src/cuckoo/cuckoo_params.h; the format header's encoding
+ * byte, docs/FORMAT.md §2) to its name in the API (`info().encoding`, the registry's
+ * {@link TableEncoding}), and the check of the `semiSort` option that picks it.
  * @internal
  */
 import { describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
-import { ENCODINGS } from '../registry.js';
-
-/**
- * How a cuckoo filter stores its buckets: `'packed'`, b fingerprints of f bits
- * each; `'semi-sorted'` (b = 4 only), the four fingerprints sorted by their
- * 4-bit prefixes and the prefixes stored as one 12-bit index, one bit per item
- * less (Fan et al. 2014 §5.2).
- */
-export type TableEncoding = 'packed' | 'semi-sorted';
+import { ENCODINGS, type TableEncoding } from '../registry.js';
 
 /** cuckoo::TableEncoding::kPacked (the registry's, checked against the core at load). */
 export const ENCODING_PACKED = ENCODINGS.packed.id;

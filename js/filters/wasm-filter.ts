@@ -5,7 +5,7 @@
  * reading the keys of a batch from the caller a chunk at a time while user
  * code may run at every read. How a chunk crosses is a {@link BatchOps}: the
  * family's keys ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk})
- * or URLs (js/url/url-filter.ts).
+ * or URLs (js/filters/url-filter.ts).
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from '../common/errors.js';
 import { patchError, patchInput } from '../patch/patch.js';
@@ -338,7 +338,7 @@ export abstract class WasmFilter {
 
   /**
    * The error of an add that stopped after `added` keys of its batch: the
-   * family's full error (js/url/url-filter.ts adds a refused URL's).
+   * family's full error (js/filters/url-filter.ts adds a refused URL's).
    * @internal
    */
   protected addError(added: number): Error {

@@ -7,7 +7,8 @@
 // methods, whose module is private and whose export rows are opaque (ExportRow).
 // The folders form layers: common/ imports only common/; boundary/ only
 // boundary/, common/ and the registry; nothing outside cli/ imports cli/; only
-// cli/ imports Node.js built-ins.
+// cli/ imports Node.js built-ins. No file and no folder imports itself through
+// others (no import cycles, type-only imports included).
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import * as ts from 'typescript';
@@ -139,4 +140,52 @@ test("the reader's entry reaches none of the writers: no full core, its instanti
   expect(fromReader.filter((f) => writers.includes(f) || folderOf(f) === 'cli')).toEqual([]);
   // And the full entry reaches the reader's classes, which its own extend.
   expect([...reached('index.ts')]).toEqual(expect.arrayContaining(['filters/read/cuckoo-filter.ts', 'filters/writers.ts']));
+});
+
+/**
+ * The groups of nodes that reach each other through `edges` (Tarjan's strongly connected components), each sorted,
+ * the groups of more than one node (or of one that imports itself) only: every cycle runs within one of them.
+ */
+function cycles(nodes: readonly string[], edges: (node: string) => readonly string[]): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const group = stack.splice(stack.indexOf(v));
+      if (group.length > 1 || edges(v).includes(v)) found.push(group.sort());
+    }
+  };
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** The js/ files `file` imports, type-only imports included: a cycle through `import type` is one in the design too. */
+const importedFiles = (file: string) => [...new Set(graph.get(file)!.flatMap((i) => (i.file !== undefined && files.includes(i.file) ? [i.file] : [])))];
+
+test('no import cycles among the files of js/ (type-only imports included)', () => {
+  expect(cycles(files, importedFiles)).toEqual([]);
+});
+
+test('no import cycles among the folders of js/ (each top-level file is a node of its own)', () => {
+  // A folder is the first path segment under js/ ('filters' for filters/read/cuckoo-filter.ts); the top-level files
+  // (index.ts, reader.ts, testing.ts, registry.ts) are not grouped: the entries are above every folder, the
+  // registry below them all.
+  const node = (file: string) => folderOf(file) || file;
+  const nodes = [...new Set(files.map(node))];
+  const edges = new Map(nodes.map((n) => [n, new Set<string>()]));
+  for (const file of files) for (const target of importedFiles(file)) if (node(target) !== node(file)) edges.get(node(file))!.add(node(target));
+  expect(cycles(nodes, (n) => [...edges.get(n)!])).toEqual([]);
 });

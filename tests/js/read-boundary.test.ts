@@ -1,9 +1,9 @@
-// The boundary of both modules since they became standalone .wasm with plain C exports (issue 34), checked from
-// outside:
+// The boundary of both modules since they became standalone .wasm with plain C exports, checked from outside:
 // - the answers that cross as records and mismatch areas (info(), patchInfo's 64-bit checksums, a diff's refusal
-//   naming a field with u64 or f64 values, a patch refused for another base) are those of the build before the
-//   change (eb16060, embind): tests/golden/read-answers-eb16060.json holds what that build answered to the scenario
-//   below, and both entries of this build must answer the same, JSON for JSON (key order included);
+//   naming a field with u64 or f64 values, a patch refused for another base) are those of the build before that
+//   change: tests/golden/read-answers-eb16060.json holds the answers recorded from an earlier build of the full
+//   entry (its module still bound with embind) to the scenario below, and both entries of this build must answer
+//   the same, JSON for JSON (key order included);
 // - a method of one family's class called on a filter of another family (`.call`, or a method taken off a
 //   prototype) is refused with an ArgumentTypeError before the core reads the filter as one of its own family, which
 //   trapped (RuntimeError: memory access out of bounds) or wrote into the other filter;
@@ -29,7 +29,7 @@ type FullClass = { create(o: object): Promise<AnyFilter & { add(k: string): unkn
 const J = (o: unknown) => JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`);
 
-/** What eb16060's full entry answered to {@link scenario}. */
+/** The answers recorded from an earlier build of the full entry (embind, before the standalone modules) to {@link scenario}. */
 const GOLDEN = JSON.parse(readFileSync(join(__dirname, '..', 'golden', 'read-answers-eb16060.json'), 'utf8')) as Record<string, string>;
 
 /**
@@ -109,7 +109,7 @@ async function scenario(): Promise<Record<string, string>> {
   return out;
 }
 
-describe('the answers of eb16060 (before the standalone modules), from both entries', () => {
+describe('the answers recorded from an earlier build of the full entry (before the standalone modules), from both entries', () => {
   test('info() of every family, diff refusals (u64 and f64 fields), patchInfo checksums, a wrong-base refusal', async () => {
     const now = await scenario();
     const labels = Object.keys(GOLDEN);

@@ -1,4 +1,4 @@
-// The reader's types (issue 34): tests/types/reader-api.ts, which uses every member of 'cuckoo-wasm/reader',
+// The reader's types: tests/types/reader-api.ts, which uses every member of 'cuckoo-wasm/reader',
 // compiles against it and, with only its import's module name changed, against 'cuckoo-wasm'; and the writers
 // (add, delete, create, diff, ...) are type errors against the reader while the same lines compile against the
 // full entry. Compiled here with the typescript package over the built declarations (dist/types), strict, with

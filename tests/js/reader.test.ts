@@ -1,4 +1,4 @@
-// The read-only entry (cuckoo-wasm/reader, issue 34) answers exactly as the
+// The read-only entry (cuckoo-wasm/reader) answers exactly as the
 // full entry: the same bytes in give the same answers, the same bytes out and
 // the same typed errors. Filters of every family are built with the full entry
 // (dist/node.cjs), then the same bytes are loaded in both entries and every
@@ -60,7 +60,7 @@ interface Entry {
 
 const CLASSES = ['CuckooFilter', 'BloomFilter', 'RedisCuckooFilter', 'RedisBloomFilter'] as const;
 type ClassName = (typeof CLASSES)[number];
-/** What the reader exports besides the error classes (issue 34). */
+/** What the reader exports besides the error classes. */
 const READER_EXPORTS = [...CLASSES, 'canonicalizeUrl', 'urlExpressions', 'applyPatchBytes', 'patchInfo', 'initWasm'];
 /** The methods a reader's filter has (count on the cuckoo families only). */
 const READ_METHODS = ['has', 'hasAll', 'hasUrl', 'matchUrl', 'hasAllUrls', 'applyPatch', 'toBytes', 'info', 'dispose'];

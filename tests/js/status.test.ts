@@ -1,6 +1,6 @@
-// The status table of the TS side (js/common/status.ts) against cuckoo::Status (src/status.h):
+// The status table of the TS side (js/common/status-codes.ts) against cuckoo::Status (src/status.h):
 // every enumerator's name and value in the table and every row in the header, and for
-// each status the error it becomes (class, code, reason, message).
+// each status the error it becomes (js/common/status.ts: class, code, reason, message).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
@@ -44,10 +44,9 @@ function headerStatuses(): [string, number][] {
 }
 
 type Row = { value: number; kind?: string; reason?: string };
-const status = load('status') as {
-  STATUSES: Record<string, Row>;
-  Status: Record<string, number>;
-  statusError: (status: number, context: object) => Error & { code?: string; reason?: string; index?: number };
+const status = {
+  ...(load('status-codes') as { STATUSES: Record<string, Row>; Status: Record<string, number> }),
+  ...(load('status') as { statusError: (status: number, context: object) => Error & { code?: string; reason?: string; index?: number } }),
 };
 const errors = load('errors') as Record<string, new (...args: never[]) => Error>;
 

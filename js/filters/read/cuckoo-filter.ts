@@ -4,9 +4,9 @@
  * and the writers.
  */
 import { Key } from '../../common/checks.js';
-import { CUCKOO, keyOpOf } from '../../registry.js';
+import { CUCKOO, keyOpOf, type TableEncoding } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
-import { TableEncoding, encodingName } from '../table-encoding.js';
+import { encodingName } from '../table-encoding.js';
 import type { ReadCore } from '../../boundary/read-core.js';
 import type { Handle } from '../../boundary/core-types.js';
 import { bitsPerItemOf } from '../filter-bytes.js';

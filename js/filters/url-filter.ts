@@ -2,15 +2,16 @@
  * The URL lookups every filter has (js/url/url.ts, src/url/url_filter.h, docs/URLS.md):
  * a URL looked up by its expressions, and its batch form (the full entry's
  * addUrl / addUrls are js/filters/writers.ts's), which run on the batch engine of
- * js/filters/wasm-filter.ts with their own {@link BatchOps}.
+ * js/filters/wasm-filter.ts with their own {@link BatchOps}. A layer of the filter
+ * classes (WasmFilter, UrlFilter, FamilyFilter), over the URL functions of js/url/.
  */
 import { Key } from '../common/checks.js';
 import { BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
 import { Answers, writeAnswers } from '../common/answers.js';
 import { Status } from '../common/status.js';
-import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from './url.js';
+import { MAX_URL_EXPRESSIONS, urlError, withAsciiHost } from '../url/url.js';
 import type { Handle } from '../boundary/core-types.js';
-import { BatchOps, WasmFilter } from '../filters/wasm-filter.js';
+import { BatchOps, WasmFilter } from './wasm-filter.js';
 
 /** Answer codes of a chunk of URLs, reused from chunk to chunk. */
 let codeScratch: Int8Array | undefined;

@@ -1,0 +1,24 @@
+/**
+ * What both entries export the same way, written once: the `cuckoo-wasm` entry (js/index.ts) and the read-only
+ * `cuckoo-wasm/reader` (js/reader.ts) each re-export all of it beside their own filter classes (the full entry's
+ * extend the reader's) and, for the full entry, `diffBytes` and `wasmMemoryUsage`.
+ */
+export type { Key } from './common/checks.js';
+export type { TableEncoding } from './registry.js';
+export { canonicalizeUrl, urlExpressions } from './url/url.js';
+export { applyPatchBytes, patchInfo } from './patch/patch.js';
+export type { PatchInfo } from './patch/patch.js';
+export {
+  ArgumentRangeError,
+  ArgumentTypeError,
+  FilterDisposedError,
+  FilterFormatError,
+  FilterFullError,
+  InvalidUrlError,
+  OutOfMemoryError,
+  WasmInitError,
+  WasmLoadError,
+} from './common/errors.js';
+export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
+export { initWasm } from './boundary/load.js';
+export type { WasmSource } from './boundary/load.js';
