@@ -100,8 +100,9 @@ EMSCRIPTEN_KEEPALIVE const char* status_message(int status) {
   return cuckoo::StatusMessage(static_cast<Status>(status));
 }
 
-// Bytes of the heap blocks in use (bindings/allocator.cc).
-EMSCRIPTEN_KEEPALIVE double allocated_bytes() { return static_cast<double>(LiveHeapBytes()); }
+// Bytes of the heap blocks in use (bindings/allocator.cc): the full entry's
+// wasmMemoryUsage() reads it; the reader has no such call.
+CUCKOO_WRITER(EMSCRIPTEN_KEEPALIVE double allocated_bytes() { return static_cast<double>(LiveHeapBytes()); })
 
 // Patches (src/patch/patch.h, docs/FORMAT.md §17), on serialized bytes: a
 // block or -status with `why` as PatchBlock says.

@@ -34,10 +34,6 @@ const char* StatusMessage(Status status) {
     case Status::kFormatBadVictim: return "the victim fingerprint or its bucket index is out of range";
     case Status::kFormatBadPadding:
       return "non-zero padding bits after the last slot of the table or the last bit of the bit array";
-    case Status::kFormatIsBloomFilter:
-      return "the bytes hold a Bloom filter, not a cuckoo filter: load them with BloomFilter.fromBytes";
-    case Status::kFormatIsCuckooFilter:
-      return "the bytes hold a cuckoo filter, not a Bloom filter: load them with CuckooFilter.fromBytes";
     case Status::kFormatWrongFamily:
       return "the bytes hold a filter of another family: load them with that family's fromBytes";
     case Status::kFormatBadChunk:

@@ -27,8 +27,7 @@ enum class Status : uint8_t {
   kFormatCountMismatch = 16,      // item count differs from the occupied slots + victim
   kFormatBadVictim = 17,          // victim fingerprint or bucket out of range
   kFormatBadPadding = 18,         // non-zero bits after the last slot of the table (or Bloom bit)
-  kFormatIsBloomFilter = 19,      // no longer returned (kFormatWrongFamily); the value stays reserved
-  kFormatIsCuckooFilter = 20,     // no longer returned (kFormatWrongFamily); the value stays reserved
+  // 19 and 20 are reserved: never given to a status.
   // Add: the filter is full and may not grow further (kMaxSubFilters
   // sub-filters, 32-bit fingerprints, 2^32 buckets or bits, or 1 GiB in all).
   kGrowthLimit = 21,

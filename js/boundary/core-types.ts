@@ -52,7 +52,6 @@ export interface ReadExports extends Record<KeyOp, (handle: number, key: number,
   url_expressions: UrlCall;
   filter_peek_family(data: number, length: number): number;
   status_message(status: number): number;
-  allocated_bytes(): number;
   patch_apply(base: number, baseLength: number, patch: number, patchLength: number, why: number): number;
   patch_info(patch: number, patchLength: number, out: number, cap: number): number;
   patch_info_names(): number;
@@ -63,8 +62,9 @@ export interface WriteExports {
   url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
   url_entry: UrlCall;
   patch_diff(older: number, olderLength: number, newer: number, newerLength: number, why: number): number;
+  allocated_bytes(): number;
 }
-export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff'];
+export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff', 'allocated_bytes'];
 
 /**
  * What both sides must agree on, as the core reports it at load (bindings/embind.cc, its constants): the families'

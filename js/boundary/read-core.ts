@@ -126,8 +126,7 @@ export class ReadCore {
       const box = this.classOf(family).fromBytes(ptr, length, this.statusPtr);
       if (box !== null) return this.keep(box);
       const status = this.m.HEAP32[this.statusPtr >>> 2];
-      const wrong = status === Status.FormatWrongFamily || status === Status.FormatIsBloomFilter || status === Status.FormatIsCuckooFilter;
-      if (wrong) found = Math.max(0, this.x.filter_peek_family(ptr, length));
+      if (status === Status.FormatWrongFamily) found = Math.max(0, this.x.filter_peek_family(ptr, length));
       return -status;
     });
     return { result, found };

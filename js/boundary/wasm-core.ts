@@ -74,7 +74,7 @@ export class Core extends ReadCore {
 
   /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
   memoryUsage(): { heapBytes: number; allocatedBytes: number } {
-    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.x.allocated_bytes() };
+    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.w.allocated_bytes() };
   }
 
   /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */

@@ -31,8 +31,6 @@ export const STATUSES = {
   FormatCountMismatch: { value: 16, kind: 'format', reason: 'count-mismatch' },
   FormatBadVictim: { value: 17, kind: 'format', reason: 'bad-victim' },
   FormatBadPadding: { value: 18, kind: 'format', reason: 'bad-padding' },
-  FormatIsBloomFilter: { value: 19, kind: 'format', reason: 'is-bloom-filter' },
-  FormatIsCuckooFilter: { value: 20, kind: 'format', reason: 'is-cuckoo-filter' },
   GrowthLimit: { value: 21, kind: 'growth' },
   // Any family's bytes given to another's fromBytes: the reason names the family found (StatusContext.found).
   FormatWrongFamily: { value: 22, kind: 'family' },
@@ -61,14 +59,16 @@ export type StatusName = keyof Rows;
 
 /**
  * Why {@link FilterFormatError} refused some bytes: which check of docs/FORMAT.md §7 failed, or
- * (`is-redis-*`, the FormatWrongFamily status with js/registry.ts's `foreignReason`) which Redis
- * family's bytes were given to another family's `fromBytes`, or (`patch-*`, docs/FORMAT.md §17)
+ * (`is-*`, the FormatWrongFamily status with js/registry.ts's `foreignReason`) which family's bytes
+ * were given to another family's `fromBytes`, or (`patch-*`, docs/FORMAT.md §17)
  * why a patch could not be made or applied: not a patch, an unknown patch version, truncated or
  * corrupted, for another version of the filter (`patch-wrong-base`), for another family or
  * parameters (`patch-family`), or its result's checksum is not the one it names.
  */
 export type FilterFormatReason =
   | Extract<Row, { kind: 'format' | 'patch' }>['reason']
+  | 'is-cuckoo-filter'
+  | 'is-bloom-filter'
   | 'is-redis-cuckoo-filter'
   | 'is-redis-bloom-filter';
 

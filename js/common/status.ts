@@ -90,13 +90,7 @@ const KINDS = {
   // diff's two filters or an apply's base and result, the field and both values: js/patch/patch.ts mismatchSentence).
   // Nothing was changed.
   patch: (c: StatusContext, reason: FilterFormatReason) => new FilterFormatError(`patch refused: ${c.detail}`, reason),
-  format: (c: StatusContext, reason: FilterFormatReason) =>
-    new FilterFormatError(
-      reason === 'is-bloom-filter' || reason === 'is-cuckoo-filter'
-        ? `wrong filter type: ${c.detail}`
-        : `not a valid cuckoo-wasm filter: ${c.detail}`,
-      reason,
-    ),
+  format: (c: StatusContext, reason: FilterFormatReason) => new FilterFormatError(`not a valid cuckoo-wasm filter: ${c.detail}`, reason),
 } as const;
 
 type Row = (typeof STATUSES)[keyof typeof STATUSES];

@@ -12,6 +12,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import * as ts from 'typescript';
+import { cycles } from './graph';
 
 const jsDir = join(__dirname, '..', '..', 'js');
 
@@ -141,36 +142,6 @@ test("the reader's entry reaches none of the writers: no full core, its instanti
   // And the full entry reaches the reader's classes, which its own extend.
   expect([...reached('index.ts')]).toEqual(expect.arrayContaining(['filters/read/cuckoo-filter.ts', 'filters/writers.ts']));
 });
-
-/**
- * The groups of nodes that reach each other through `edges` (Tarjan's strongly connected components), each sorted,
- * the groups of more than one node (or of one that imports itself) only: every cycle runs within one of them.
- */
-function cycles(nodes: readonly string[], edges: (node: string) => readonly string[]): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, index.size);
-    low.set(v, index.get(v)!);
-    stack.push(v);
-    for (const w of edges(v)) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (stack.includes(w)) {
-        low.set(v, Math.min(low.get(v)!, index.get(w)!));
-      }
-    }
-    if (low.get(v) === index.get(v)) {
-      const group = stack.splice(stack.indexOf(v));
-      if (group.length > 1 || edges(v).includes(v)) found.push(group.sort());
-    }
-  };
-  for (const v of nodes) if (!index.has(v)) visit(v);
-  return found;
-}
 
 /** The js/ files `file` imports, type-only imports included: a cycle through `import type` is one in the design too. */
 const importedFiles = (file: string) => [...new Set(graph.get(file)!.flatMap((i) => (i.file !== undefined && files.includes(i.file) ? [i.file] : [])))];

@@ -5,6 +5,7 @@
 // segment under src/; a file at the top (status.h) is a node of its own.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { cycles } from './graph';
 
 const srcDir = join(__dirname, '..', '..', 'src');
 
@@ -28,38 +29,6 @@ for (const [file, includes] of fileGraph) {
   folderGraph.set(from, to);
 }
 
-/** The strongly connected components of `graph` (Tarjan's algorithm). */
-function components(graph: Map<string, string[]>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        component.push(member);
-      } while (member !== node);
-      found.push(component.sort());
-    }
-  };
-  for (const node of graph.keys()) if (!index.has(node)) visit(node);
-  return found;
-}
-
 test('src/ is scanned: each folder, the registries, and the includes between them', () => {
   expect(files).toEqual(expect.arrayContaining(['status.h', 'common/families.def', 'cuckoo/table_encodings.def', 'cuckoo/cuckoo_filter.h', 'format/format.h', 'patch/patch.cc']));
   expect(fileGraph.get('cuckoo/cuckoo_filter.h')).toEqual(expect.arrayContaining(['cuckoo/cuckoo_core.h', 'status.h']));
@@ -67,9 +36,9 @@ test('src/ is scanned: each folder, the registries, and the includes between the
 });
 
 test('no include cycle between files of src/', () => {
-  expect(components(fileGraph).filter((c) => c.length > 1)).toEqual([]);
+  expect(cycles([...fileGraph.keys()], (f) => fileGraph.get(f)!)).toEqual([]);
 });
 
 test('no include cycle between folders of src/', () => {
-  expect(components(folderGraph).filter((c) => c.length > 1)).toEqual([]);
+  expect(cycles([...folderGraph.keys()], (f) => folderGraph.get(f) ?? [])).toEqual([]);
 });

@@ -70,10 +70,6 @@ inline const char* TestStatusName(Status s) {
       return "kFormatBadVictim";
     case Status::kFormatBadPadding:
       return "kFormatBadPadding";
-    case Status::kFormatIsBloomFilter:
-      return "kFormatIsBloomFilter";
-    case Status::kFormatIsCuckooFilter:
-      return "kFormatIsCuckooFilter";
     case Status::kFormatWrongFamily:
       return "kFormatWrongFamily";
     case Status::kFormatBadChunk:
