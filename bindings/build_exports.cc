@@ -1,6 +1,6 @@
 // The plain C exports only the full module has (CMakeLists.txt links this
 // file into cuckoo-core.wasm, never into the reader): the calls that create
-// a filter, made once per filter: create, sizing, and the Redis families'
+// a filter, made once per filter: create, a Bloom filter's size, and the Redis families'
 // SCANDUMP / LOADCHUNK chunks (a filter they make becomes its family's embind
 // object by adopt(), bindings/embind.cc). Those that take a family take it as their first argument
 // (OnFamily, families.h, refuses a value that names none). Answers follow
@@ -185,24 +185,9 @@ EMSCRIPTEN_KEEPALIVE int finish_dump(int family, void* handle) {
   });
 }
 
-// Sizing (src/growth/sizing.h): f, or bytes toBytes() gives for a new filter;
-// -kInvalidArgument for options the core refuses.
-EMSCRIPTEN_KEEPALIVE int fingerprint_bits_for(double false_positive_rate, int bucket_size) {
-  const uint32_t f = cuckoo::FingerprintBitsFor(false_positive_rate, static_cast<uint32_t>(bucket_size));
-  return f == 0 ? kNoFamily : static_cast<int>(f);
-}
-
-EMSCRIPTEN_KEEPALIVE double first_sub_filter_rate(double false_positive_rate, int expansion) {
-  return cuckoo::FirstSubFilterRate(false_positive_rate, static_cast<uint32_t>(expansion));
-}
-
-EMSCRIPTEN_KEEPALIVE double cuckoo_serialized_size_for(double capacity, int fingerprint_bits, int bucket_size,
-                                                       int expansion, int encoding) {
-  return Bytes(cuckoo::CuckooSerializedSizeFor(Capacity(capacity), static_cast<uint32_t>(fingerprint_bits),
-                                               static_cast<uint32_t>(bucket_size),
-                                               static_cast<uint32_t>(expansion), Encoding(encoding)));
-}
-
+// Bytes toBytes() gives for a new Bloom filter (src/growth/sizing.h), or
+// -kInvalidArgument for options the core refuses. (A cuckoo filter's sizing
+// is embind's sizeCuckoo, bindings/embind.cc.)
 EMSCRIPTEN_KEEPALIVE double bloom_serialized_size_for(double capacity, double false_positive_rate, int expansion) {
   return Bytes(cuckoo::BloomSerializedSizeFor(Capacity(capacity), false_positive_rate,
                                               static_cast<uint32_t>(expansion)));

@@ -19,7 +19,8 @@
 // and in the full module (CUCKOO_WRITER, families.h) also adopt(address): the
 // object of a filter the plain exports made (creation, SCANDUMP), and where
 // the family has them compact() (CF.COMPACT), union(other) and
-// isCompatible(other) (Bloom).
+// isCompatible(other) (Bloom); and the function sizeCuckoo, a new cuckoo
+// filter's shape in one call.
 //
 // Out of memory is a status, never an abort: in this Emscripten (3.1.6)
 // libc++ has no exceptions, so operator new aborts when memory runs out.
@@ -37,6 +38,7 @@
 
 #include "common/size_optimized.h"
 #include "families.h"
+#include "growth/sizing.h"
 #include "info_fields.h"
 #include "redis/redis_dump.h"
 #include "url_region.h"
@@ -141,6 +143,26 @@ int Union(cuckoo::ScalableBloomFilter& into, const cuckoo::ScalableBloomFilter& 
 bool IsCompatible(const cuckoo::ScalableBloomFilter& a, const cuckoo::ScalableBloomFilter& b) {
   return a.IsCompatible(b);
 }
+
+// A new cuckoo filter's shape (src/growth/sizing.h SizeCuckoo), as one object:
+// fingerprintBits (0: none reaches the rate), firstRate, bytes (0: refused),
+// maxCapacity and bytesAtMax (when bytes is 0 or above maxBytes).
+val SizeCuckoo(double capacity, double false_positive_rate, int fingerprint_bits, int bucket_size,
+               int expansion, int encoding, double max_bytes) {
+  const cuckoo::CuckooSizing s = cuckoo::SizeCuckoo(
+      capacity >= 1 ? static_cast<uint64_t>(capacity) : 0, false_positive_rate,
+      static_cast<uint32_t>(fingerprint_bits), static_cast<uint32_t>(bucket_size),
+      static_cast<uint32_t>(expansion),
+      static_cast<cuckoo::TableEncoding>(encoding >= 0 && encoding <= 0xff ? encoding : 0xff),
+      static_cast<uint64_t>(max_bytes));
+  val o = val::object();
+  o.set("fingerprintBits", s.fingerprint_bits);
+  o.set("firstRate", s.first_rate);
+  o.set("bytes", static_cast<double>(s.bytes));
+  o.set("maxCapacity", static_cast<double>(s.max_capacity));
+  o.set("bytesAtMax", static_cast<double>(s.bytes_at_max));
+  return o;
+}
 )
 
 // The class of family F: its name is the family's (families.def).
@@ -195,6 +217,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
 #include "cuckoo/table_encodings.def"
 #define CUCKOO_FAMILY(Name, id, ...) RegisterFamily<Family::k##Name>(#Name);
 #include "common/families.def"
+  CUCKOO_WRITER(emscripten::function("sizeCuckoo", &SizeCuckoo);)
 }
 
 }  // namespace cuckoo_wasm

@@ -162,9 +162,6 @@ export interface BuildExports {
   load_dump_header(family: number, iterator: number, ptr: number, len: number): number;
   load_dump_chunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
   finish_dump(family: number, handle: number): number;
-  fingerprint_bits_for(fpr: number, b: number): number;
-  first_sub_filter_rate(fpr: number, expansion: number): number;
-  cuckoo_serialized_size_for(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloom_serialized_size_for(capacity: number, fpr: number, expansion: number): number;
 }
 

@@ -18,14 +18,11 @@ export { ReadCore } from './read-core.js';
 export type { AsciiHost, CoreConstants, ExportPrefix, ExportRow, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary, ReadModule } from './core-types.js';
 
 /**
- * The build exports called as they are (bindings/build_exports.cc; no memory involved): sizing
- * (src/growth/sizing.h; -InvalidArgument when refused), the Bloom filters' union, the Redis families' creation
- * (a handle or -status), CF.COMPACT, chunk count and the end of a load (0 or -status).
+ * The build exports called as they are (bindings/build_exports.cc; no memory involved): a Bloom filter's size
+ * (src/growth/sizing.h; -InvalidArgument when refused), the Redis families' creation (a handle or -status), chunk
+ * count and the end of a load (0 or -status).
  */
 export interface ColdCalls {
-  fingerprintBitsFor(fpr: number, b: number): number;
-  firstSubFilterRate(fpr: number, expansion: number): number;
-  cuckooSerializedSizeFor(capacity: number, f: number, b: number, expansion: number, encoding: number): number;
   bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
   redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
   redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
@@ -34,15 +31,21 @@ export interface ColdCalls {
 }
 /** Each of {@link ColdCalls} by its export's name. */
 const COLD: Record<keyof ColdCalls, keyof BuildExports> = {
-  fingerprintBitsFor: 'fingerprint_bits_for',
-  firstSubFilterRate: 'first_sub_filter_rate',
-  cuckooSerializedSizeFor: 'cuckoo_serialized_size_for',
   bloomSerializedSizeFor: 'bloom_serialized_size_for',
   redisCuckooCreate: 'redis_cuckoo_create',
   redisBloomCreate: 'redis_bloom_create',
   dumpChunkCount: 'dump_chunk_count',
   finishDump: 'finish_dump',
 };
+
+/** A new cuckoo filter's shape ({@link Core.sizeCuckoo}). */
+export interface CuckooSizing {
+  fingerprintBits: number;
+  firstRate: number;
+  bytes: number;
+  maxCapacity: number;
+  bytesAtMax: number;
+}
 
 /** The full module's core: every call of {@link ReadCore}, and the writers. */
 export class Core extends ReadCore {
@@ -75,6 +78,15 @@ export class Core extends ReadCore {
   /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
   memoryUsage(): { heapBytes: number; allocatedBytes: number } {
     return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.w.allocated_bytes() };
+  }
+
+  /**
+   * A new cuckoo filter's shape, in one call (embind's sizeCuckoo, src/growth/sizing.h SizeCuckoo): its fingerprint
+   * bits (`fingerprintBits` 0: sized by `fpr`; 0 back: no f reaches the rate), the rate its first sub-filter is sized
+   * for, its bytes (0: refused), and past `maxBytes` the most keys that fit with their bytes.
+   */
+  sizeCuckoo(capacity: number, fpr: number, fingerprintBits: number, b: number, expansion: number, encoding: number, maxBytes: number): CuckooSizing {
+    return (this.m.sizeCuckoo as (...args: number[]) => CuckooSizing)(capacity, fpr, fingerprintBits, b, expansion, encoding, maxBytes);
   }
 
   /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */

@@ -117,20 +117,24 @@ export function seedWords(seed: bigint): [number, number] {
 
 /**
  * The error for a capacity whose filter would be larger than a filter may be (half the WebAssembly
- * memory limit): the bytes it needs, and the largest capacity that fits, found by bisection.
+ * memory limit): the bytes it needs, and the largest capacity that fits.
  *
- * @param sizeFor - Bytes of a new filter of `n` keys with the other options as given; 0 or less
- *   when it would need more than 2^32 buckets or bits (the bytes then grow in proportion to `n`).
+ * @param size - What the core's sizing found (src/growth/sizing.h SizeCuckoo): the filter's bytes (0
+ *   when it would need more than 2^32 buckets: the bytes then grow in proportion to the keys), the
+ *   most keys that fit, and their bytes.
  * @param shape - The options that set the bytes per key, for the message.
  * @param smaller - What a larger falsePositiveRate gives, for the message.
  */
-export function capacityTooLarge(capacity: number, sizeFor: (n: number) => number, shape: string, smaller: string): ArgumentRangeError {
+export function capacityTooLarge(
+  capacity: number,
+  size: { bytes: number; maxCapacity: number; bytesAtMax: number },
+  shape: string,
+  smaller: string,
+): ArgumentRangeError {
   const limit = MAX_WASM_MEMORY / 2;
-  const fits = (n: number) => sizeFor(n) > 0 && sizeFor(n) <= limit;
-  let most = 1;
-  for (let step = 2 ** 52; step >= 1; step /= 2) if (most + step < capacity && fits(most + step)) most += step;
-  const bytes = sizeFor(capacity);
-  const need = bytes > 0 ? `${bytes} bytes` : `about ${Math.ceil((sizeFor(most) / most) * capacity)} bytes (more than 2^32 buckets)`;
+  const most = size.maxCapacity;
+  const need =
+    size.bytes > 0 ? `${size.bytes} bytes` : `about ${Math.ceil((size.bytesAtMax / most) * capacity)} bytes (more than 2^32 buckets)`;
   return new ArgumentRangeError(
     `capacity ${capacity} is too large: with ${shape} it needs ${need}, and a filter may use at most ${limit} bytes ` +
       `(half the ${MAX_WASM_MEMORY}-byte WebAssembly memory limit), which holds at most ${most} keys. ` +

@@ -174,24 +174,21 @@ export class CuckooFilter extends CuckooFilterReader {
     const encoding = toEncoding(options.semiSort, bucketSize);
 
     const core = await loadFullCore();
-    if (fingerprintBits === undefined) {
-      // The core sizes by ε (src/growth/sizing.h): a filter that grows spends half of ε on its first sub-filter.
-      const rate = core.cold.firstSubFilterRate(fpr, expansion);
-      fingerprintBits = core.cold.fingerprintBitsFor(rate, bucketSize);
-      if (fingerprintBits < 0) {
-        throw new ArgumentRangeError(
-          `falsePositiveRate ${rate} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
-            `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
-        );
-      }
+    // The core sizes by ε in one call (src/growth/sizing.h): a filter that grows spends half of ε on its first
+    // sub-filter; past the memory bound it also finds the most keys that fit.
+    const size = core.sizeCuckoo(capacity, fpr, fingerprintBits ?? 0, bucketSize, expansion, encoding, MAX_WASM_MEMORY / 2);
+    if (size.fingerprintBits === 0) {
+      throw new ArgumentRangeError(
+        `falsePositiveRate ${size.firstRate} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
+          `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
+      );
     }
-    const sizeFor = (n: number) => core.cold.cuckooSerializedSizeFor(n, fingerprintBits!, bucketSize, expansion, encoding);
-    const bytes = sizeFor(capacity);
-    if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
-      throw capacityTooLarge(capacity, sizeFor, `${fingerprintBits}-bit fingerprints and bucketSize ${bucketSize}`, 'shorter fingerprints');
+    const bits = size.fingerprintBits;
+    if (size.bytes <= 0 || size.bytes > MAX_WASM_MEMORY / 2) {
+      throw capacityTooLarge(capacity, size, `${bits}-bit fingerprints and bucketSize ${bucketSize}`, 'shorter fingerprints');
     }
-    const r = core.cuckooCreate(capacity, fingerprintBits, bucketSize, maxKicks, seed, expansion, encoding);
-    return new CuckooFilter(core, FamilyFilter.opened(core, r, bytes));
+    const r = core.cuckooCreate(capacity, bits, bucketSize, maxKicks, seed, expansion, encoding);
+    return new CuckooFilter(core, FamilyFilter.opened(core, r, size.bytes));
   }
 
   /**

@@ -38,6 +38,35 @@ uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
   return first + format::kHeaderV4Bytes + format::kChecksumBytes;
 }
 
+CuckooSizing SizeCuckoo(uint64_t capacity, double false_positive_rate, uint32_t fingerprint_bits,
+                        uint32_t bucket_size, uint32_t expansion, TableEncoding encoding,
+                        uint64_t max_bytes) {
+  CuckooSizing s;
+  if (fingerprint_bits == 0) {
+    s.first_rate = FirstSubFilterRate(false_positive_rate, expansion);
+    fingerprint_bits = FingerprintBitsFor(s.first_rate, bucket_size);
+    if (fingerprint_bits == 0) return s;
+  }
+  s.fingerprint_bits = fingerprint_bits;
+  const auto size = [&](uint64_t n) {
+    return CuckooSerializedSizeFor(n, fingerprint_bits, bucket_size, expansion, encoding);
+  };
+  s.bytes = size(capacity);
+  if (s.bytes != 0 && s.bytes <= max_bytes) return s;
+  // The size grows with the capacity: the largest n < capacity that fits, bit by bit.
+  const auto fits = [&](uint64_t n) {
+    const uint64_t b = size(n);
+    return b != 0 && b <= max_bytes;
+  };
+  uint64_t most = 1;
+  for (uint64_t step = uint64_t{1} << 52; step >= 1; step >>= 1) {
+    if (most + step < capacity && fits(most + step)) most += step;
+  }
+  s.max_capacity = most;
+  s.bytes_at_max = size(most);
+  return s;
+}
+
 uint64_t BloomSerializedSizeFor(uint64_t capacity, double false_positive_rate,
                                 uint32_t expansion) {
   BloomParams p;

@@ -31,6 +31,31 @@ uint64_t CuckooSerializedSizeFor(uint64_t capacity, uint32_t fingerprint_bits,
                                  uint32_t bucket_size, uint32_t expansion,
                                  TableEncoding encoding = TableEncoding{});
 
+// A new cuckoo filter's shape as create() needs it, in one call (SizeCuckoo).
+struct CuckooSizing {
+  // The fingerprint bits: as given, or FingerprintBitsFor(first_rate, b); 0
+  // when no f in 4..32 reaches the rate.
+  uint32_t fingerprint_bits = 0;
+  // The rate sub-filter 0 is sized for (FirstSubFilterRate); 0 when the
+  // fingerprint bits were given.
+  double first_rate = 0;
+  // CuckooSerializedSizeFor the capacity: 0 for options Create refuses (more
+  // than 2^32 buckets among them).
+  uint64_t bytes = 0;
+  // Only when bytes is 0 or above max_bytes: the most keys (below the
+  // capacity, 1 at least) whose filter of this shape takes 1..max_bytes bytes,
+  // and those bytes.
+  uint64_t max_capacity = 0;
+  uint64_t bytes_at_max = 0;
+};
+
+// Sizes a new cuckoo filter of `capacity` keys: by `false_positive_rate` when
+// `fingerprint_bits` is 0, else with those bits; `max_bytes` is the most a
+// filter may take (the caller's memory bound).
+CuckooSizing SizeCuckoo(uint64_t capacity, double false_positive_rate, uint32_t fingerprint_bits,
+                        uint32_t bucket_size, uint32_t expansion, TableEncoding encoding,
+                        uint64_t max_bytes);
+
 // Bytes toBytes() gives for a new Bloom filter of these options (a stack
 // header, one section, the checksum), or 0 for options Create refuses (m or k
 // out of range).

@@ -111,3 +111,37 @@ TEST(Sizing, BloomSizeIsZeroForOptionsCreateRefuses) {
 
 }  // namespace
 }  // namespace cuckoo_test
+
+// SizeCuckoo: the fingerprint bits and bytes of the functions above in one
+// call, and past the memory bound the most keys that fit.
+TEST(Sizing, SizeCuckooIsTheOtherCallsInOne) {
+  const cuckoo::CuckooSizing s =
+      cuckoo::SizeCuckoo(100000, 0.001, 0, 4, 2, cuckoo::TableEncoding{}, uint64_t{1} << 30);
+  EXPECT_EQ(s.first_rate, cuckoo::FirstSubFilterRate(0.001, 2));
+  EXPECT_EQ(s.fingerprint_bits, cuckoo::FingerprintBitsFor(0.0005, 4));
+  EXPECT_EQ(s.bytes, cuckoo::CuckooSerializedSizeFor(100000, s.fingerprint_bits, 4, 2));
+  EXPECT_EQ(s.max_capacity, 0u);
+  const cuckoo::CuckooSizing given =
+      cuckoo::SizeCuckoo(1000, 0, 12, 4, 0, cuckoo::TableEncoding{}, uint64_t{1} << 30);
+  EXPECT_EQ(given.fingerprint_bits, 12u);
+  EXPECT_EQ(given.first_rate, 0);
+  EXPECT_EQ(cuckoo::SizeCuckoo(1000, 1e-12, 0, 4, 0, cuckoo::TableEncoding{}, 1 << 30).fingerprint_bits, 0u);
+}
+
+TEST(Sizing, SizeCuckooPastTheBoundGivesTheMostKeysThatFit) {
+  const uint64_t limit = 1 << 20;
+  const cuckoo::CuckooSizing s =
+      cuckoo::SizeCuckoo(10000000, 0.01, 0, 4, 0, cuckoo::TableEncoding{}, limit);
+  ASSERT_GT(s.bytes, limit);
+  ASSERT_GT(s.max_capacity, 1u);
+  EXPECT_EQ(s.bytes_at_max, cuckoo::CuckooSerializedSizeFor(s.max_capacity, s.fingerprint_bits, 4, 0));
+  EXPECT_LE(s.bytes_at_max, limit);
+  EXPECT_GT(cuckoo::CuckooSerializedSizeFor(s.max_capacity + 1, s.fingerprint_bits, 4, 0), limit);
+  // More than 2^32 buckets: no size, and still the most that fit.
+  const cuckoo::CuckooSizing huge =
+      cuckoo::SizeCuckoo(uint64_t{1} << 45, 0.01, 0, 2, 0, cuckoo::TableEncoding{}, limit);
+  EXPECT_EQ(huge.bytes, 0u);
+  ASSERT_GT(huge.max_capacity, 1u);
+  EXPECT_LE(huge.bytes_at_max, limit);
+  EXPECT_GT(cuckoo::CuckooSerializedSizeFor(huge.max_capacity + 1, huge.fingerprint_bits, 2, 0), limit);
+}
