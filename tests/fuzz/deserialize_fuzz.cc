@@ -831,7 +831,10 @@ Status FuzzRedisCuckoo(const uint8_t* bytes, size_t len, const Keys& keys) {
     if (k % 4 == 3) {
       const uint32_t c = filter->Count(key, n);
       FUZZ_CHECK(filter->Delete(key, n) == (c > 0 ? Status::kOk : Status::kNotFound));
-      FUZZ_CHECK(filter->Count(key, n) == (c > 0 ? c - 1 : 0));
+      // One fewer, or two where the slot freed was in a bucket that is both
+      // of the key's buckets (counted twice by CF.COUNT).
+      const uint32_t left = filter->Count(key, n);
+      FUZZ_CHECK(c == 0 ? left == 0 : (left == c - 1 || (c >= 2 && left == c - 2)));
     }
   }
   std::vector<uint8_t> results(kKeys);
