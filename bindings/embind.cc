@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "common/size_optimized.h"
 #include "families.h"
@@ -79,6 +81,7 @@ val ToBytes(const Filter& f) {
 }
 
 #define CUCKOO_INFO_SET(name, value) o.set(#name, value);
+#define CUCKOO_SUB_INFO_SET(name, value) sub.set(#name, value);
 
 // info(): family F's fields as one object.
 template <Family F>
@@ -94,10 +97,7 @@ struct Info;
     for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {    \
       const auto& s = f.sub_filter(j);                       \
       val sub = val::object();                               \
-      {                                                      \
-        val& o = sub;                                        \
-        SUB(CUCKOO_INFO_SET)                                 \
-      }                                                      \
+      SUB(CUCKOO_SUB_INFO_SET)                               \
       subs.set(j, sub);                                      \
     }                                                        \
     o.set("subFilters", subs);                               \
@@ -134,13 +134,25 @@ Filter* Adopt(uintptr_t address) {
   return reinterpret_cast<Filter*>(address);
 }
 
-void Compact(cuckoo::RedisCuckooFilter& f) { f.Compact(); }
+// Whether the filter class has CF.COMPACT (families.def has no column for it:
+// the class says so itself).
+template <typename Filter, typename = void>
+struct HasCompact : std::false_type {};
+template <typename Filter>
+struct HasCompact<Filter, std::void_t<decltype(std::declval<Filter&>().Compact())>>
+    : std::true_type {};
 
-int Union(cuckoo::ScalableBloomFilter& into, const cuckoo::ScalableBloomFilter& other) {
+template <typename Filter>
+void Compact(Filter& f) { f.Compact(); }
+
+// union / isCompatible: families.def's join.
+template <typename Filter>
+int Union(Filter& into, const Filter& other) {
   return Answer(into.Union(other));
 }
 
-bool IsCompatible(const cuckoo::ScalableBloomFilter& a, const cuckoo::ScalableBloomFilter& b) {
+template <typename Filter>
+bool IsCompatible(const Filter& a, const Filter& b) {
   return a.IsCompatible(b);
 }
 
@@ -176,10 +188,10 @@ void RegisterFamily(const char* name) {
                .function("info", &Info<F>::Of);
   CUCKOO_WRITER(
   c.class_function("adopt", &Adopt<Filter>, emscripten::allow_raw_pointers());
-  if constexpr (F == Family::kRedisCuckoo) c.function("compact", &Compact);
-  if constexpr (F == Family::kBloom) {
-    c.function("union", &Union);
-    c.function("isCompatible", &IsCompatible);
+  if constexpr (HasCompact<Filter>::value) c.function("compact", &Compact<Filter>);
+  if constexpr (Registered<F>::kJoin) {
+    c.function("union", &Union<Filter>);
+    c.function("isCompatible", &IsCompatible<Filter>);
   })
   (void)c;
 }

@@ -52,6 +52,7 @@ struct Registered;
     static constexpr Family kFamily = Family::k##Name;                                  \
     using Filter = cuckoo::Class;                                                       \
     static constexpr bool kScanDump = dump;                                             \
+    static constexpr bool kJoin = join;                                                 \
   };
 #include "common/families.def"
 

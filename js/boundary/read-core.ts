@@ -153,8 +153,9 @@ export class ReadCore {
     if (box !== undefined) return box;
     const adopt = this.classOf(family).adopt;
     if (adopt === undefined) throw new Error(`no filter at ${handle}`);
-    this.keep(adopt(handle));
-    return this.boxes.get(handle)!;
+    const adopted = adopt(handle);
+    this.keep(adopted);
+    return adopted;
   }
 
   /** Parameters and statistics of the filter and of each of its sub-filters (bindings/info_fields.h), as one object. */
@@ -187,9 +188,9 @@ export class ReadCore {
   }
 
   /** The filter's serialized bytes (docs/FORMAT.md), in a new array the caller owns. @throws OutOfMemoryError */
-  serialize(_row: ExportRow, family: number, handle: Handle): Uint8Array {
+  serialize(row: ExportRow, family: number, handle: Handle): Uint8Array {
     const view = this.boxOf(family, handle).toBytes();
-    if (typeof view === 'number') throw statusError(-view, { bytes: this.serializedSize(_row, handle) });
+    if (typeof view === 'number') throw statusError(-view, { bytes: this.serializedSize(row, handle) });
     // A view of the block the module malloc'd for the bytes: copied out, then the block is freed.
     try {
       return view.slice();

@@ -140,9 +140,7 @@ Status RedisCuckooFilter::Create(const RedisCuckooParams& params,
   const Status s = RedisCuckooSub::Make(n0, params.bucket_size, params.max_iterations, &first);
   if (s != Status::kOk) return s;
   // Stored rounded up to a power of two, as the server stores it.
-  const uint32_t expansion =
-      params.expansion == 0 ? 0 : uint32_t{1} << RedisCuckooFamily::GrowthShift(params.expansion);
-  return Wrap(std::move(first), expansion, out);
+  return Wrap(std::move(first), RedisCuckooFamily::ExpansionRate(params.expansion), out);
 }
 CUCKOO_SIZE_OPTIMIZED_END
 

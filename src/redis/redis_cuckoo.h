@@ -188,6 +188,11 @@ struct RedisCuckooFamily {
   static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed);
   // log2 of the growth factor: expansion rounded up to a power of two.
   static uint32_t GrowthShift(uint32_t expansion);
+  // The growth factor as the server stores it: expansion rounded up to a
+  // power of two (0 stays 0).
+  static uint32_t ExpansionRate(uint32_t expansion) {
+    return expansion == 0 ? 0 : uint32_t{1} << GrowthShift(expansion);
+  }
   // A key's probe in sub-filter 0, 1, ...: bucket counts n0 << (shift * j).
   class Walk {
    public:
@@ -305,9 +310,7 @@ class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuc
   // release of this library, which may hold EXPANSION as given (3 for 4):
   // such a file is read and written as it is, and grows, dumps and answers
   // CF.INFO by the power of two.
-  uint32_t expansion_rate() const {
-    return expansion_ == 0 ? 0 : uint32_t{1} << RedisCuckooFamily::GrowthShift(expansion_);
-  }
+  uint32_t expansion_rate() const { return RedisCuckooFamily::ExpansionRate(expansion_); }
   uint64_t bucket_count() const { return subs_[0]->bucket_count(); }  // "Number of buckets"
   uint64_t deleted() const { return subs_[0]->deletes(); }            // "Number of items deleted"
   uint32_t bucket_size() const { return subs_[0]->bucket_size(); }
