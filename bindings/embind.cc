@@ -1,8 +1,9 @@
 // The embind layer of both modules: one class per family of
 // src/common/families.def (Module.Cuckoo, Module.Bloom, Module.RedisCuckoo,
-// Module.RedisBloom), registered from that list, and the constants both sides
-// agree on. A class's object owns one core filter: JS frees it with delete()
-// (js/boundary/read-core.ts holds the object of every live filter).
+// Module.RedisBloom), registered from that list, the statuses as the enum_
+// Status (src/status.h), and the constants both sides agree on. A class's
+// object owns one core filter: the TypeScript class of the filter holds it
+// (through js/boundary/) and frees it with delete().
 //
 // Each class has, in both modules:
 //   fromBytes(ptr, length, status)
@@ -16,32 +17,45 @@
 //                           block malloc'd for them: JS copies them out at once
 //                           and frees the block (its byteOffset); or -status
 //   info()                  one object of the family's fields (info_fields.h)
-// and in the full module (CUCKOO_WRITER, families.h) also adopt(address): the
-// object of a filter the plain exports made (creation, SCANDUMP), and where
-// the family has them compact() (CF.COMPACT), union(other) and
-// isCompatible(other) (Bloom); and the function sizeCuckoo, a new cuckoo
-// filter's shape in one call.
+// and in the full module (CUCKOO_WRITER, families.h):
+//   create(options, status) a new filter from an object of the family's
+//                           parameters, named as its Params::Fields names them
+//                           (a u64 as a number or as [low, high] 32-bit words):
+//                           the object, or null with the status at `status`
+//   compact()               where the class has it (CF.COMPACT)
+//   union(other), isCompatible(other)
+//                           where families.def's join is 1 (Bloom)
+//   dumpChunkCount(), dumpChunk(j), loadDumpHeader(iterator, ptr, length,
+//   status), loadDumpChunk(iterator, ptr, length), finishDump()
+//                           where families.def's dump is 1: SCANDUMP and
+//                           LOADCHUNK (src/redis/redis_dump.h)
+// The module-level functions: statusMessage, peekFamily, patchApply,
+// patchInfo, and in the full module patchDiff and sizeCuckoo.
 //
 // Out of memory is a status, never an abort: in this Emscripten (3.1.6)
 // libc++ has no exceptions, so operator new aborts when memory runs out.
 // Nothing here calls it: no value_object or std::string crosses (embind
-// marshals those through `new`); info() builds its object on the JS side
-// (emval), the byte views are of malloc'd blocks, and the core allocates with
-// calloc and reports kOutOfMemory.
+// marshals those through `new`); objects are built on the JS side (emval),
+// the byte views are of malloc'd blocks, and the core allocates with calloc
+// and reports kOutOfMemory.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <utility>
 
 #include "common/size_optimized.h"
+#include "allocator.h"
 #include "families.h"
+#include "format/peek_family.h"
 #include "growth/sizing.h"
 #include "info_fields.h"
+#include "patch/patch.h"
 #include "redis/redis_dump.h"
 #include "url_region.h"
 
@@ -57,13 +71,111 @@ const uint8_t* In(uintptr_t p) { return reinterpret_cast<const uint8_t*>(p); }
 
 val Refused(Status s) { return val(-static_cast<int>(s)); }
 
+// A filter a factory made: the object, or null with the status at `status`.
+template <typename Filter>
+Filter* Made(Status s, std::unique_ptr<Filter> filter, uintptr_t status) {
+  *reinterpret_cast<int32_t*>(status) = static_cast<int32_t>(s);
+  return s == Status::kOk ? filter.release() : nullptr;
+}
+
 template <typename Filter>
 Filter* FromBytes(uintptr_t data, size_t length, uintptr_t status) {
   std::unique_ptr<Filter> filter;
   const Status s = Filter::Deserialize(In(data), length, &filter);
-  *reinterpret_cast<int32_t*>(status) = static_cast<int32_t>(s);
-  return filter.release();
+  return Made(s, std::move(filter), status);
 }
+
+// A copy of `length` bytes at `data` as a new Uint8Array that JS owns.
+val CopyOut(const uint8_t* data, size_t length) {
+  return val(emscripten::typed_memory_view(length, data)).call<val>("slice");
+}
+
+// A u64 as its decimal digits (a JS string: above 2^53 a number would round).
+val Decimal(uint64_t v) {
+  char digits[21];
+  char* at = digits + sizeof digits;
+  *--at = 0;
+  do {
+    *--at = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return val(static_cast<const char*>(at));
+}
+
+// A u64 as 16 hex digits.
+val Hex(uint64_t v) {
+  char digits[17];
+  for (int i = 15; i >= 0; --i, v >>= 4) digits[i] = "0123456789abcdef"[v & 15];
+  digits[16] = 0;
+  return val(static_cast<const char*>(digits));
+}
+
+// What a patch call made: its bytes (a Uint8Array JS owns; the block is
+// freed), or { status, mismatch } where mismatch is null or { field,
+// section, older, newer } (src/patch/patch.h PatchMismatch: a rate as a
+// number, any other value as its decimal digits).
+val PatchResult(Status s, uint8_t* bytes, size_t length, const cuckoo::PatchMismatch& m) {
+  if (s == Status::kOk) {
+    val out = CopyOut(bytes, length);
+    std::free(bytes);
+    return out;
+  }
+  val refusal = val::object();
+  refusal.set("status", static_cast<int>(s));
+  if (m.field == nullptr) {
+    refusal.set("mismatch", val::null());
+    return refusal;
+  }
+  const auto value = [&](uint64_t v) {
+    if (!m.real) return Decimal(v);
+    double d;
+    static_assert(sizeof d == sizeof v, "binary64");
+    std::memcpy(&d, &v, sizeof d);
+    return val(d);
+  };
+  val mismatch = val::object();
+  mismatch.set("field", val(m.field));
+  mismatch.set("section", m.section);
+  mismatch.set("older", value(m.older));
+  mismatch.set("newer", value(m.newer));
+  refusal.set("mismatch", mismatch);
+  return refusal;
+}
+
+// The filter bytes `patch` makes of `base` (src/patch/patch.h ApplyPatch), as PatchResult.
+val PatchApply(uintptr_t base, size_t base_length, uintptr_t patch, size_t patch_length) {
+  uint8_t* result = nullptr;
+  size_t length = 0;
+  cuckoo::PatchMismatch m;
+  const Status s = cuckoo::ApplyPatch(In(base), base_length, In(patch), patch_length, &result, &length, &m);
+  return PatchResult(s, result, length, m);
+}
+
+// What a patch's header says (docs/FORMAT.md §17), as one object, or -status.
+val PatchInfo(uintptr_t patch, size_t patch_length) {
+  cuckoo::PatchInfo i;
+  const Status s = cuckoo::ReadPatchInfo(In(patch), patch_length, &i);
+  if (s != Status::kOk) return Refused(s);
+  val o = val::object();
+  o.set("version", i.version);
+  o.set("family", i.family);
+  o.set("baseLength", static_cast<double>(i.base_length));
+  o.set("resultLength", static_cast<double>(i.result_length));
+  o.set("baseChecksum", Hex(i.base_checksum));
+  o.set("resultChecksum", Hex(i.result_checksum));
+  o.set("changes", static_cast<double>(i.changes));
+  return o;
+}
+
+// The family the bytes hold (src/common/family.h), or -status.
+int PeekFamily(uintptr_t data, size_t length) {
+  Family family = Family::kCuckoo;
+  const Status s = cuckoo::PeekFamily(In(data), length, &family);
+  return Answer(s, static_cast<int>(family));
+}
+
+// The core's description of a status (what was wrong and what to do).
+val StatusMessage(int status) { return val(cuckoo::StatusMessage(static_cast<Status>(status))); }
 
 template <typename Filter>
 uintptr_t HandleOf(const Filter& f) {
@@ -129,9 +241,50 @@ struct Info<Family::kRedisBloom> : Registered<Family::kRedisBloom> {
 };
 
 CUCKOO_WRITER(
+// create()'s options, read into a family's Params by Params::Fields.
+struct ReadOption {
+  val options;
+  bool ok = true;
+
+  double Number(const char* name) {
+    const val v = options[name];
+    if (!v.isNumber()) ok = false;
+    return v.isNumber() ? v.as<double>() : 0;
+  }
+  void operator()(const char* name, double& field) { field = Number(name); }
+  void operator()(const char* name, bool& field) { field = options[name].as<bool>(); }
+  void operator()(const char* name, uint32_t& field) {
+    const double d = Number(name);
+    field = d >= 0 && d <= UINT32_MAX ? static_cast<uint32_t>(d) : UINT32_MAX;
+  }
+  // A u64: a number below 2^53, or [low, high] 32-bit words (a seed).
+  void operator()(const char* name, uint64_t& field) {
+    const val v = options[name];
+    if (v.isArray()) {
+      field = (static_cast<uint64_t>(v[1].as<double>()) << 32) | static_cast<uint32_t>(v[0].as<double>());
+      return;
+    }
+    const double d = Number(name);
+    field = d >= 1 && d < 18446744073709551616.0 ? static_cast<uint64_t>(d) : 0;
+  }
+  // An enum of the core (a table encoding): its number; one that names none
+  // becomes 0xff, which the family's Create refuses.
+  template <typename Enum, typename = std::enable_if_t<std::is_enum<Enum>::value>>
+  void operator()(const char* name, Enum& field) {
+    const double d = Number(name);
+    field = static_cast<Enum>(d >= 0 && d <= 0xff ? static_cast<int>(d) : 0xff);
+  }
+};
+
+// A new filter of the family (its Create) from the options object.
 template <typename Filter>
-Filter* Adopt(uintptr_t address) {
-  return reinterpret_cast<Filter*>(address);
+Filter* Create(val options, uintptr_t status) {
+  typename Filter::Params params;
+  ReadOption read{options};
+  params.Fields(read);
+  std::unique_ptr<Filter> filter;
+  const Status s = read.ok ? Filter::Create(params, &filter) : Status::kInvalidArgument;
+  return Made(s, std::move(filter), status);
 }
 
 // Whether the filter class has CF.COMPACT (families.def has no column for it:
@@ -155,6 +308,66 @@ template <typename Filter>
 bool IsCompatible(const Filter& a, const Filter& b) {
   return a.IsCompatible(b);
 }
+
+// SCANDUMP / LOADCHUNK: families.def's dump.
+template <typename Filter>
+uint32_t DumpChunkCount(const Filter& f) { return f.DumpChunkCount(); }
+
+// Chunk j of SCANDUMP (0: the header) as [iterator, a copy of its bytes], or
+// -status (OutOfMemory) when the header's block cannot be allocated.
+template <typename Filter>
+val DumpChunk(const Filter& f, uint32_t j) {
+  uint8_t* header = nullptr;
+  if (j == 0) {
+    header = static_cast<uint8_t*>(std::malloc(static_cast<size_t>(f.DumpHeaderBytes())));
+    if (header == nullptr) return Refused(Status::kOutOfMemory);
+  }
+  const cuckoo::RedisChunk c = f.DumpChunk(j, header);
+  val out = val::array();
+  out.set(0, static_cast<double>(c.iterator));
+  out.set(1, CopyOut(c.data, static_cast<size_t>(c.len)));
+  std::free(header);
+  return out;
+}
+
+// LOADCHUNK of the header (iterator 1): a new filter, not usable until
+// finishDump() gave 0 (JS deletes it on any error), or null with the status.
+template <typename Filter>
+Filter* LoadDumpHeader(double iterator, uintptr_t data, size_t length, uintptr_t status) {
+  std::unique_ptr<Filter> filter;
+  const Status s = Filter::LoadDumpHeader(static_cast<uint64_t>(iterator), In(data), length, &filter);
+  return Made(s, std::move(filter), status);
+}
+
+// LOADCHUNK of a table chunk: 0, or -status.
+template <typename Filter>
+int LoadDumpChunk(Filter& f, double iterator, uintptr_t data, size_t length) {
+  return Answer(f.LoadDumpChunk(static_cast<uint64_t>(iterator), In(data), length));
+}
+
+// After the last chunk: 0 (the filter is complete and usable), or -status.
+template <typename Filter>
+int FinishDump(Filter& f) { return Answer(f.FinishDump()); }
+
+// The patch that turns filter bytes `older` into `newer` (src/patch/patch.h Diff), as PatchResult.
+val PatchDiff(uintptr_t older, size_t older_length, uintptr_t newer, size_t newer_length) {
+  uint8_t* patch = nullptr;
+  size_t length = 0;
+  cuckoo::PatchMismatch m;
+  const Status s = cuckoo::Diff(In(older), older_length, In(newer), newer_length, &patch, &length, &m);
+  return PatchResult(s, patch, length, m);
+}
+
+// Bytes toBytes() gives for a new Bloom filter (src/growth/sizing.h), or
+// -InvalidArgument for options the core refuses.
+double SizeBloom(double capacity, double false_positive_rate, int expansion) {
+  const uint64_t bytes = cuckoo::BloomSerializedSizeFor(
+      capacity >= 1 ? static_cast<uint64_t>(capacity) : 0, false_positive_rate, static_cast<uint32_t>(expansion));
+  return bytes == 0 ? -static_cast<double>(Status::kInvalidArgument) : static_cast<double>(bytes);
+}
+
+// Bytes of the heap blocks in use (bindings/allocator.cc), for the full entry's wasmMemoryUsage().
+double AllocatedBytes() { return static_cast<double>(LiveHeapBytes()); }
 
 // A new cuckoo filter's shape (src/growth/sizing.h SizeCuckoo), as one object:
 // fingerprintBits (0: none reaches the rate), firstRate, bytes (0: refused),
@@ -181,17 +394,25 @@ val SizeCuckoo(double capacity, double false_positive_rate, int fingerprint_bits
 template <Family F>
 void RegisterFamily(const char* name) {
   using Filter = typename Registered<F>::Filter;
+  using emscripten::allow_raw_pointers;
   auto c = emscripten::class_<Filter>(name)
-               .class_function("fromBytes", &FromBytes<Filter>, emscripten::allow_raw_pointers())
+               .class_function("fromBytes", &FromBytes<Filter>, allow_raw_pointers())
                .function("handle", &HandleOf<Filter>)
                .function("toBytes", &ToBytes<Filter>)
                .function("info", &Info<F>::Of);
   CUCKOO_WRITER(
-  c.class_function("adopt", &Adopt<Filter>, emscripten::allow_raw_pointers());
+  c.class_function("create", &Create<Filter>, allow_raw_pointers());
   if constexpr (HasCompact<Filter>::value) c.function("compact", &Compact<Filter>);
   if constexpr (Registered<F>::kJoin) {
     c.function("union", &Union<Filter>);
     c.function("isCompatible", &IsCompatible<Filter>);
+  }
+  if constexpr (Registered<F>::kScanDump) {
+    c.function("dumpChunkCount", &DumpChunkCount<Filter>);
+    c.function("dumpChunk", &DumpChunk<Filter>);
+    c.class_function("loadDumpHeader", &LoadDumpHeader<Filter>, allow_raw_pointers());
+    c.function("loadDumpChunk", &LoadDumpChunk<Filter>);
+    c.function("finishDump", &FinishDump<Filter>);
   })
   (void)c;
 }
@@ -227,9 +448,23 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
 #define CUCKOO_TABLE_ENCODING(Name, id, ...) \
   emscripten::constant("encoding" #Name, static_cast<int>(id));
 #include "cuckoo/table_encodings.def"
+  {
+    auto statuses = emscripten::enum_<Status>("Status");
+#define CUCKOO_STATUS(Name, number) statuses.value(#Name, Status::k##Name);
+    CUCKOO_STATUSES(CUCKOO_STATUS)
+#undef CUCKOO_STATUS
+  }
 #define CUCKOO_FAMILY(Name, id, ...) RegisterFamily<Family::k##Name>(#Name);
 #include "common/families.def"
-  CUCKOO_WRITER(emscripten::function("sizeCuckoo", &SizeCuckoo);)
+  emscripten::function("statusMessage", &StatusMessage);
+  emscripten::function("peekFamily", &PeekFamily);
+  emscripten::function("patchApply", &PatchApply);
+  emscripten::function("patchInfo", &PatchInfo);
+  CUCKOO_WRITER(
+  emscripten::function("patchDiff", &PatchDiff);
+  emscripten::function("sizeCuckoo", &SizeCuckoo);
+  emscripten::function("sizeBloom", &SizeBloom);
+  emscripten::function("allocatedBytes", &AllocatedBytes);)
 }
 
 }  // namespace cuckoo_wasm

@@ -1,7 +1,6 @@
 /**
- * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: its embind classes and constants
- * (bindings/embind.cc), the exports of a family's row and the others (bindings/c_exports.cc,
- * bindings/filter_exports.cc, bindings/build_exports.cc). Types and export names only; no code touches the module
+ * The shapes of the WebAssembly module as js/boundary/wasm-core.ts sees it: its embind classes, functions, enum and
+ * constants (bindings/embind.cc), the plain exports of a family's row and the others (bindings/c_exports.cc). Types and export names only; no code touches the module
  * here. The families' prefixes and one-key exports come from the registry (js/registry.ts).
  */
 import { ENCODINGS, FAMILIES, KEY_OPS, type ExportPrefix, type KeyOp, type KeyOpName, type RegistryConstant } from '../registry.js';
@@ -11,6 +10,14 @@ export type { ExportPrefix, KeyOp, KeyOpName };
 
 /** A filter of the core: its address in wasm memory (never 0), branded so that a plain number is not taken for one. */
 export type Handle = number & { readonly filterHandle: true };
+
+/**
+ * A filter's embind object as the filter classes hold it: opaque outside js/boundary/, whose calls take it. It owns
+ * the core filter until {@link ReadCore.destroy} (its delete()).
+ */
+export interface FilterObject {
+  readonly embindObjectOfTheBoundary: never;
+}
 
 /** The hot exports every family has in both modules (bindings/c_exports.cc HOT_EXPORTS), without the family's prefix. */
 export interface FamilyExports {
@@ -39,32 +46,21 @@ export type UrlCall = (url: number, len: number, host: number, hostLen: number, 
 type UrlFilterCall = (family: number, handle: number, ...rest: Parameters<UrlCall>) => number;
 
 
-/**
- * The plain exports both modules have besides the families' rows (bindings/c_exports.cc, bindings/filter_exports.cc):
- * what only some families do, the URL functions, and the whole-filter calls. Records (info, constants, patch info)
- * write doubles to `out` (at most `cap`) and return how many there are; their names are static strings.
- */
+/** The plain exports both modules have besides the families' rows (bindings/c_exports.cc): what only some families do, and the URL functions. */
 export interface ReadExports extends Record<KeyOp, (handle: number, key: number, len: number) => number> {
   cf_load_factor(handle: number): number;
   url_match: UrlFilterCall;
   url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
   url_canonicalize: UrlCall;
   url_expressions: UrlCall;
-  filter_peek_family(data: number, length: number): number;
-  status_message(status: number): number;
-  patch_apply(base: number, baseLength: number, patch: number, patchLength: number, why: number): number;
-  patch_info(patch: number, patchLength: number, out: number, cap: number): number;
-  patch_info_names(): number;
 }
 /** The plain exports of the full module only (CUCKOO_WRITER). */
 export interface WriteExports {
   url_add: UrlFilterCall;
   url_add_batch(family: number, handle: number, keys: number, offsets: number, n: number, status: number, region: number, regionLen: number): number;
   url_entry: UrlCall;
-  patch_diff(older: number, olderLength: number, newer: number, newerLength: number, why: number): number;
-  allocated_bytes(): number;
 }
-export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry', 'patch_diff', 'allocated_bytes'];
+export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_add_batch', 'url_entry'];
 
 /**
  * What both sides must agree on, as the core reports it at load (bindings/embind.cc, its constants): the families'
@@ -110,26 +106,34 @@ export const CONSTANT_NAMES: readonly (keyof CoreConstants)[] = [
 
 /**
  * A filter's embind object (bindings/embind.cc): it owns the core filter, freed by delete(). `toBytes` gives a view of
- * a block malloc'd for the bytes (copy it, then free the block at its byteOffset) or -status.
+ * a block malloc'd for the bytes (copy it, then free the block at its byteOffset) or -status. The optional methods are
+ * the full module's, where the family has them.
  */
 export interface EmbindFilter {
   handle(): number;
   toBytes(): Uint8Array | number;
   info(): Record<string, unknown>;
   delete(): void;
-  /** RedisCuckoo, full module: CF.COMPACT. */
+  /** RedisCuckoo: CF.COMPACT. */
   compact?(): void;
-  /** Bloom, full module: 0 or -status. */
+  /** Bloom: 0 or -status. */
   union?(other: EmbindFilter): number;
   isCompatible?(other: EmbindFilter): boolean;
+  /** The Redis families: SCANDUMP's chunk count, chunk j as [iterator, bytes] (or -status), LOADCHUNK (0 or -status). */
+  dumpChunkCount?(): number;
+  dumpChunk?(j: number): [number, Uint8Array] | number;
+  loadDumpChunk?(iterator: number, ptr: number, length: number): number;
+  finishDump?(): number;
 }
 
 /** A family's embind class (bindings/embind.cc): its name is the family's (families.def), e.g. `RedisCuckoo`. */
 export interface EmbindClass {
   /** The filter the bytes at `ptr` hold, or null with the status (an int32) at `status`. */
   fromBytes(ptr: number, length: number, status: number): EmbindFilter | null;
-  /** Full module: the object of a filter the plain exports made (creation, LOADCHUNK). */
-  adopt?(address: number): EmbindFilter;
+  /** Full module: a new filter from the family's parameters, or null with the status at `status`. */
+  create?(options: Record<string, unknown>, status: number): EmbindFilter | null;
+  /** Full module, the Redis families: LOADCHUNK of the header chunk, or null with the status at `status`. */
+  loadDumpHeader?(iterator: number, ptr: number, length: number, status: number): EmbindFilter | null;
 }
 
 /** What the Punycode host of a URL call is: undefined before a first call reported a non-ASCII host. */
@@ -150,23 +154,8 @@ export interface ReadModule {
   readonly [name: string]: unknown;
 }
 
-/** The plain exports only the full module has for whole filters (bindings/build_exports.cc). */
-export interface BuildExports {
-  cuckoo_create(capacity: number, f: number, b: number, maxKicks: number, seedLow: number, seedHigh: number, expansion: number, encoding: number): number;
-  bloom_create(capacity: number, fpr: number, seedLow: number, seedHigh: number, expansion: number): number;
-  redis_cuckoo_create(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
-  redis_bloom_create(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
-  dump_chunk_count(family: number, handle: number): number;
-  dump_header_bytes(family: number, handle: number): number;
-  dump_chunk(family: number, handle: number, j: number, headerOut: number, out: number): number;
-  load_dump_header(family: number, iterator: number, ptr: number, len: number): number;
-  load_dump_chunk(family: number, handle: number, iterator: number, ptr: number, len: number): number;
-  finish_dump(family: number, handle: number): number;
-  bloom_serialized_size_for(capacity: number, fpr: number, expansion: number): number;
-}
-
 /**
- * What a patch's header says (docs/FORMAT.md §17; bindings/filter_exports.cc patch_info): the
+ * What a patch's header says (docs/FORMAT.md §17; bindings/embind.cc patchInfo): the
  * patch format version, the family (src/common/family.h) it is for, the byte lengths of its base and
  * result filters, their checksums (the XXH3-64 each filter's bytes end with, as 16 hex digits),
  * and how many changes it encodes.

@@ -6,9 +6,9 @@
  * import graph that nothing else imports the module or its types). It serves
  * both modules: the reader (cuckoo-reader.wasm, js/boundary/reader-instance.ts)
  * and the full module (cuckoo-core.wasm), whose {@link Core} (js/boundary/wasm-core.ts)
- * extends it with the writers. Both call the same embind classes (bindings/embind.cc: loading, serializing,
- * describing and freeing a filter) and plain exports (bindings/c_exports.cc, bindings/filter_exports.cc) here, so
- * both answer alike.
+ * extends it with the writers. Both call the same embind classes and functions (bindings/embind.cc: loading,
+ * serializing, describing and freeing a filter; statuses, patches) and plain exports (bindings/c_exports.cc: the
+ * per-key and per-batch calls) here, so both answer alike.
  *
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is
  * -status. Keys cross as bytes written into memory the boundary owns (a scratch
@@ -20,26 +20,18 @@
 import { Key, byteLengthOf, isKey, keyTypeError } from '../common/checks.js';
 import { BATCH_KEY_BYTES, BATCH_MAX_KEYS, Chunk } from '../common/chunk.js';
 import { Answers, writeAnswers } from '../common/answers.js';
-import { Status, statusError } from '../common/status.js';
+import { Status, checkStatuses, statusError } from '../common/status.js';
 import { checkRegistry, familyOf } from '../registry.js';
-import type { AsciiHost, CoreConstants, EmbindClass, EmbindFilter, ExportRow, FamilyExports, Handle, KeyOp, PatchInfo, PatchRefusal, ReadExports, ReadModule, UrlCall } from './core-types.js';
+import type { AsciiHost, CoreConstants, EmbindClass, EmbindFilter, ExportRow, FamilyExports, FilterObject, Handle, KeyOp, PatchInfo, PatchMismatch, PatchRefusal, ReadExports, ReadModule, UrlCall } from './core-types.js';
 import { CONSTANT_NAMES, FAMILY_EXPORTS, PREFIXES } from './core-types.js';
 
 const SCRATCH_INITIAL = 4096; // >= 3 * ASCII_LOOP_MAX: writeKey's fast path needs no size check
 /** Longest string writeKey copies code unit by code unit before using TextEncoder. */
 const ASCII_LOOP_MAX = 32;
-/** Doubles of the record region (patch info). */
-const RECORD_INITIAL = 16;
 
 const encoder = new TextEncoder();
 /** Made on first use: only a non-ASCII host needs it. */
 let decoder: TextDecoder | undefined;
-
-/** A record's field name (bindings/filter_exports.cc): the name, and its kind from the last character. */
-interface Field {
-  name: string;
-  kind: '' | '?' | '~' | '#';
-}
 
 /** One instantiated module with its scratch, batch and URL regions, and the raw reading calls on its filters. */
 export class ReadCore {
@@ -57,14 +49,8 @@ export class ReadCore {
   protected batchCap = 0;
   protected urlPtr = 0;
   protected urlCap = 0;
-  private recordPtr = 0;
-  private recordCap = 0;
   /** An int32 the embind factories write a status to. */
   private readonly statusPtr: number;
-  /** The embind object of each live filter, by its handle: it owns the core filter (delete() frees it). */
-  private readonly boxes = new Map<Handle, EmbindFilter>();
-  /** The field names of patchInfo's record, read once. */
-  private patchInfoFields: Field[] | undefined;
 
   /**
    * @param module - the memory views, malloc and free.
@@ -86,6 +72,7 @@ export class ReadCore {
     }
     this.constants = constants as CoreConstants;
     checkRegistry(this.constants);
+    checkStatuses(module.Status as Record<string, { value: number }> | undefined);
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
     this.statusPtr = this.alloc(4);
@@ -113,23 +100,42 @@ export class ReadCore {
   }
 
   // -------------------------------------------------------------------------
-  // Loading, describing, serializing, closing. Results are a handle or -status.
+  // Loading, describing, serializing, closing. A filter is its embind object (a FilterObject outside the
+  // boundary), which owns the core filter until destroy().
 
   /**
    * Loads a filter of `family` from its bytes (docs/FORMAT.md), copied into wasm memory for the call:
-   * its handle or -status, and the family they hold (src/common/family.h) if another's, else 0.
+   * the filter, or the status that refused the bytes and the family they hold (src/common/family.h) if
+   * another's, else 0.
    * @throws OutOfMemoryError if wasm memory cannot hold the copy.
    */
-  deserialize(family: number, bytes: Uint8Array): { result: number; found: number } {
-    let found = 0;
-    const result = this.withBytes(bytes, (ptr, length) => {
-      const box = this.classOf(family).fromBytes(ptr, length, this.statusPtr);
-      if (box !== null) return this.keep(box);
-      const status = this.m.HEAP32[this.statusPtr >>> 2];
-      if (status === Status.FormatWrongFamily) found = Math.max(0, this.x.filter_peek_family(ptr, length));
-      return -status;
+  deserialize(family: number, bytes: Uint8Array): FilterObject | { status: number; found: number } {
+    return this.withBytes(bytes, (ptr, length) => {
+      const made = this.made(this.classOf(family).fromBytes(ptr, length, this.statusPtr));
+      if (typeof made !== 'number') return made;
+      const found = made === Status.FormatWrongFamily ? Math.max(0, this.f.peekFamily(ptr, length)) : 0;
+      return { status: made, found };
     });
-    return { result, found };
+  }
+
+  /** What an embind factory gave: the filter, or (null) the status it wrote. */
+  protected made(object: EmbindFilter | null): FilterObject | number {
+    return object !== null ? (object as unknown as FilterObject) : this.m.HEAP32[this.statusPtr >>> 2];
+  }
+
+  /** The status pointer the embind factories write to. */
+  protected get status(): number {
+    return this.statusPtr;
+  }
+
+  /** The embind object behind a filter. */
+  protected objectOf(filter: FilterObject): EmbindFilter {
+    return filter as unknown as EmbindFilter;
+  }
+
+  /** The module's embind functions (bindings/embind.cc). */
+  protected get f(): EmbindFunctions {
+    return this.m as unknown as EmbindFunctions;
   }
 
   /** The embind class of a family (bindings/embind.cc: named as families.def names it). */
@@ -140,39 +146,24 @@ export class ReadCore {
     return cls;
   }
 
-  /** Holds `box` as the owner of its filter: the filter's handle. */
-  protected keep(box: EmbindFilter): Handle {
-    const handle = box.handle() as Handle;
-    this.boxes.set(handle, box);
-    return handle;
-  }
-
-  /** The embind object of a live filter (the full module adopts one its plain exports made). */
-  protected boxOf(family: number, handle: Handle): EmbindFilter {
-    const box = this.boxes.get(handle);
-    if (box !== undefined) return box;
-    const adopt = this.classOf(family).adopt;
-    if (adopt === undefined) throw new Error(`no filter at ${handle}`);
-    const adopted = adopt(handle);
-    this.keep(adopted);
-    return adopted;
+  /** The core filter's address, which the per-key and per-batch exports take. */
+  handleOf(filter: FilterObject): Handle {
+    return this.objectOf(filter).handle() as Handle;
   }
 
   /** Parameters and statistics of the filter and of each of its sub-filters (bindings/info_fields.h), as one object. */
-  info<T>(family: number, handle: Handle): T {
-    return this.boxOf(family, handle).info() as T;
+  info<T>(filter: FilterObject): T {
+    return this.objectOf(filter).info() as T;
   }
 
-  /** Frees the filter; its handle must not be used again. */
-  destroy(family: number, handle: Handle): void {
-    const box = this.boxOf(family, handle);
-    this.boxes.delete(handle);
-    box.delete();
+  /** Frees the filter (its embind object's delete()); it must not be used again. */
+  destroy(filter: FilterObject): void {
+    this.objectOf(filter).delete();
   }
 
   /** The core's description of a status (what was wrong and what to do), for an error message. */
   statusMessage(status: number): string {
-    return this.cString(this.x.status_message(status));
+    return this.f.statusMessage(status);
   }
 
   /** `call(ptr, length)` on a copy of `bytes` in wasm memory, freed after it. @throws OutOfMemoryError */
@@ -188,9 +179,9 @@ export class ReadCore {
   }
 
   /** The filter's serialized bytes (docs/FORMAT.md), in a new array the caller owns. @throws OutOfMemoryError */
-  serialize(row: ExportRow, family: number, handle: Handle): Uint8Array {
-    const view = this.boxOf(family, handle).toBytes();
-    if (typeof view === 'number') throw statusError(-view, { bytes: this.serializedSize(row, handle) });
+  serialize(row: ExportRow, filter: FilterObject): Uint8Array {
+    const view = this.objectOf(filter).toBytes();
+    if (typeof view === 'number') throw statusError(-view, { bytes: this.serializedSize(row, this.handleOf(filter)) });
     // A view of the block the module malloc'd for the bytes: copied out, then the block is freed.
     try {
       return view.slice();
@@ -200,81 +191,16 @@ export class ReadCore {
   }
 
   // -------------------------------------------------------------------------
-  // Records (bindings/filter_exports.cc): named numbers written as doubles.
-
-  /** The values a record call writes, in a region grown until they fit. @throws OutOfMemoryError */
-  private readValues(call: (out: number, cap: number) => number): number[] {
-    for (;;) {
-      if (this.recordCap === 0) {
-        this.recordPtr = this.alloc(RECORD_INITIAL * 8);
-        this.recordCap = RECORD_INITIAL;
-      }
-      const n = call(this.recordPtr, this.recordCap);
-      if (n < 0) return [n];
-      if (n <= this.recordCap) {
-        const at = this.recordPtr >>> 3;
-        return Array.from(new Float64Array(this.m.HEAPU8.buffer).subarray(at, at + n));
-      }
-      const ptr = this.alloc(n * 8);
-      this.m._free(this.recordPtr);
-      this.recordPtr = ptr;
-      this.recordCap = n;
-    }
-  }
-
-  /** The NUL-terminated ASCII string at `ptr` (static text of the module). */
-  protected cString(ptr: number): string {
-    const heap = this.m.HEAPU8;
-    let end = ptr;
-    while (heap[end] !== 0) ++end;
-    return String.fromCharCode(...heap.subarray(ptr, end));
-  }
-
-  // -------------------------------------------------------------------------
   // Patches (src/patch/patch.h, docs/FORMAT.md §17) of serialized filters, copied into wasm memory for the call.
 
   /** The filter bytes `patch` makes of `base` (the core checks they have its parameters), or why not. @throws OutOfMemoryError */
   patchApply(base: Uint8Array, patch: Uint8Array): Uint8Array | PatchRefusal {
-    return this.withBytes(base, (b, bn) => this.withBytes(patch, (p, pn) => this.patchResult((why) => this.x.patch_apply(b, bn, p, pn, why))));
+    return this.withBytes(base, (b, bn) => this.withBytes(patch, (p, pn) => refusalOf(this.f.patchApply(b, bn, p, pn))));
   }
 
   /** What the header of `patch` says, or -status. @throws OutOfMemoryError */
   patchInfo(patch: Uint8Array): PatchInfo | number {
-    return this.withBytes(patch, (p, n) => {
-      const r = this.readValues((out, cap) => this.x.patch_info(p, n, out, cap));
-      if (r.length === 1 && r[0] < 0) return r[0];
-      this.patchInfoFields ??= parseFields(this.cString(this.x.patch_info_names()));
-      return decodeFields(this.patchInfoFields, r, 0) as unknown as PatchInfo;
-    });
-  }
-
-  /**
-   * What a patch call returned: a copy of the bytes of the block it made (a u64 LE byte count, then the bytes; the
-   * block is freed), or the core's refusal, with the mismatch the core wrote to `why` (8 u32s).
-   */
-  protected patchResult(call: (why: number) => number): Uint8Array | PatchRefusal {
-    const why = this.alloc(32);
-    try {
-      const r = call(why);
-      const u32 = this.m.HEAPU32;
-      if (r < 0) {
-        const w = u32.slice(why >>> 2, (why >>> 2) + 8);
-        if (w[0] === 0) return { status: -r, mismatch: undefined };
-        const value = (low: number, high: number) => {
-          if (w[2] === 0) return ((BigInt(high) << 32n) | BigInt(low)).toString();
-          return new Float64Array(new Uint32Array([low, high]).buffer)[0];
-        };
-        return { status: -r, mismatch: { field: this.cString(w[0]), section: w[1] | 0, older: value(w[4], w[5]), newer: value(w[6], w[7]) } };
-      }
-      try {
-        const length = u32[r >>> 2] + u32[(r >>> 2) + 1] * 2 ** 32;
-        return this.m.HEAPU8.slice(r + 8, r + 8 + length);
-      } finally {
-        this.m._free(r);
-      }
-    } finally {
-      this.m._free(why);
-    }
+    return this.withBytes(patch, (p, n) => this.f.patchInfo(p, n));
   }
 
   // -------------------------------------------------------------------------
@@ -543,26 +469,18 @@ export class ReadCore {
   }
 }
 
-/** A record's names string ('a,b?,c#,'), as fields. */
-function parseFields(names: string): Field[] {
-  return names
-    .split(',')
-    .filter((n) => n !== '')
-    .map((n) => {
-      const kind = n.slice(-1);
-      return kind === '?' || kind === '~' || kind === '#' ? { name: n.slice(0, -1), kind } : { name: n, kind: '' };
-    });
+/** A patch call's answer as the boundary gives it: the bytes, or the refusal (its mismatch undefined when none). */
+export function refusalOf(r: Uint8Array | { status: number; mismatch: PatchMismatch | null }): Uint8Array | PatchRefusal {
+  return r instanceof Uint8Array ? r : { status: r.status, mismatch: r.mismatch ?? undefined };
 }
 
-/** The fields' values from `values[at ..]`, as an object. */
-function decodeFields(fields: Field[], values: number[], at: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { name, kind } of fields) {
-    const v = values[at++];
-    if (kind === '?') out[name] = v !== 0;
-    else if (kind === '~') out[name] = Number.isNaN(v) ? null : v;
-    else if (kind === '#') out[name] = ((BigInt(values[at++]) << 32n) | BigInt(v)).toString(16).padStart(16, '0');
-    else out[name] = v;
-  }
-  return out;
+/**
+ * The module-level embind functions of both modules (bindings/embind.cc): a status's description, the family bytes
+ * hold (or -status), a patch applied to filter bytes (the result, or the refusal), a patch's header (or -status).
+ */
+interface EmbindFunctions {
+  statusMessage(status: number): string;
+  peekFamily(ptr: number, length: number): number;
+  patchApply(base: number, baseLength: number, patch: number, patchLength: number): Uint8Array | { status: number; mismatch: PatchMismatch | null };
+  patchInfo(patch: number, patchLength: number): PatchInfo | number;
 }

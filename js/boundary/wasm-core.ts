@@ -1,42 +1,20 @@
 /**
  * The boundary's full core: {@link ReadCore} (js/boundary/read-core.ts) over the full module (cuckoo-core.wasm),
  * with the calls only it has: adding keys and URLs one at a time and by the chunk (the plain exports CUCKOO_WRITER
- * marks in bindings/c_exports.cc), patch diffs (bindings/filter_exports.cc), the build exports of
- * bindings/build_exports.cc (creating filters, sizing, the Redis families' SCANDUMP / LOADCHUNK), and the embind
- * methods only its classes have (bindings/embind.cc: Bloom union, CF.COMPACT).
+ * marks in bindings/c_exports.cc), and the embind factories, methods and functions only its module has
+ * (bindings/embind.cc: create, Bloom union, CF.COMPACT, the Redis families' SCANDUMP / LOADCHUNK, patch diffs,
+ * sizing).
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is -status.
  */
 import { Key } from '../common/checks.js';
 import { Chunk } from '../common/chunk.js';
-import { Status } from '../common/status.js';
-import { seedWords } from '../common/options.js';
-import { ReadCore } from './read-core.js';
-import type { AsciiHost, BuildExports, ExportRow, FamilyExports, FamilyWriteExports, Handle, PatchRefusal, RawBoundary, ReadModule, WriteExports } from './core-types.js';
+import { Status, statusError } from '../common/status.js';
+import { ReadCore, refusalOf } from './read-core.js';
+import type { AsciiHost, ExportRow, FamilyExports, FamilyWriteExports, FilterObject, Handle, PatchMismatch, PatchRefusal, RawBoundary, ReadModule, WriteExports } from './core-types.js';
 import { FAMILY_WRITE_EXPORTS, PREFIXES, WRITE_EXPORTS } from './core-types.js';
 
 export { ReadCore } from './read-core.js';
 export type { AsciiHost, CoreConstants, ExportPrefix, ExportRow, Handle, KeyOp, KeyOpName, PatchInfo, PatchMismatch, PatchRefusal, RawBoundary, ReadModule } from './core-types.js';
-
-/**
- * The build exports called as they are (bindings/build_exports.cc; no memory involved): a Bloom filter's size
- * (src/growth/sizing.h; -InvalidArgument when refused), the Redis families' creation (a handle or -status), chunk
- * count and the end of a load (0 or -status).
- */
-export interface ColdCalls {
-  bloomSerializedSizeFor(capacity: number, fpr: number, expansion: number): number;
-  redisCuckooCreate(capacity: number, bucketSize: number, maxIterations: number, expansion: number): number;
-  redisBloomCreate(errorRate: number, capacity: number, expansion: number, nonScaling: boolean): number;
-  dumpChunkCount(family: number, handle: number): number;
-  finishDump(family: number, handle: number): number;
-}
-/** Each of {@link ColdCalls} by its export's name. */
-const COLD: Record<keyof ColdCalls, keyof BuildExports> = {
-  bloomSerializedSizeFor: 'bloom_serialized_size_for',
-  redisCuckooCreate: 'redis_cuckoo_create',
-  redisBloomCreate: 'redis_bloom_create',
-  dumpChunkCount: 'dump_chunk_count',
-  finishDump: 'finish_dump',
-};
 
 /** A new cuckoo filter's shape ({@link Core.sizeCuckoo}). */
 export interface CuckooSizing {
@@ -47,20 +25,28 @@ export interface CuckooSizing {
   bytesAtMax: number;
 }
 
+/**
+ * The module-level embind functions of the full module only (bindings/embind.cc): a patch between two filters' bytes
+ * (or the refusal), a new filter's size, and the bytes allocated in wasm memory.
+ */
+interface WriteFunctions {
+  patchDiff(older: number, olderLength: number, newer: number, newerLength: number): Uint8Array | { status: number; mismatch: PatchMismatch | null };
+  sizeCuckoo(capacity: number, fpr: number, fingerprintBits: number, b: number, expansion: number, encoding: number, maxBytes: number): CuckooSizing;
+  sizeBloom(capacity: number, fpr: number, expansion: number): number;
+  allocatedBytes(): number;
+}
+
 /** The full module's core: every call of {@link ReadCore}, and the writers. */
 export class Core extends ReadCore {
   /** The full module's exports beyond the reader's. */
-  private readonly w: WriteExports & BuildExports;
-  /** Build exports called as they are, no memory involved ({@link ColdCalls}). */
-  readonly cold: ColdCalls;
+  private readonly w: WriteExports;
 
   /** @internal */
   constructor(module: ReadModule, exports: Record<string, unknown>) {
     super(module, exports);
     const x = exports;
-    this.w = x as unknown as WriteExports & BuildExports;
-    this.cold = Object.fromEntries(Object.entries(COLD).map(([name, exported]) => [name, x[exported]])) as unknown as ColdCalls;
-    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), ...WRITE_EXPORTS, ...Object.values(COLD)]) {
+    this.w = x as unknown as WriteExports;
+    for (const name of [...PREFIXES.flatMap((p) => FAMILY_WRITE_EXPORTS.map((op) => `${p}_${op}`)), ...WRITE_EXPORTS]) {
       if (typeof x[name] !== 'function') throw new Error(`the full module has no export ${name}`);
     }
     // Each family's row gains its writers.
@@ -77,7 +63,7 @@ export class Core extends ReadCore {
 
   /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */
   memoryUsage(): { heapBytes: number; allocatedBytes: number } {
-    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.w.allocated_bytes() };
+    return { heapBytes: this.m.HEAPU8.length, allocatedBytes: this.g.allocatedBytes() };
   }
 
   /**
@@ -86,66 +72,76 @@ export class Core extends ReadCore {
    * for, its bytes (0: refused), and past `maxBytes` the most keys that fit with their bytes.
    */
   sizeCuckoo(capacity: number, fpr: number, fingerprintBits: number, b: number, expansion: number, encoding: number, maxBytes: number): CuckooSizing {
-    return (this.m.sizeCuckoo as (...args: number[]) => CuckooSizing)(capacity, fpr, fingerprintBits, b, expansion, encoding, maxBytes);
+    return this.g.sizeCuckoo(capacity, fpr, fingerprintBits, b, expansion, encoding, maxBytes);
   }
 
-  /** A new cuckoo filter's handle, or -status (InvalidArgument, OutOfMemory); `encoding` is a cuckoo::TableEncoding. */
-  cuckooCreate(capacity: number, f: number, b: number, maxKicks: number, seed: bigint, expansion: number, encoding: number): number {
-    return this.w.cuckoo_create(capacity, f, b, maxKicks, ...seedWords(seed), expansion, encoding);
+  /** Bytes toBytes() gives for a new Bloom filter (src/growth/sizing.h), or -InvalidArgument for options the core refuses. */
+  sizeBloom(capacity: number, fpr: number, expansion: number): number {
+    return this.g.sizeBloom(capacity, fpr, expansion);
   }
 
-  /** A new Bloom filter's handle, or -status. */
-  bloomCreate(capacity: number, fpr: number, seed: bigint, expansion: number): number {
-    return this.w.bloom_create(capacity, fpr, ...seedWords(seed), expansion);
+  /**
+   * A new filter of `family` (its embind class's create), from its parameters by the names the family's Params
+   * declares (src/: a u64 as a number or [low, high] words): the filter, or the status that refused them
+   * (InvalidArgument, OutOfMemory).
+   */
+  create(family: number, options: Record<string, number | boolean | readonly [number, number]>): FilterObject | number {
+    return this.made(this.classOf(family).create!(options, this.status));
   }
 
   /** True if Bloom filters a and b have the same parameters (union joins them). */
-  bloomCompatible(a: Handle, b: Handle): boolean {
-    const family = this.constants.familyBloom;
-    return this.boxOf(family, a).isCompatible!(this.boxOf(family, b));
+  bloomCompatible(a: FilterObject, b: FilterObject): boolean {
+    return this.objectOf(a).isCompatible!(this.objectOf(b));
   }
 
   /** ORs Bloom filter `other`'s bits into `into` (their embind objects' union): 0, or -status. */
-  bloomUnion(into: Handle, other: Handle): number {
-    const family = this.constants.familyBloom;
-    return this.boxOf(family, into).union!(this.boxOf(family, other));
+  bloomUnion(into: FilterObject, other: FilterObject): number {
+    return this.objectOf(into).union!(this.objectOf(other));
   }
 
   /** CF.COMPACT on a Redis cuckoo filter (its embind object's compact()); allocates nothing. */
-  redisCuckooCompact(handle: Handle): void {
-    this.boxOf(this.constants.familyRedisCuckoo, handle).compact!();
+  redisCuckooCompact(filter: FilterObject): void {
+    this.objectOf(filter).compact!();
   }
 
   // -------------------------------------------------------------------------
-  // The Redis families' SCANDUMP / LOADCHUNK (bindings/build_exports.cc dump_chunk, load_dump_*).
+  // The Redis families' SCANDUMP / LOADCHUNK (bindings/embind.cc: each dump family's methods).
 
-  /** Chunk j of the filter's SCANDUMP (0 the header) as [iterator, a copy of its bytes]. @throws OutOfMemoryError */
-  dumpChunk(family: number, handle: Handle, j: number): [number, Uint8Array] {
-    const header = j === 0 ? this.alloc(this.w.dump_header_bytes(family, handle)) : 0;
-    const out = this.alloc(24);
-    try {
-      this.w.dump_chunk(family, handle, j, header, out);
-      const [iterator, ptr, len] = new Float64Array(this.m.HEAPU8.buffer, out, 3);
-      return [iterator, this.m.HEAPU8.slice(ptr, ptr + len)];
-    } finally {
-      this.m._free(out);
-      if (header !== 0) this.m._free(header);
-    }
+  /** How many chunks SCANDUMP returns (0 for an empty Redis cuckoo filter). */
+  dumpChunkCount(filter: FilterObject): number {
+    return this.objectOf(filter).dumpChunkCount!();
   }
 
-  /** LOADCHUNK of the header chunk: a new filter's handle (usable once finishDump gave 0; destroy it on any error), or -status. */
-  loadDumpHeader(family: number, iterator: number, chunk: Uint8Array): number {
-    return this.withBytes(chunk, (ptr, len) => this.w.load_dump_header(family, iterator, ptr, len));
+  /** Chunk j of the filter's SCANDUMP (0 the header) as [iterator, a copy of its bytes]. @throws OutOfMemoryError */
+  dumpChunk(filter: FilterObject, j: number): [number, Uint8Array] {
+    const chunk = this.objectOf(filter).dumpChunk!(j);
+    if (typeof chunk === 'number') throw statusError(-chunk, {});
+    return chunk;
+  }
+
+  /** LOADCHUNK of the header chunk: a new filter (usable once finishDump gave 0; destroy it on any error), or the status. */
+  loadDumpHeader(family: number, iterator: number, chunk: Uint8Array): FilterObject | number {
+    return this.withBytes(chunk, (ptr, len) => this.made(this.classOf(family).loadDumpHeader!(iterator, ptr, len, this.status)));
   }
 
   /** LOADCHUNK of a table chunk into a filter loadDumpHeader made: 0, or -status. */
-  loadDumpChunk(family: number, handle: Handle, iterator: number, chunk: Uint8Array): number {
-    return this.withBytes(chunk, (ptr, len) => this.w.load_dump_chunk(family, handle, iterator, ptr, len));
+  loadDumpChunk(filter: FilterObject, iterator: number, chunk: Uint8Array): number {
+    return this.withBytes(chunk, (ptr, len) => this.objectOf(filter).loadDumpChunk!(iterator, ptr, len));
+  }
+
+  /** After the last chunk: 0 (the filter is complete), or -status. */
+  finishDump(filter: FilterObject): number {
+    return this.objectOf(filter).finishDump!();
   }
 
   /** The patch that turns filter bytes `older` into `newer`, or why not. @throws OutOfMemoryError */
   patchDiff(older: Uint8Array, newer: Uint8Array): Uint8Array | PatchRefusal {
-    return this.withBytes(older, (o, on) => this.withBytes(newer, (n, nn) => this.patchResult((why) => this.w.patch_diff(o, on, n, nn, why))));
+    return this.withBytes(older, (o, on) => this.withBytes(newer, (n, nn) => refusalOf(this.g.patchDiff(o, on, n, nn))));
+  }
+
+  /** The full module's embind functions. */
+  private get g(): WriteFunctions {
+    return this.m as unknown as WriteFunctions;
   }
 
   // -------------------------------------------------------------------------

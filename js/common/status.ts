@@ -28,6 +28,22 @@ export function quoted(text: string, max: number): string {
   return text.length > max ? `${JSON.stringify(text.slice(0, max)).slice(0, -1)}..." (${text.length} characters)` : JSON.stringify(text);
 }
 
+/**
+ * Checks the module's statuses (its embind enum `Status`, made from src/status.h's list) against the table of this
+ * build (js/common/status-codes.ts), both ways, when the module loads.
+ * @throws Error naming the first difference: the module and the package's JavaScript are of different builds.
+ */
+export function checkStatuses(statuses: Readonly<Record<string, { readonly value: number }>> | undefined): void {
+  // The enum object also has `values` (its members by number), which is no status.
+  const core = Object.keys(statuses ?? {}).filter((name) => typeof statuses?.[name]?.value === 'number');
+  const names = new Set([...Object.keys(STATUSES), ...core]);
+  for (const name of names) {
+    const theirs = statuses?.[name]?.value;
+    const ours = (STATUSES as Record<string, { value: number }>)[name]?.value;
+    if (theirs !== ours) throw new Error(`the core numbers status ${name} ${theirs}, this build ${ours}: rebuild the package`);
+  }
+}
+
 /** Largest wasm memory the module may grow to (-sMAXIMUM_MEMORY in CMakeLists.txt), bytes. */
 export const MAX_WASM_MEMORY = 2 ** 31;
 

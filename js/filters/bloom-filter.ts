@@ -5,10 +5,10 @@ import { FamilyFilter } from './family-filter.js';
 import { BloomFilter as BloomFilterReader, type CoreBloomInfo } from './read/bloom-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
-import { checkOptions, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
+import { checkOptions, seedWords, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, statusError } from '../common/status.js';
 import type { Core } from '../boundary/wasm-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject } from '../boundary/core-types.js';
 
 export type { BloomFilterInfo, BloomSubFilterInfo } from './read/bloom-filter.js';
 
@@ -91,8 +91,8 @@ export interface BloomFilter extends Writers {
  */
 export class BloomFilter extends BloomFilterReader {
   /** @internal */
-  protected constructor(core: Core, handle: Handle, info?: CoreBloomInfo) {
-    super(core, handle, info);
+  protected constructor(core: Core, object: FilterObject, info?: CoreBloomInfo) {
+    super(core, object, info);
   }
 
   static {
@@ -122,7 +122,7 @@ export class BloomFilter extends BloomFilterReader {
     const seed = toSeed(options.seed);
     const expansion = toExpansion(options.expansion);
     const core = await loadFullCore();
-    const bytes = core.cold.bloomSerializedSizeFor(capacity, fpr, expansion);
+    const bytes = core.sizeBloom(capacity, fpr, expansion);
     if (bytes <= 0 || bytes > MAX_WASM_MEMORY / 2) {
       throw new ArgumentRangeError(
         `a Bloom filter for ${capacity} keys at a false-positive rate of ${fpr} needs ` +
@@ -130,8 +130,8 @@ export class BloomFilter extends BloomFilterReader {
           `a filter may use at most ${MAX_WASM_MEMORY / 2} bytes and 2^32 - 1 bits`,
       );
     }
-    const r = core.bloomCreate(capacity, fpr, seed, expansion);
-    return new BloomFilter(core, FamilyFilter.opened(core, r, bytes));
+    const made = core.create(BLOOM.id, { capacity, falsePositiveRate: fpr, seed: seedWords(seed), expansion });
+    return new BloomFilter(core, FamilyFilter.opened(core, made, bytes));
   }
 
   /**
@@ -152,8 +152,8 @@ export class BloomFilter extends BloomFilterReader {
    * @throws WasmLoadError if the WebAssembly module cannot be loaded.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<BloomFilter> {
-    const { core, handle } = await FamilyFilter.load(BLOOM, bytes);
-    return new BloomFilter(core as Core, handle);
+    const { core, object } = await FamilyFilter.load(BLOOM, bytes);
+    return new BloomFilter(core as Core, object);
   }
 
   /**
@@ -163,7 +163,8 @@ export class BloomFilter extends BloomFilterReader {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   isCompatible(other: BloomFilter): boolean {
-    return (this.core as Core).bloomCompatible(this.liveAs(BLOOM), this.peer(other));
+    this.liveAs(BLOOM);
+    return (this.core as Core).bloomCompatible(this.liveObject(), this.peer(other));
   }
 
   /**
@@ -175,7 +176,8 @@ export class BloomFilter extends BloomFilterReader {
    * @throws ArgumentTypeError if `other` is not a BloomFilter; FilterDisposedError if either is disposed.
    */
   union(other: BloomFilter): this {
-    const into = this.liveAs(BLOOM);
+    this.liveAs(BLOOM);
+    const into = this.liveObject();
     const from = this.peer(other);
     if ((this.core as Core).bloomUnion(into, from) !== 0) {
       throw new ArgumentRangeError(
@@ -187,8 +189,8 @@ export class BloomFilter extends BloomFilterReader {
     return this;
   }
 
-  /** The handle of another filter for union / isCompatible, from the same module. */
-  private peer(other: unknown): Handle {
+  /** Another filter for union / isCompatible, from the same module. */
+  private peer(other: unknown): FilterObject {
     const fromElsewhere =
       'is from another copy of cuckoo-wasm (another realm, or the CommonJS build beside the ES module); pass its toBytes() through fromBytes';
     if (!(other instanceof BloomFilter)) {
@@ -197,13 +199,13 @@ export class BloomFilter extends BloomFilterReader {
       throw new ArgumentTypeError(`expected a BloomFilter, got ${what}${/BloomFilter\)$/.test(what) ? `: it ${fromElsewhere}` : ''}`);
     }
     if (other.core !== this.core) throw new ArgumentTypeError(`the other BloomFilter ${fromElsewhere}`);
-    return other.live();
+    return other.liveObject();
   }
 
-  /** @internal */
-  protected fullError(added: number): Error {
+  /** The error of an add that failed with `status` after `added` keys of its batch went in. @internal */
+  protected fullError(status: number, added: number): Error {
     const bytes = this.byteLength;
-    return statusError(this.lastFailure, {
+    return statusError(status, {
       growth: { subFilters: this.subFilterCount, bytes, added },
       bytes: bytes * Math.max(this.expansion, 1),
     });

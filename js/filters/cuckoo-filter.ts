@@ -5,11 +5,11 @@ import { FamilyFilter } from './family-filter.js';
 import { CuckooFilter as CuckooFilterReader, type CoreInfo } from './read/cuckoo-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
-import { capacityTooLarge, checkInteger, checkOptions, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
+import { capacityTooLarge, checkInteger, checkOptions, seedWords, toCapacity, toExpansion, toFalsePositiveRate, toSeed } from '../common/options.js';
 import { MAX_WASM_MEMORY, Status, statusError } from '../common/status.js';
 import { encodingName, toEncoding } from './table-encoding.js';
 import type { Core } from '../boundary/wasm-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject } from '../boundary/core-types.js';
 import { bitsPerItemOf } from './filter-bytes.js';
 
 
@@ -121,8 +121,8 @@ export function lowestFalsePositiveRate(bucketSize: number): number {
  */
 export class CuckooFilter extends CuckooFilterReader {
   /** @internal */
-  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
-    super(core, handle, info);
+  protected constructor(core: Core, object: FilterObject, info?: CoreInfo) {
+    super(core, object, info);
   }
 
   static {
@@ -187,8 +187,8 @@ export class CuckooFilter extends CuckooFilterReader {
     if (size.bytes <= 0 || size.bytes > MAX_WASM_MEMORY / 2) {
       throw capacityTooLarge(capacity, size, `${bits}-bit fingerprints and bucketSize ${bucketSize}`, 'shorter fingerprints');
     }
-    const r = core.cuckooCreate(capacity, bits, bucketSize, maxKicks, seed, expansion, encoding);
-    return new CuckooFilter(core, FamilyFilter.opened(core, r, size.bytes));
+    const made = core.create(CUCKOO.id, { capacity, fingerprintBits: bits, bucketSize, maxKicks, seed: seedWords(seed), expansion, encoding });
+    return new CuckooFilter(core, FamilyFilter.opened(core, made, size.bytes));
   }
 
   /**
@@ -208,8 +208,8 @@ export class CuckooFilter extends CuckooFilterReader {
    * ```
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
-    const { core, handle } = await FamilyFilter.load(CUCKOO, bytes);
-    return new CuckooFilter(core as Core, handle);
+    const { core, object } = await FamilyFilter.load(CUCKOO, bytes);
+    return new CuckooFilter(core as Core, object);
   }
 
   /**
@@ -252,9 +252,8 @@ export class CuckooFilter extends CuckooFilterReader {
     return this.core.keyOp(DELETE, this.liveAs(CUCKOO), key) === 1;
   }
 
-  /** @internal */
-  protected fullError(added: number): Error {
-    const status = this.lastFailure;
+  /** The error of an add that failed with `status` after `added` keys of its batch went in. @internal */
+  protected fullError(status: number, added: number): Error {
     if (status === Status.GrowthLimit || status === Status.OutOfMemory) {
       const bytes = this.byteLength;
       return statusError(status, {

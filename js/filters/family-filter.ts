@@ -15,7 +15,7 @@ import { seedFromWords } from '../common/options.js';
 import { statusError } from '../common/status.js';
 import { UrlFilter } from './url-filter.js';
 import type { ReadCore } from '../boundary/read-core.js';
-import type { ExportRow, Handle } from '../boundary/core-types.js';
+import type { ExportRow, FilterObject, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
 
 /** What the core's info() reports for every family (bindings/info_fields.h). */
@@ -41,8 +41,8 @@ export abstract class FamilyFilter extends UrlFilter {
   protected readonly fx: ExportRow;
 
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, family: FamilyDescriptor, info: CommonInfo) {
-    super(core, handle, family.id);
+  protected constructor(core: ReadCore, object: FilterObject, family: FamilyDescriptor, info: CommonInfo) {
+    super(core, object, family.id);
     this.fx = core.exportsOf(family.prefix);
     this.capacity = info.capacity;
     this.seed = seedFromWords(info.seedLow, info.seedHigh);
@@ -50,15 +50,14 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * The handle of a filter the core made (`result` a handle, or -status, for
-   * a filter of `bytes` bytes).
+   * A filter the core made (`made` the filter, or the status that refused a filter of `bytes` bytes; `found`: the
+   * family its bytes hold, if another's).
    * @throws the status's error (ArgumentRangeError, OutOfMemoryError, FilterFormatError).
    * @internal
    */
-  protected static opened(core: ReadCore, result: number, bytes: number, found?: number): Handle {
-    if (result > 0) return result as Handle;
-    const status = -result;
-    throw statusError(status, { bytes, detail: core.statusMessage(status), found: found ? familyOf(found) : undefined });
+  protected static opened(core: ReadCore, made: FilterObject | number, bytes: number, found = 0): FilterObject {
+    if (typeof made !== 'number') return made;
+    throw statusError(made, { bytes, detail: core.statusMessage(made), found: found ? familyOf(found) : undefined });
   }
 
   /**
@@ -66,10 +65,11 @@ export abstract class FamilyFilter extends UrlFilter {
    * checkedBytes), and loads them as a filter of `family`.
    * @internal
    */
-  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: ReadCore; handle: Handle }> {
+  protected static async load(family: FamilyDescriptor, bytes: unknown): Promise<{ core: ReadCore; object: FilterObject }> {
     const { core, view, length } = await checkedBytes(bytes);
-    const { result, found } = core.deserialize(family.id, view);
-    return { core, handle: FamilyFilter.opened(core, result, length, found) };
+    const loaded = core.deserialize(family.id, view);
+    const object = 'status' in loaded ? FamilyFilter.opened(core, loaded.status, length, loaded.found) : loaded;
+    return { core, object };
   }
 
   /**
@@ -90,19 +90,12 @@ export abstract class FamilyFilter extends UrlFilter {
   }
 
   /**
-   * A one-key add only some families have (CF.ADDNX's `rc_add_unique`, BF.ADD's `rb_add_new`): adds the key unless
-   * the filter may already hold it.
-   * @returns true if added, false if it was there (nothing changed).
-   * @throws FilterFullError as {@link add}.
+   * What the core's info() reports of this filter, a filter of `family` (see {@link liveAs}).
    * @internal
    */
-  protected addIfNew(family: FamilyDescriptor, op: KeyOp, key: Key): boolean {
-    const r = this.core.keyOp(op, this.liveAs(family), key);
-    if (r < 0) {
-      this.lastFailure = -r;
-      throw this.fullError(0);
-    }
-    return r === 1;
+  protected infoAs<T>(family: FamilyDescriptor): T {
+    this.liveAs(family);
+    return this.core.info<T>(this.liveObject());
   }
 
   /**
@@ -168,7 +161,7 @@ export abstract class FamilyFilter extends UrlFilter {
    * ```
    */
   toBytes(): Uint8Array {
-    return this.core.serialize(this.fx, this.familyId, this.live());
+    return this.core.serialize(this.fx, this.liveObject());
   }
 
   /**

@@ -5,9 +5,9 @@ import { FamilyFilter } from './family-filter.js';
 import { RedisBloomFilter as RedisBloomFilterReader, type CoreInfo } from './read/redis-bloom-filter.js';
 import { loadFullCore } from '../boundary/load.js';
 import { checkOptions, toCapacity, toRedisExpansion } from '../common/options.js';
-import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
+import { type RedisDump, ScanDumpChunk, ScanDumpLoader, addIfNew, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject } from '../boundary/core-types.js';
 
 const ADD_NEW = keyOpOf(REDIS_BLOOM, 'add_new');
 
@@ -53,8 +53,8 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
   protected readonly fullText = 'non scaling filter is full';
 
   /** @internal */
-  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
-    super(core, handle, info);
+  protected constructor(core: Core, object: FilterObject, info?: CoreInfo) {
+    super(core, object, info);
   }
 
   static {
@@ -85,8 +85,8 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
       throw new ArgumentRangeError('a nonScaling filter cannot expand: give expansion or nonScaling, not both');
     }
     const core = await loadFullCore();
-    const r = core.cold.redisBloomCreate(errorRate, capacity, expansion, nonScaling);
-    return new RedisBloomFilter(core, FamilyFilter.opened(core, r, capacity));
+    const made = core.create(REDIS_BLOOM.id, { errorRate, capacity, expansion, nonScaling });
+    return new RedisBloomFilter(core, FamilyFilter.opened(core, made, capacity));
   }
 
   /**
@@ -96,12 +96,12 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
    *   ({@link ScanDumpLoader}); ArgumentTypeError for a pair that is not `[number, Uint8Array]`.
    */
   static async fromScanDump(chunks: Iterable<ScanDumpChunk> | AsyncIterable<ScanDumpChunk>): Promise<RedisBloomFilter> {
-    return fromChunks(REDIS_BLOOM, chunks, (core, handle) => new RedisBloomFilter(core, handle));
+    return fromChunks(REDIS_BLOOM, chunks, (core, object) => new RedisBloomFilter(core, object));
   }
 
   /** A {@link ScanDumpLoader}: the chunks of {@link fromScanDump}, pushed one at a time. */
   static async scanDumpLoader(): Promise<ScanDumpLoader<RedisBloomFilter>> {
-    return chunkLoader(REDIS_BLOOM, (core, handle) => new RedisBloomFilter(core, handle));
+    return chunkLoader(REDIS_BLOOM, (core, object) => new RedisBloomFilter(core, object));
   }
 
   /**
@@ -109,8 +109,8 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
    * @throws FilterFormatError, ArgumentTypeError, ArgumentRangeError, OutOfMemoryError as BloomFilter.fromBytes.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisBloomFilter> {
-    const { core, handle } = await FamilyFilter.load(REDIS_BLOOM, bytes);
-    return new RedisBloomFilter(core as Core, handle);
+    const { core, object } = await FamilyFilter.load(REDIS_BLOOM, bytes);
+    return new RedisBloomFilter(core as Core, object);
   }
 
   /**
@@ -119,7 +119,7 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
    * @throws FilterFullError for a full nonScaling filter, or one at 32 links; ArgumentTypeError, FilterDisposedError.
    */
   addNew(key: Key): boolean {
-    return this.addIfNew(REDIS_BLOOM, ADD_NEW, key);
+    return addIfNew(this, REDIS_BLOOM, ADD_NEW, key);
   }
 }
 

@@ -5,9 +5,9 @@ import { FamilyFilter } from './family-filter.js';
 import { RedisCuckooFilter as RedisCuckooFilterReader, type CoreInfo } from './read/redis-cuckoo-filter.js';
 import { loadFullCore } from '../boundary/load.js';
 import { checkInteger, checkOptions, toCapacity, toRedisExpansion } from '../common/options.js';
-import { type RedisDump, ScanDumpChunk, ScanDumpLoader, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
+import { type RedisDump, ScanDumpChunk, ScanDumpLoader, addIfNew, chunkLoader, fromChunks, installRedisMethods } from './redis-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject } from '../boundary/core-types.js';
 
 const ADD_UNIQUE = keyOpOf(REDIS_CUCKOO, 'add_unique');
 const DELETE = keyOpOf(REDIS_CUCKOO, 'delete');
@@ -59,8 +59,8 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
   protected readonly fullText = 'Filter is full';
 
   /** @internal */
-  protected constructor(core: Core, handle: Handle, info?: CoreInfo) {
-    super(core, handle, info);
+  protected constructor(core: Core, object: FilterObject, info?: CoreInfo) {
+    super(core, object, info);
   }
 
   static {
@@ -87,8 +87,8 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
       throw new ArgumentRangeError(`capacity must be at least bucketSize * 2 (${2 * bucketSize}), got ${capacity}`);
     }
     const core = await loadFullCore();
-    const r = core.cold.redisCuckooCreate(capacity, bucketSize, maxIterations, expansion);
-    return new RedisCuckooFilter(core, FamilyFilter.opened(core, r, capacity));
+    const made = core.create(REDIS_CUCKOO.id, { capacity, bucketSize, maxIterations, expansion });
+    return new RedisCuckooFilter(core, FamilyFilter.opened(core, made, capacity));
   }
 
   /**
@@ -98,12 +98,12 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    *   ({@link ScanDumpLoader}); ArgumentTypeError for a pair that is not `[number, Uint8Array]`.
    */
   static async fromScanDump(chunks: Iterable<ScanDumpChunk> | AsyncIterable<ScanDumpChunk>): Promise<RedisCuckooFilter> {
-    return fromChunks(REDIS_CUCKOO, chunks, (core, handle) => new RedisCuckooFilter(core, handle));
+    return fromChunks(REDIS_CUCKOO, chunks, (core, object) => new RedisCuckooFilter(core, object));
   }
 
   /** A {@link ScanDumpLoader}: the chunks of {@link fromScanDump}, pushed one at a time. */
   static async scanDumpLoader(): Promise<ScanDumpLoader<RedisCuckooFilter>> {
-    return chunkLoader(REDIS_CUCKOO, (core, handle) => new RedisCuckooFilter(core, handle));
+    return chunkLoader(REDIS_CUCKOO, (core, object) => new RedisCuckooFilter(core, object));
   }
 
   /**
@@ -111,8 +111,8 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * @throws FilterFormatError, ArgumentTypeError, ArgumentRangeError, OutOfMemoryError as CuckooFilter.fromBytes.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisCuckooFilter> {
-    const { core, handle } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
-    return new RedisCuckooFilter(core as Core, handle);
+    const { core, object } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
+    return new RedisCuckooFilter(core as Core, object);
   }
 
   /**
@@ -121,7 +121,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * @throws FilterFullError as {@link add}; ArgumentTypeError, FilterDisposedError.
    */
   addUnique(key: Key): boolean {
-    return this.addIfNew(REDIS_CUCKOO, ADD_UNIQUE, key);
+    return addIfNew(this, REDIS_CUCKOO, ADD_UNIQUE, key);
   }
 
   /**
@@ -153,7 +153,8 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
    * ```
    */
   compact(): void {
-    (this.core as Core).redisCuckooCompact(this.liveAs(REDIS_CUCKOO));
+    this.liveAs(REDIS_CUCKOO);
+    (this.core as Core).redisCuckooCompact(this.liveObject());
   }
 }
 

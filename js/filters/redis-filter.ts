@@ -8,12 +8,13 @@
  */
 import { byteLengthOf, describe, isDetached, isUint8Array } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError, FilterFormatError, FilterFullError } from '../common/errors.js';
-import { FamilyDescriptor } from '../registry.js';
+import { FamilyDescriptor, KeyOp } from '../registry.js';
+import type { Key } from '../common/checks.js';
 import { FamilyFilter } from './family-filter.js';
 import { loadFullCore } from '../boundary/load.js';
 import { Status, statusError } from '../common/status.js';
 import type { Core } from '../boundary/wasm-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject } from '../boundary/core-types.js';
 import { copyMethods, installWriters, type Writers } from './writers.js';
 
 /**
@@ -52,16 +53,15 @@ export interface ScanDumpLoader<F> {
 }
 
 /** How a Redis family's class makes an instance over a loaded filter. */
-type Make<F> = (core: Core, handle: Handle) => F;
+type Make<F> = (core: Core, object: FilterObject) => F;
 
 /** Frees the half-loaded filter of a loader that was dropped without finish() or abort(). */
-const loaders = new FinalizationRegistry<{ core: Core; family: number; handle: Handle }>(({ core, family, handle }) =>
-  core.destroy(family, handle),
-);
+const loaders = new FinalizationRegistry<{ core: Core; object: FilterObject }>(({ core, object }) => core.destroy(object));
 
 /** The one implementation of {@link ScanDumpLoader}. */
 class Loader<F> implements ScanDumpLoader<F> {
-  private handle = 0 as Handle;
+  /** The filter being loaded, once the header chunk made it. */
+  private object: FilterObject | null = null;
   private closed: string | undefined;
   private pushed = 0;
 
@@ -80,13 +80,13 @@ class Loader<F> implements ScanDumpLoader<F> {
     const id = this.family.id;
     const index = this.pushed++;
     try {
-      if (this.handle === 0) {
-        const r = this.core.loadDumpHeader(id, iterator, chunk);
-        if (r < 0) throw this.refused(-r, index);
-        this.handle = r as Handle;
-        loaders.register(this, { core: this.core, family: id, handle: this.handle }, this);
+      if (this.object === null) {
+        const made = this.core.loadDumpHeader(id, iterator, chunk);
+        if (typeof made === 'number') throw this.refused(made, index);
+        this.object = made;
+        loaders.register(this, { core: this.core, object: made }, this);
       } else {
-        const r = this.core.loadDumpChunk(id, this.handle, iterator, chunk);
+        const r = this.core.loadDumpChunk(this.object, iterator, chunk);
         if (r < 0) throw this.refused(-r, index);
       }
     } catch (e) {
@@ -97,21 +97,21 @@ class Loader<F> implements ScanDumpLoader<F> {
 
   finish(): F {
     this.open();
-    if (this.handle === 0) {
+    if (this.object === null) {
       this.close('was finished');
       throw new FilterFormatError(`no SCANDUMP header chunk (iterator 1) was given: not ${this.family.what}`, 'truncated');
     }
-    const r = this.core.cold.finishDump(this.family.id, this.handle);
+    const r = this.core.finishDump(this.object);
     if (r < 0) {
       const e = this.refused(-r, this.pushed);
       this.close('refused its chunks');
       throw e;
     }
-    const handle = this.handle;
+    const object = this.object;
     loaders.unregister(this);
-    this.handle = 0 as Handle;
+    this.object = null;
     this.closed = 'was finished';
-    return this.make(this.core, handle);
+    return this.make(this.core, object);
   }
 
   abort(): void {
@@ -126,10 +126,10 @@ class Loader<F> implements ScanDumpLoader<F> {
 
   private close(why: string): void {
     this.closed = why;
-    if (this.handle !== 0) {
+    if (this.object !== null) {
       loaders.unregister(this);
-      this.core.destroy(this.family.id, this.handle);
-      this.handle = 0 as Handle;
+      this.core.destroy(this.object);
+      this.object = null;
     }
   }
 
@@ -224,23 +224,32 @@ abstract class RedisMethods extends FamilyFilter {
   }
 
   *scanDumpChunks(): IterableIterator<ScanDumpChunk> {
-    const id = this.familyId;
-    const n = (this.core as Core).cold.dumpChunkCount(id, this.live());
+    const core = this.core as Core;
+    const n = core.dumpChunkCount(this.liveObject());
     let header: Uint8Array | undefined;
     for (let j = 0; j < n; ++j) {
-      const handle = this.live();
-      if (header !== undefined && !sameBytes(header, (this.core as Core).dumpChunk(id, handle, 0)[1])) {
+      const object = this.liveObject();
+      if (header !== undefined && !sameBytes(header, core.dumpChunk(object, 0)[1])) {
         throw new FilterFormatError('the filter changed while its SCANDUMP chunks were being read: dump it again', 'bad-chunk');
       }
-      const chunk = (this.core as Core).dumpChunk(id, handle, j);
+      const chunk = core.dumpChunk(object, j);
       if (j === 0) header = chunk[1].slice();
       yield chunk;
     }
   }
 
-  /** The error of an add the core refused: the server's "Filter is full" / "Maximum expansions reached" as FilterFullError. @internal */
-  protected fullError(added: number): Error {
-    const status = this.lastFailure;
+  /** The code of {@link addIfNew} (this class's, so that it reaches the filter's protected members). @internal */
+  static addIfNew(filter: RedisMethods, family: FamilyDescriptor, op: KeyOp, key: Key): boolean {
+    const r = filter.core.keyOp(op, filter.liveAs(family), key);
+    if (r < 0) throw filter.fullError(-r, 0);
+    return r === 1;
+  }
+
+  /**
+   * The error of an add the core refused with `status` after `added` keys of its batch went in: the server's
+   * "Filter is full" / "Maximum expansions reached" as FilterFullError. @internal
+   */
+  protected fullError(status: number, added: number): Error {
     const server =
       status === Status.GrowthLimit
         ? 'Maximum expansions reached'
@@ -257,6 +266,16 @@ abstract class RedisMethods extends FamilyFilter {
 
   /** The server's error text of a full filter that may not grow. @internal */
   protected abstract readonly fullText: string;
+}
+
+/**
+ * A one-key add only the Redis families have (CF.ADDNX's `rc_add_unique`, BF.ADD's `rb_add_new`), on `filter`, which
+ * must be of `family` (else ArgumentTypeError): true if added, false if it was there.
+ * @throws FilterFullError as `add`.
+ * @internal
+ */
+export function addIfNew(filter: FamilyFilter, family: FamilyDescriptor, op: KeyOp, key: Key): boolean {
+  return RedisMethods.addIfNew(filter as RedisMethods, family, op, key);
 }
 
 /**

@@ -18,39 +18,12 @@ let codeScratch: Int8Array | undefined;
 
 /** A filter with the URL methods. Not exported from the package. */
 export abstract class UrlFilter extends WasmFilter {
-  /** The URL the last refused addUrl / addUrls entry was. */
-  /** @internal */
-  protected refusedUrl: Key | undefined;
-
-  /** How URLs cross: canonicalized and expanded by the core; one too long is refused before it is read. @internal */
+  /** How URLs are looked up: canonicalized and expanded by the core; one too long is refused before it is read. @internal */
   protected static readonly urlOps: BatchOps = {
-    add: (f, h, chunk) => (f as UrlFilter).addUrlChunk(h, chunk),
     contain: (f, h, chunk, out, at) => (f as UrlFilter).containUrlChunk(h, chunk, out, at),
     refuses: (f, key) => (f as UrlFilter).core.urlTooLong(key),
-    refusal: (f, key, index, adding) => {
-      const u = f as UrlFilter;
-      if (!adding) return urlError(u.core, Status.UrlTooLong, key, index);
-      u.lastFailure = Status.UrlTooLong;
-      u.refusedUrl = key;
-      return undefined;
-    },
+    refusal: (f, key, index) => urlError((f as UrlFilter).core, Status.UrlTooLong, key, index),
   };
-
-  /**
-   * The error of an add (addUrl, addAll, addUrls) that stopped after `added`
-   * keys of its batch: the URL's error if an entry was refused, else the
-   * family's full error.
-   * @internal
-   */
-  protected addError(added: number): Error {
-    const status = this.lastFailure;
-    if (this.refusedUrl !== undefined && status >= Status.UrlEmpty) {
-      const url = this.refusedUrl;
-      this.refusedUrl = undefined;
-      return urlError(this.core, status, url, added);
-    }
-    return this.fullError(added);
-  }
 
   /**
    * True if any of the URL's expressions (up to 30: host suffixes × path
@@ -123,14 +96,6 @@ export abstract class UrlFilter extends WasmFilter {
       if (r < 0) throw urlError(this.core, -r, url);
     }
     return r;
-  }
-
-  /**
-   * addChunk for URL entries: the full entry's classes have it (js/filters/writers.ts); the reader's never add.
-   * @internal
-   */
-  protected addUrlChunk(_handle: Handle, _chunk: Chunk): number {
-    throw new TypeError('this filter is read-only');
   }
 
   /**

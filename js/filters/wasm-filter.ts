@@ -1,11 +1,11 @@
 /**
  * What every filter of this package does the same way, whatever its family:
- * owning one core filter through its handle (dispose, `[Symbol.dispose]`, the
- * FinalizationRegistry safety net, FilterDisposedError afterwards), and
+ * owning one core filter through its embind object (dispose, `[Symbol.dispose]`,
+ * the FinalizationRegistry safety net, FilterDisposedError afterwards), and
  * reading the keys of a batch from the caller a chunk at a time while user
  * code may run at every read. How a chunk crosses is a {@link BatchOps}: the
- * family's keys ({@link WasmFilter.addChunk}, {@link WasmFilter.containChunk})
- * or URLs (js/filters/url-filter.ts).
+ * family's keys ({@link WasmFilter.containChunk}), URLs (js/filters/url-filter.ts),
+ * or in the full entry the keys and URLs it adds (js/filters/writers.ts).
  */
 import { ArgumentRangeError, ArgumentTypeError, FilterDisposedError } from '../common/errors.js';
 import { patchError, patchInput } from '../patch/patch.js';
@@ -15,7 +15,7 @@ import { Answers, checkAnswerBytes, checkRoom } from '../common/answers.js';
 import { MAX_ARRAY_LENGTH, closeIterator, keySource } from '../common/key-source.js';
 import { Status } from '../common/status.js';
 import type { ReadCore } from '../boundary/read-core.js';
-import type { Handle } from '../boundary/core-types.js';
+import type { FilterObject, Handle } from '../boundary/core-types.js';
 
 declare global {
   interface SymbolConstructor {
@@ -31,10 +31,8 @@ declare global {
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
-/** Handles of filters collected without dispose() are freed here (a safety net, not the contract). */
-const registry = new FinalizationRegistry<{ core: ReadCore; handle: Handle; family: number }>(({ core, handle, family }) =>
-  core.destroy(family, handle),
-);
+/** Core filters whose class was collected without dispose() are freed here (a safety net, not the contract). */
+const registry = new FinalizationRegistry<{ core: ReadCore; object: FilterObject }>(({ core, object }) => core.destroy(object));
 
 /**
  * How a batch crosses with its chunks, as functions of the filter (not
@@ -42,25 +40,40 @@ const registry = new FinalizationRegistry<{ core: ReadCore; handle: Handle; fami
  * @internal
  */
 export interface BatchOps {
-  /**
-   * Adds the chunk's keys in order, stopping at the first that does not fit: how many went in. `continues`: an earlier
-   * chunk of the same batch crossed before (the batch is one command: a Redis cuckoo filter checks its limit once).
-   */
-  add(filter: WasmFilter, handle: Handle, chunk: Chunk, continues: boolean): number;
   /** Looks up the chunk's keys: their answers go to `out[at ..]` (checked long enough); returns the index after the last. */
   contain(filter: WasmFilter, handle: Handle, chunk: Chunk, out: Answers, at: number): number;
   /** True for a key refused before it is read into a chunk (a URL longer than the core takes). */
   refuses?(filter: WasmFilter, key: Key): boolean;
   /**
-   * The refusal of key `index`: in a lookup batch, the error thrown at once; in
-   * an add batch, which first adds the keys before it, it records what
-   * {@link WasmFilter.addError} then reports, and returns undefined.
+   * The error of refused key `index`: a lookup batch throws it at once; an add batch first adds the keys before it,
+   * then stops with it.
    */
-  refusal?(filter: WasmFilter, key: Key, index: number, adding: boolean): Error | undefined;
+  refusal?(filter: WasmFilter, key: Key, index: number): Error;
+  /**
+   * The full entry's add batches (js/filters/writers.ts): adds the chunk's keys in order, stopping at the first that
+   * does not fit: how many went in, with why it stopped in `batch.status` (or a refused key's error in
+   * `batch.refused`). `continues`: an earlier chunk of the same batch crossed before (the batch is one command: a
+   * Redis cuckoo filter checks its limit once).
+   */
+  add?(filter: WasmFilter, handle: Handle, chunk: Chunk, continues: boolean, batch: AddBatch): number;
+  /** The error of an add batch that stopped after `batch.added` keys. */
+  stopped?(filter: WasmFilter, batch: AddBatch): Error;
 }
 
-/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. */
-interface Batch {
+/** What an add batch reports when it stops. @internal */
+export interface AddBatch {
+  /** Keys added so far. */
+  added: number;
+  /** A key did not fit, or was refused; no further key is read. */
+  full: boolean;
+  /** Why the last key was not added: NotEnoughSpace, GrowthLimit, OutOfMemory or a Url* status. */
+  status: number;
+  /** The error of a key refused before or while it was added (a URL that is none). */
+  refused: Error | undefined;
+}
+
+/** An `addAll` / `hasAll` in progress: what it has read and what it has answered. @internal */
+export interface Batch extends AddBatch {
   /** Keys read from the caller and not yet written to wasm memory. */
   readonly chunk: Chunk;
   /** hasAll: the answers, in key order. Undefined for addAll. */
@@ -69,10 +82,6 @@ interface Batch {
   readonly into: Uint8Array | undefined;
   /** hasAll: how many of {@link out} are answered. */
   answered: number;
-  /** addAll: keys added so far. */
-  added: number;
-  /** addAll: a key did not fit; no further key is read. */
-  full: boolean;
   /** An error met while a call of user code on this filter made the batch write its chunk early. */
   failure: unknown;
   /** How its chunks cross. */
@@ -86,7 +95,9 @@ interface Batch {
 export abstract class WasmFilter {
   /** @internal */
   protected readonly core: ReadCore;
-  /** The core filter's handle; 0 once disposed. */
+  /** The core filter's embind object, which owns it; null once disposed. */
+  private object: FilterObject | null;
+  /** The core filter's address, which the per-key and per-batch exports take; 0 once disposed. */
   private handle: Handle;
   /**
    * The batch reading the caller's keys, if one is: any call that user code
@@ -95,29 +106,14 @@ export abstract class WasmFilter {
   private pending: Batch | null = null;
   /** The family, as the core numbers it (src/common/family.h). @internal */
   protected readonly familyId: number;
-  /**
-   * Why the last add that went wrong failed: NotEnoughSpace, GrowthLimit or
-   * OutOfMemory (the family's {@link fullError} reads it), or a Url* status.
-   * @internal
-   */
-  protected lastFailure: number = Status.NotEnoughSpace;
 
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, familyId: number) {
+  protected constructor(core: ReadCore, object: FilterObject, familyId: number) {
     this.core = core;
-    this.handle = handle;
+    this.object = object;
+    this.handle = core.handleOf(object);
     this.familyId = familyId;
-    registry.register(this, { core, handle, family: familyId }, this);
-  }
-
-  /**
-   * Crosses once with a chunk of keys to add, in order, stopping at the first
-   * that does not fit: returns how many went in. The full entry's classes have
-   * it (js/filters/writers.ts); the reader's never add.
-   * @internal
-   */
-  protected addChunk(_handle: Handle, _chunk: Chunk, _continues: boolean): number {
-    throw new TypeError('this filter is read-only');
+    registry.register(this, { core, object }, this);
   }
 
   /**
@@ -127,24 +123,14 @@ export abstract class WasmFilter {
    */
   protected abstract containChunk(handle: Handle, chunk: Chunk, out: Answers, at: number): number;
 
-  /**
-   * The error of an add that found no room, after `added` keys of its batch
-   * went in: the full entry's classes give their family's.
-   * @internal
-   */
-  protected fullError(_added: number): Error {
-    return new TypeError('this filter is read-only');
-  }
-
   /** The per-key false-positive rate the filter was sized for. */
   abstract readonly falsePositiveRate: number;
 
   /** The filter's serialized bytes (docs/FORMAT.md), in a new array. */
   abstract toBytes(): Uint8Array;
 
-  /** How the family's own keys cross. */
-  private static readonly keyOps: BatchOps = {
-    add: (f, h, chunk, continues) => f.addChunk(h, chunk, continues),
+  /** How the family's own keys are looked up (the full entry's writers add them: js/filters/writers.ts). @internal */
+  protected static readonly keyOps: BatchOps = {
     contain: (f, h, chunk, out, at) => f.containChunk(h, chunk, out, at),
   };
 
@@ -156,6 +142,16 @@ export abstract class WasmFilter {
   protected live(): Handle {
     const h = this.handle;
     return this.pending === null && h !== 0 ? h : this.settle();
+  }
+
+  /**
+   * The embind object, for a call on the whole filter.
+   * @throws FilterDisposedError after dispose().
+   * @internal
+   */
+  protected liveObject(): FilterObject {
+    this.live();
+    return this.object!;
   }
 
   /**
@@ -185,15 +181,12 @@ export abstract class WasmFilter {
   }
 
   /**
-   * addAll: adds the keys in order, as a loop of single adds would, a chunk
-   * per crossing. Returns how many went in; `full` is true when a key did not
-   * fit (no further key was read).
+   * A new batch over `ops`: a lookup batch when `out` is given (its answers go there), else an add batch (the full
+   * entry's, whose ops add: js/filters/writers.ts), which {@link runBatch} then runs.
    * @internal
    */
-  protected addKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps): { added: number; full: boolean } {
-    const batch: Batch = { chunk: new Chunk(), out: undefined, into: undefined, answered: 0, added: 0, full: false, failure: undefined, ops };
-    this.runBatch(keys, batch);
-    return batch;
+  protected static batch(ops: BatchOps, out?: Answers, into?: Uint8Array): Batch {
+    return { chunk: new Chunk(), out, into, answered: 0, added: 0, full: false, status: Status.Ok, refused: undefined, failure: undefined, ops };
   }
 
   /**
@@ -204,7 +197,7 @@ export abstract class WasmFilter {
    */
   protected containKeys(keys: unknown, ops: BatchOps = WasmFilter.keyOps, into?: unknown): Answers {
     const bytes = into === undefined ? undefined : checkAnswerBytes(into, (b) => this.core.isMemory(b));
-    const batch: Batch = { chunk: new Chunk(), out: bytes ?? [], into: bytes, answered: 0, added: 0, full: false, failure: undefined, ops };
+    const batch = WasmFilter.batch(ops, bytes ?? [], bytes);
     this.runBatch(keys, batch);
     const out = batch.out!;
     if (bytes === undefined) (out as boolean[]).length = batch.answered; // an array-like's answers were allocated up front
@@ -217,8 +210,9 @@ export abstract class WasmFilter {
    * (getters, Proxy traps, a generator): nothing of the batch is in wasm memory
    * then, calls it makes on this filter settle the batch first, and the handle
    * is checked again before each crossing. Stops early once a key did not fit.
+   * @internal
    */
-  private runBatch(keys: unknown, batch: Batch): void {
+  protected runBatch(keys: unknown, batch: Batch): void {
     const source = keySource(keys);
     if (batch.into !== undefined && source.iterator === undefined) checkRoom(batch.into, source.length, 0);
     else if (batch.out !== undefined && source.iterator === undefined && source.length > MAX_ARRAY_LENGTH) {
@@ -291,14 +285,14 @@ export abstract class WasmFilter {
   /**
    * A key refused before it is written to wasm memory: a lookup batch throws
    * at once; an add batch first adds the keys read before it, then stops with
-   * the refusal at its index (see addError).
+   * the refusal at its index.
    */
   private refuse(batch: Batch, key: Key, index: number): boolean {
-    if (batch.out !== undefined) throw batch.ops.refusal!(this, key, index, false);
+    if (batch.out !== undefined) throw batch.ops.refusal!(this, key, index);
     this.flush(batch);
     if (batch.full) return true;
     batch.full = true;
-    batch.ops.refusal!(this, key, index, true);
+    batch.refused = batch.ops.refusal!(this, key, index);
     return true;
   }
 
@@ -312,7 +306,7 @@ export abstract class WasmFilter {
     }
     const h = this.handle;
     if (batch.out === undefined) {
-      const done = batch.ops.add(this, h, chunk, batch.added > 0);
+      const done = batch.ops.add!(this, h, chunk, batch.added > 0, batch);
       batch.added += done;
       if (done < n) batch.full = true;
     } else {
@@ -333,16 +327,7 @@ export abstract class WasmFilter {
     } catch (e) {
       return e;
     }
-    return batch.full ? this.addError(batch.added) : error;
-  }
-
-  /**
-   * The error of an add that stopped after `added` keys of its batch: the
-   * family's full error (js/filters/url-filter.ts adds a refused URL's).
-   * @internal
-   */
-  protected addError(added: number): Error {
-    return this.fullError(added);
+    return batch.full ? batch.ops.stopped!(this, batch) : error;
   }
 
   /**
@@ -373,14 +358,15 @@ export abstract class WasmFilter {
     if (!(result instanceof Uint8Array)) {
       throw patchError(this.core, result, 'cannot apply the patch (the filter is unchanged)', base.length + byteLengthOf(bytes));
     }
-    const loaded = this.core.deserialize(this.familyId, result).result;
-    if (loaded < 0) throw patchError(this.core, loaded, 'cannot load the patched filter (the filter is unchanged)', result.length);
+    const loaded = this.core.deserialize(this.familyId, result);
+    if ('status' in loaded) throw patchError(this.core, -loaded.status, 'cannot load the patched filter (the filter is unchanged)', result.length);
     // Nothing below can fail: the new filter replaces the old one, which is then freed.
-    const old = this.handle;
+    const old = this.object!;
     registry.unregister(this);
-    registry.register(this, { core: this.core, handle: loaded as Handle, family: this.familyId }, this);
-    this.handle = loaded as Handle;
-    this.core.destroy(this.familyId, old);
+    registry.register(this, { core: this.core, object: loaded }, this);
+    this.object = loaded;
+    this.handle = this.core.handleOf(loaded);
+    this.core.destroy(old);
   }
 
   /** True once {@link dispose} has been called. */
@@ -402,7 +388,8 @@ export abstract class WasmFilter {
     if (this.handle === 0) return;
     if (this.pending !== null) this.settle(); // called from user code during a batch of this filter
     registry.unregister(this);
-    this.core.destroy(this.familyId, this.handle);
+    this.core.destroy(this.object!);
+    this.object = null;
     this.handle = 0 as Handle;
   }
 

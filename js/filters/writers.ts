@@ -11,7 +11,7 @@ import { Status } from '../common/status.js';
 import { familyOf } from '../registry.js';
 import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
 import { urlError, withAsciiHost } from '../url/url.js';
-import { WasmFilter } from './wasm-filter.js';
+import { AddBatch, BatchOps, WasmFilter } from './wasm-filter.js';
 import { FamilyFilter } from './family-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
 import { rawBoundary } from '../boundary/load.js';
@@ -121,6 +121,34 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
   /** The raw boundary of this bundle's module, with a filter's handle: js/testing.ts's hook. */
   static readonly rawBoundary = () => rawBoundary((filter: WriterMethods) => filter.live());
 
+  /** The error of an add that failed with `status` after `added` keys of its batch went in: each family's class gives its own. */
+  protected abstract fullError(status: number, added: number): Error;
+
+  /** The error of an add batch that stopped: its refused key's, or the family's full filter's. */
+  private static stopped(f: WasmFilter, batch: AddBatch): Error {
+    return batch.refused ?? (f as WriterMethods).fullError(batch.status, batch.added);
+  }
+
+  /** How the family's keys are added: a chunk per crossing, stopping at the first that does not fit. */
+  private static readonly keyAddOps: BatchOps = {
+    ...WriterMethods.keyOps,
+    add: (f, h, chunk, continues, batch) => {
+      const w = f as WriterMethods;
+      const n = chunk.count; // the crossing empties the chunk
+      const added = w.writer.addBatch(w.fx, h, chunk, continues);
+      if (added < n) batch.status = w.writer.batchStatus();
+      return added;
+    },
+    stopped: WriterMethods.stopped,
+  };
+
+  /** How list entries are added as URLs (urlOps' refusal of a URL too long, and the adds). */
+  private static readonly urlAddOps: BatchOps = {
+    ...WriterMethods.urlOps,
+    add: (f, h, chunk, _continues, batch) => (f as WriterMethods).addUrlChunk(h, chunk, batch),
+    stopped: WriterMethods.stopped,
+  };
+
   /** The full module's core, which the full entry's filters hold. */
   private get writer(): Core {
     return this.core as Core;
@@ -128,25 +156,14 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
 
   add(key: Key): this {
     const r = this.writer.add(this.fx, this.live(), key);
-    if (r !== 0) {
-      this.lastFailure = -r;
-      throw this.fullError(0);
-    }
+    if (r !== 0) throw this.fullError(-r, 0);
     return this;
   }
 
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(keys);
-    if (full) throw this.fullError(added);
-    return added;
-  }
-
-  /** @internal */
-  protected override addChunk(handle: Handle, chunk: Chunk, continues: boolean): number {
-    const n = chunk.count;
-    const added = this.writer.addBatch(this.fx, handle, chunk, continues);
-    if (added < n) this.lastFailure = this.writer.batchStatus();
-    return added;
+    const batch = this.addKeys(keys, WriterMethods.keyAddOps);
+    if (batch.full) throw WriterMethods.stopped(this, batch);
+    return batch.added;
   }
 
   addUrl(entry: Key): this {
@@ -154,18 +171,24 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
     const status = withAsciiHost(this.core, (host) => this.writer.urlAdd(this.familyId, h, entry, host));
     if (status === Status.Ok) return this;
     if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
-    this.lastFailure = status;
-    throw this.addError(0);
+    throw this.fullError(status, 0);
   }
 
   addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
-    const { added, full } = this.addKeys(entries, WriterMethods.urlOps);
-    if (full) throw this.addError(added);
-    return added;
+    const batch = this.addKeys(entries, WriterMethods.urlAddOps);
+    if (batch.full) throw WriterMethods.stopped(this, batch);
+    return batch.added;
   }
 
-  /** addChunk for URL entries: resumes past an internationalized host, stops at the first refused entry. */
-  protected override addUrlChunk(handle: Handle, chunk: Chunk): number {
+  /** Adds the keys in order, as a loop of single adds would, a chunk per crossing: how many went in, and why it stopped. */
+  private addKeys(keys: unknown, ops: BatchOps): AddBatch {
+    const batch = WriterMethods.batch(ops);
+    this.runBatch(keys, batch);
+    return batch;
+  }
+
+  /** Adds a chunk of URL entries: resumes past an internationalized host, stops at the first refused entry. */
+  private addUrlChunk(handle: Handle, chunk: Chunk, batch: AddBatch): number {
     const n = chunk.count;
     let added = this.writer.urlAddBatch(this.familyId, handle, chunk, 0, n);
     while (added < n) {
@@ -179,8 +202,8 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
           continue;
         }
       }
-      this.lastFailure = status;
-      if (status >= Status.UrlEmpty) this.refusedUrl = chunk.key(added);
+      batch.status = status;
+      if (status >= Status.UrlEmpty) batch.refused = urlError(this.core, status, chunk.key(added), batch.added + added);
       break;
     }
     return added;

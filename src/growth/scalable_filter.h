@@ -41,8 +41,31 @@
 
 namespace cuckoo {
 
+// A new ScalableCuckooFilter's parameters: sub-filter 0's, and the growth.
+struct ScalableCuckooParams {
+  CuckooParams first;
+  uint32_t expansion = 0;  // 0 (never grows) or 2..format::kMaxExpansion
+
+  // Each field by the name create() takes it under (bindings/embind.cc reads
+  // them from its options object): visit(name, field).
+  template <typename Visit>
+  void Fields(Visit&& visit) {
+    visit("capacity", first.capacity);
+    visit("fingerprintBits", first.fingerprint_bits);
+    visit("bucketSize", first.bucket_size);
+    visit("maxKicks", first.max_kicks);
+    visit("seed", first.seed);
+    visit("encoding", first.encoding);
+    visit("expansion", expansion);
+  }
+};
+
 class ScalableCuckooFilter final : public GrowingFilter<ScalableCuckooFilter, CuckooFamily> {
  public:
+  using Params = ScalableCuckooParams;
+  static Status Create(const Params& params, std::unique_ptr<ScalableCuckooFilter>* out) {
+    return Create(params.first, params.expansion, out);
+  }
   // `params` describe sub-filter 0 (its capacity and fingerprint bits: the
   // caller sizes f for ε/2 when the filter grows). `expansion` is 0 (never
   // grows) or 2..format::kMaxExpansion. kInvalidArgument / kOutOfMemory as
@@ -70,10 +93,20 @@ struct ScalableBloomParams {
   // Every sub-filter's positions (version 4's scheme byte); kDoubleHashing
   // only to keep a filter read from version 2 as it was, and for tests.
   BloomPositions positions = BloomPositions::kIndependent;
+
+  // Each field create() takes, by its name there (bindings/embind.cc).
+  template <typename Visit>
+  void Fields(Visit&& visit) {
+    visit("capacity", capacity);
+    visit("falsePositiveRate", false_positive_rate);
+    visit("seed", seed);
+    visit("expansion", expansion);
+  }
 };
 
 class ScalableBloomFilter final : public GrowingFilter<ScalableBloomFilter, BloomFamily> {
  public:
+  using Params = ScalableBloomParams;
   // Sub-filter 0 sized for params.capacity keys at ε (ε/2 when the filter
   // grows; BloomFilter::Create's m and k). kInvalidArgument if a parameter is
   // out of range (ScalableBloomParams), kOutOfMemory if it cannot be allocated.

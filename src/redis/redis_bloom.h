@@ -55,6 +55,15 @@ struct RedisBloomParams {
   uint64_t capacity = 100;   // 1 .. 2^30
   uint32_t expansion = 2;    // 1 .. 32768 (0: NONSCALING, stored as growth 0)
   bool non_scaling = false;  // NONSCALING; expansion must then be 2 (the default) or 0
+
+  // Each field create() takes, by its name there (bindings/embind.cc).
+  template <typename Visit>
+  void Fields(Visit&& visit) {
+    visit("errorRate", error_rate);
+    visit("capacity", capacity);
+    visit("expansion", expansion);
+    visit("nonScaling", non_scaling);
+  }
 };
 
 constexpr uint64_t kRedisBloomMaxCapacity = uint64_t{1} << 30;
@@ -212,6 +221,7 @@ struct RedisBloomFamily {
 
 class RedisBloomFilter final : public GrowingFilter<RedisBloomFilter, RedisBloomFamily> {
  public:
+  using Params = RedisBloomParams;
   // BF.RESERVE: kInvalidArgument if error_rate is not in (0, 1) (or not
   // finite), capacity not in 1..2^30, expansion above 32768, non_scaling with
   // an expansion other than 2 or 0 ("Nonscaling filters cannot expand"), or

@@ -45,6 +45,15 @@ struct RedisCuckooParams {
   uint32_t bucket_size = 2;
   uint32_t max_iterations = 20;
   uint32_t expansion = 1;
+
+  // Each field create() takes, by its name there (bindings/embind.cc).
+  template <typename Visit>
+  void Fields(Visit&& visit) {
+    visit("capacity", capacity);
+    visit("bucketSize", bucket_size);
+    visit("maxIterations", max_iterations);
+    visit("expansion", expansion);
+  }
 };
 
 // The key policy of one sub-filter of n (a power of two) buckets.
@@ -245,6 +254,7 @@ struct RedisCuckooFamily {
 
 class RedisCuckooFilter final : public GrowingFilter<RedisCuckooFilter, RedisCuckooFamily> {
  public:
+  using Params = RedisCuckooParams;
   // CF.RESERVE: an empty filter of one sub-filter of n0 buckets, n0 the
   // smallest power of two >= floor(capacity / bucket_size) (1 at least).
   // kInvalidArgument for a parameter outside RedisCuckooParams' ranges,

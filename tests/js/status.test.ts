@@ -26,21 +26,13 @@ function load(name: string): Record<string, unknown> {
   return module.exports;
 }
 
-/** The enumerators of `enum class Status` in src/status.h, as [name without the k, value]. */
+/** The statuses of src/status.h's CUCKOO_STATUSES list (the enum and the embind enum_ are made from it), as [name, value]. */
 function headerStatuses(): [string, number][] {
   const header = readFileSync(join(root, 'src', 'status.h'), 'utf8');
-  const body = /enum class Status\b[^{]*\{([^}]*)\}/.exec(header)?.[1];
-  if (body === undefined) throw new Error('src/status.h: no enum class Status');
-  const code = body.replace(/\/\/.*$/gm, '');
-  const entries = code
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '');
-  return entries.map((e) => {
-    const m = /^k(\w+)\s*=\s*(\d+)$/.exec(e);
-    if (!m) throw new Error(`src/status.h: enumerator without an explicit value: ${e}`);
-    return [m[1], Number(m[2])];
-  });
+  const list = /#define CUCKOO_STATUSES\(CUCKOO_STATUS\)((?:.*\\\n)*.*)/.exec(header)?.[1];
+  if (list === undefined) throw new Error('src/status.h: no CUCKOO_STATUSES list');
+  const code = list.replace(/\/\*[\s\S]*?\*\//g, '');
+  return [...code.matchAll(/CUCKOO_STATUS\((\w+), (\d+)\)/g)].map((m) => [m[1], Number(m[2])]);
 }
 
 type Row = { value: number; kind?: string; reason?: string };

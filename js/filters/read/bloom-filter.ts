@@ -7,7 +7,7 @@ import { Key } from '../../common/checks.js';
 import { BLOOM } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
-import type { Handle } from '../../boundary/core-types.js';
+import type { FilterObject } from '../../boundary/core-types.js';
 import { bitsPerItemOf } from '../filter-bytes.js';
 
 /** Parameters and statistics of one Bloom filter, as the core reports them. @internal */
@@ -161,8 +161,8 @@ export class BloomFilter extends FamilyFilter {
   readonly falsePositiveRate: number;
 
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, info = core.info<CoreBloomInfo>(BLOOM.id, handle)) {
-    super(core, handle, BLOOM, info);
+  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreBloomInfo>(object)) {
+    super(core, object, BLOOM, info);
     this.hashCount = info.hashCount;
     this.falsePositiveRate = info.falsePositiveRate;
   }
@@ -185,8 +185,8 @@ export class BloomFilter extends FamilyFilter {
    * @throws WasmLoadError if the WebAssembly module cannot be loaded.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<BloomFilter> {
-    const { core, handle } = await FamilyFilter.load(BLOOM, bytes);
-    return new BloomFilter(core, handle);
+    const { core, object } = await FamilyFilter.load(BLOOM, bytes);
+    return new BloomFilter(core, object);
   }
 
   /** Keys added (duplicates counted; both sides' after a union). */
@@ -196,12 +196,12 @@ export class BloomFilter extends FamilyFilter {
 
   /** Bits m of all sub-filters. */
   get bitCount(): number {
-    return this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)).bitCount;
+    return this.infoAs<CoreBloomInfo>(BLOOM).bitCount;
   }
 
   /** Serialized bits per item of capacity (of all sub-filters, for a grown filter). */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)));
+    return bitsPerItemOf(this.infoAs<CoreBloomInfo>(BLOOM));
   }
 
   /**
@@ -210,7 +210,7 @@ export class BloomFilter extends FamilyFilter {
    * sub-filters. Past capacity (without growth) it climbs above {@link falsePositiveRate}.
    */
   get expectedFalsePositiveRate(): number {
-    return expectedRates(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM))).rate;
+    return expectedRates(this.infoAs<CoreBloomInfo>(BLOOM)).rate;
   }
 
   /**
@@ -221,7 +221,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws FilterDisposedError after dispose().
    */
   estimatedCount(): number {
-    return estimatedCountOf(this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM)));
+    return estimatedCountOf(this.infoAs<CoreBloomInfo>(BLOOM));
   }
 
   /**
@@ -230,7 +230,7 @@ export class BloomFilter extends FamilyFilter {
    * @throws FilterDisposedError after dispose().
    */
   info(): BloomFilterInfo {
-    const info = this.core.info<CoreBloomInfo>(BLOOM.id, this.liveAs(BLOOM));
+    const info = this.infoAs<CoreBloomInfo>(BLOOM);
     const expected = expectedRates(info);
     return {
       type: 'bloom',

@@ -8,7 +8,7 @@ import { CUCKOO, keyOpOf, type TableEncoding } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
 import { encodingName } from '../table-encoding.js';
 import type { ReadCore } from '../../boundary/read-core.js';
-import type { Handle } from '../../boundary/core-types.js';
+import type { FilterObject } from '../../boundary/core-types.js';
 import { bitsPerItemOf } from '../filter-bytes.js';
 
 const COUNT = keyOpOf(CUCKOO, 'count');
@@ -100,8 +100,8 @@ export class CuckooFilter extends FamilyFilter {
   readonly encoding: TableEncoding;
 
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, info = core.info<CoreInfo>(CUCKOO.id, handle)) {
-    super(core, handle, CUCKOO, info);
+  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
+    super(core, object, CUCKOO, info);
     this.fingerprintBits = info.fingerprintBits;
     this.bucketSize = info.bucketSize;
     this.bucketCount = info.bucketCount;
@@ -126,8 +126,8 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter> {
-    const { core, handle } = await FamilyFilter.load(CUCKOO, bytes);
-    return new CuckooFilter(core, handle);
+    const { core, object } = await FamilyFilter.load(CUCKOO, bytes);
+    return new CuckooFilter(core, object);
   }
 
   /**
@@ -182,7 +182,7 @@ export class CuckooFilter extends FamilyFilter {
    * docs/FORMAT.md §5.3) matches; a lookup misses only if it misses in every sub-filter.
    */
   get expectedFalsePositiveRate(): number {
-    return this.expectedRateOf(this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO)));
+    return this.expectedRateOf(this.infoAs<CoreInfo>(CUCKOO));
   }
 
   /** @internal */
@@ -201,7 +201,7 @@ export class CuckooFilter extends FamilyFilter {
    * grown filter's capacity is that of all its sub-filters.
    */
   get bitsPerItem(): number {
-    return bitsPerItemOf(this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO)));
+    return bitsPerItemOf(this.infoAs<CoreInfo>(CUCKOO));
   }
 
   /**
@@ -214,7 +214,7 @@ export class CuckooFilter extends FamilyFilter {
    * ```
    */
   info(): CuckooFilterInfo {
-    const info = this.core.info<CoreInfo>(CUCKOO.id, this.liveAs(CUCKOO));
+    const info = this.infoAs<CoreInfo>(CUCKOO);
     return {
       type: 'cuckoo',
       capacity: this.capacity,

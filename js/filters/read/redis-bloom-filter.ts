@@ -6,7 +6,7 @@
 import { REDIS_BLOOM } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
-import type { Handle } from '../../boundary/core-types.js';
+import type { FilterObject } from '../../boundary/core-types.js';
 
 
 /** `BF.INFO` of a {@link RedisBloomFilter}: the server's labels camelCased, with its values. */
@@ -45,8 +45,8 @@ export class RedisBloomFilter extends FamilyFilter {
   /** True if the filter never grows. */
   readonly nonScaling: boolean;
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, info = core.info<CoreInfo>(REDIS_BLOOM.id, handle)) {
-    super(core, handle, REDIS_BLOOM, { capacity: info.initialCapacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
+  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
+    super(core, object, REDIS_BLOOM, { capacity: info.initialCapacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
     this.errorRate = info.errorRate;
     this.nonScaling = info.expansionRate === null;
   }
@@ -56,8 +56,8 @@ export class RedisBloomFilter extends FamilyFilter {
    * @throws FilterFormatError, ArgumentTypeError, ArgumentRangeError, OutOfMemoryError as BloomFilter.fromBytes.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisBloomFilter> {
-    const { core, handle } = await FamilyFilter.load(REDIS_BLOOM, bytes);
-    return new RedisBloomFilter(core, handle);
+    const { core, object } = await FamilyFilter.load(REDIS_BLOOM, bytes);
+    return new RedisBloomFilter(core, object);
   }
 
   /** Items added (BF.INFO "Number of items inserted"). */
@@ -72,7 +72,7 @@ export class RedisBloomFilter extends FamilyFilter {
 
   /** `BF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisBloomFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_BLOOM.id, this.liveAs(REDIS_BLOOM));
+    const i = this.infoAs<CoreInfo>(REDIS_BLOOM);
     return {
       capacity: i.capacity,
       size: i.size,

@@ -7,7 +7,7 @@ import { Key } from '../../common/checks.js';
 import { REDIS_CUCKOO, keyOpOf } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
-import type { Handle } from '../../boundary/core-types.js';
+import type { FilterObject } from '../../boundary/core-types.js';
 
 const COUNT = keyOpOf(REDIS_CUCKOO, 'count');
 
@@ -48,9 +48,9 @@ export class RedisCuckooFilter extends FamilyFilter {
   /** Kicks an add may make. */
   readonly maxIterations: number;
   /** @internal */
-  protected constructor(core: ReadCore, handle: Handle, info = core.info<CoreInfo>(REDIS_CUCKOO.id, handle)) {
+  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
     const capacity = info.numberOfBuckets * info.bucketSize;
-    super(core, handle, REDIS_CUCKOO, { capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate });
+    super(core, object, REDIS_CUCKOO, { capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate });
     this.bucketSize = info.bucketSize;
     this.maxIterations = info.maxIterations;
   }
@@ -60,8 +60,8 @@ export class RedisCuckooFilter extends FamilyFilter {
    * @throws FilterFormatError, ArgumentTypeError, ArgumentRangeError, OutOfMemoryError as CuckooFilter.fromBytes.
    */
   static async fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<RedisCuckooFilter> {
-    const { core, handle } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
-    return new RedisCuckooFilter(core, handle);
+    const { core, object } = await FamilyFilter.load(REDIS_CUCKOO, bytes);
+    return new RedisCuckooFilter(core, object);
   }
 
   /**
@@ -89,7 +89,7 @@ export class RedisCuckooFilter extends FamilyFilter {
 
   /** `CF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisCuckooFilterInfo {
-    const i = this.core.info<CoreInfo>(REDIS_CUCKOO.id, this.liveAs(REDIS_CUCKOO));
+    const i = this.infoAs<CoreInfo>(REDIS_CUCKOO);
     return {
       size: i.size,
       numberOfBuckets: i.numberOfBuckets,
