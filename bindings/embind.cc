@@ -370,7 +370,8 @@ double SizeBloom(double capacity, double false_positive_rate, int expansion) {
 double AllocatedBytes() { return static_cast<double>(LiveHeapBytes()); }
 
 // A new cuckoo filter's shape (src/growth/sizing.h SizeCuckoo), as one object:
-// fingerprintBits (0: none reaches the rate), firstRate, bytes (0: refused),
+// fingerprintBits (0: none reaches the rate), firstRate, lowestRate (the
+// lowest rate this bucket size and growth reach), bytes (0: refused),
 // maxCapacity and bytesAtMax (when bytes is 0 or above maxBytes).
 val SizeCuckoo(double capacity, double false_positive_rate, int fingerprint_bits, int bucket_size,
                int expansion, int encoding, double max_bytes) {
@@ -383,6 +384,7 @@ val SizeCuckoo(double capacity, double false_positive_rate, int fingerprint_bits
   val o = val::object();
   o.set("fingerprintBits", s.fingerprint_bits);
   o.set("firstRate", s.first_rate);
+  o.set("lowestRate", s.lowest_rate);
   o.set("bytes", static_cast<double>(s.bytes));
   o.set("maxCapacity", static_cast<double>(s.max_capacity));
   o.set("bytesAtMax", static_cast<double>(s.bytes_at_max));

@@ -22,7 +22,8 @@
   X(fingerprintBits, first.fingerprint_bits())                \
   X(bucketSize, first.bucket_size())                          \
   X(maxKicks, first.max_kicks())                              \
-  X(encoding, static_cast<int>(first.encoding()))
+  X(encoding, static_cast<int>(first.encoding()))             \
+  X(falsePositiveRate, cuckoo::CuckooSizedRate(first.bucket_size(), first.fingerprint_bits(), f.expansion()))
 
 // A sub-filter as js/filters/cuckoo-filter.ts's CuckooSubFilterInfo.
 #define CUCKOO_CUCKOO_SUB_INFO(X)                              \

@@ -20,6 +20,7 @@ export type { AsciiHost, CoreConstants, ExportPrefix, ExportRow, Handle, KeyOp, 
 export interface CuckooSizing {
   fingerprintBits: number;
   firstRate: number;
+  lowestRate: number;
   bytes: number;
   maxCapacity: number;
   bytesAtMax: number;

@@ -203,7 +203,7 @@ async function build(args: string[]): Promise<void> {
     throw new UsageError(`--semi-sort needs --bucket-size 4 (semi-sorted buckets hold four fingerprints), got --bucket-size ${bucketSize}`);
   }
   // A filter that grows splits its rate among its sub-filters, the first getting half.
-  const lowest = type === 'cuckoo' && validBucketSize ? lowestFalsePositiveRate(bucketSize) * (expansion ? 2 : 1) : 0;
+  const lowest = type === 'cuckoo' && validBucketSize ? await lowestFalsePositiveRate(bucketSize, expansion ?? 0) : 0;
   const why =
     `the lowest rate 32-bit fingerprints give with bucket size ${bucketSize} (2b/2^32)` + (expansion ? ' in a filter that grows (twice that)' : '');
   if (urlFpr !== undefined && !(fpr >= lowest && fpr > 0)) {

@@ -1,6 +1,6 @@
 import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from '../common/errors.js';
-import { CUCKOO, keyOpOf } from '../registry.js';
+import { CUCKOO, ENCODINGS, keyOpOf } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
 import { CuckooFilter as CuckooFilterReader, type CoreInfo } from './read/cuckoo-filter.js';
 import { installWriters, type Writers } from './writers.js';
@@ -85,12 +85,13 @@ const DEFAULT_MAX_KICKS = 500;
 export const MAX_MAX_KICKS = 1_000_000;
 
 /**
- * The lowest false-positive rate a filter with `bucketSize` slots per bucket
- * can be sized for: the bound 2b/2^f at f = 32 (Fan et al. 2014 §5.1), a probability.
+ * The lowest false-positive rate a filter with `bucketSize` slots per bucket (growing when `expansion` is not 0) can
+ * be sized for, a probability: the bound 2b/2^f at f = 32 (Fan et al. 2014 §5.1), twice that for a growing filter,
+ * as the core sizes it (src/growth/sizing.h).
  * @internal
  */
-export function lowestFalsePositiveRate(bucketSize: number): number {
-  return (2 * bucketSize) / 2 ** 32;
+export async function lowestFalsePositiveRate(bucketSize: number, expansion: number): Promise<number> {
+  return (await loadFullCore()).sizeCuckoo(1, 0.5, 0, bucketSize, expansion, ENCODINGS.packed.id, MAX_WASM_MEMORY / 2).lowestRate;
 }
 
 /**
@@ -179,8 +180,8 @@ export class CuckooFilter extends CuckooFilterReader {
     const size = core.sizeCuckoo(capacity, fpr, fingerprintBits ?? 0, bucketSize, expansion, encoding, MAX_WASM_MEMORY / 2);
     if (size.fingerprintBits === 0) {
       throw new ArgumentRangeError(
-        `falsePositiveRate ${size.firstRate} is below what 32-bit fingerprints give with bucketSize ${bucketSize}: ` +
-          `the smallest is 2b/2^32 = ${lowestFalsePositiveRate(bucketSize)}`,
+        `falsePositiveRate ${fpr} is below what 32-bit fingerprints give with bucketSize ${bucketSize}` +
+          `${expansion ? ' in a filter that grows' : ''}: the smallest is ${expansion ? '2 × ' : ''}2b/2^32 = ${size.lowestRate}`,
       );
     }
     const bits = size.fingerprintBits;

@@ -1,6 +1,5 @@
 #include "growth/sizing.h"
 
-#include <cmath>
 
 #include "bloom/bloom_filter.h"
 #include "cuckoo/cuckoo_filter.h"
@@ -11,11 +10,16 @@
 CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 
+double CuckooSizedRate(uint32_t bucket_size, uint32_t fingerprint_bits, uint32_t expansion) {
+  // Exact in binary64: 2b is small and 2^f a power of two.
+  const double first = 2.0 * bucket_size / static_cast<double>(uint64_t{1} << (fingerprint_bits & 63));
+  return expansion == 0 ? first : 2 * first;
+}
+
 uint32_t FingerprintBitsFor(double false_positive_rate, uint32_t bucket_size) {
   if (!(false_positive_rate > 0 && false_positive_rate < 1)) return 0;
   for (uint32_t f = 4; f <= 32; ++f) {
-    // Exact in binary64: 2b is small and 2^f a power of two.
-    if (2.0 * bucket_size / std::ldexp(1.0, static_cast<int>(f)) <= false_positive_rate) return f;
+    if (CuckooSizedRate(bucket_size, f, 0) <= false_positive_rate) return f;
   }
   return 0;
 }
@@ -42,6 +46,7 @@ CuckooSizing SizeCuckoo(uint64_t capacity, double false_positive_rate, uint32_t 
                         uint32_t bucket_size, uint32_t expansion, TableEncoding encoding,
                         uint64_t max_bytes) {
   CuckooSizing s;
+  s.lowest_rate = CuckooSizedRate(bucket_size, 32, expansion);
   if (fingerprint_bits == 0) {
     s.first_rate = FirstSubFilterRate(false_positive_rate, expansion);
     fingerprint_bits = FingerprintBitsFor(s.first_rate, bucket_size);

@@ -13,6 +13,13 @@
 
 namespace cuckoo {
 
+// The false-positive rate a cuckoo filter of buckets of b slots and f-bit
+// fingerprints is sized for: the bound 2b / 2^f of a lookup at full load
+// (Fan et al. 2014 §5.1: it compares 2b fingerprints), twice that for a
+// filter that grows (expansion not 0), whose sub-filters of f, f + 1, ...
+// bits add up to at most twice the first's.
+double CuckooSizedRate(uint32_t bucket_size, uint32_t fingerprint_bits, uint32_t expansion);
+
 // Smallest f in [4, 32] with 2b / 2^f <= rate (Fan et al. 2014 §5.1: a lookup
 // compares 2b fingerprints of f bits); 0 if there is none (rate below
 // 2b / 2^32) or rate is not in (0, 1).
@@ -39,6 +46,9 @@ struct CuckooSizing {
   // The rate sub-filter 0 is sized for (FirstSubFilterRate); 0 when the
   // fingerprint bits were given.
   double first_rate = 0;
+  // The lowest rate a filter of this bucket size and growth can be sized
+  // for: CuckooSizedRate at f = 32.
+  double lowest_rate = 0;
   // CuckooSerializedSizeFor the capacity: 0 for options Create refuses (more
   // than 2^32 buckets among them).
   uint64_t bytes = 0;

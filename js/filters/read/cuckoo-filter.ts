@@ -22,6 +22,8 @@ export interface CoreInfo {
   maxKicks: number;
   /** A cuckoo::TableEncoding, as are the sub-filters'. */
   encoding: number;
+  /** The rate it was sized for (src/growth/sizing.h CuckooSizedRate). */
+  falsePositiveRate: number;
   seedLow: number;
   seedHigh: number;
   expansion: number;
@@ -98,6 +100,8 @@ export class CuckooFilter extends FamilyFilter {
   readonly maxKicks: number;
   /** How the buckets are stored: `'packed'`, or `'semi-sorted'` (the full entry's `semiSort` option of `create`). */
   readonly encoding: TableEncoding;
+  /** The rate the core reports it was sized for (see {@link falsePositiveRate}). */
+  private readonly sizedRate: number;
 
   /** @internal */
   protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
@@ -107,6 +111,7 @@ export class CuckooFilter extends FamilyFilter {
     this.bucketCount = info.bucketCount;
     this.maxKicks = info.maxKicks;
     this.encoding = encodingName(info.encoding);
+    this.sizedRate = info.falsePositiveRate;
   }
 
   /**
@@ -165,13 +170,11 @@ export class CuckooFilter extends FamilyFilter {
    * take 2^f − 1 values and the victim slot is compared too, the exact worst case
    * is 1 − (1 − 1/(2^f − 1))^(2b+1), slightly higher for small f (0.110% instead of
    * 0.098% at f = 13, b = 4). For a growing filter, twice the first sub-filter's
-   * figure: the bound summed over every sub-filter it may add. See
-   * {@link expectedFalsePositiveRate} for the current load.
+   * figure: the bound summed over every sub-filter it may add (sub-filter j has f + j bits). The core computes it
+   * (src/growth/sizing.h CuckooSizedRate). See {@link expectedFalsePositiveRate} for the current load.
    */
   get falsePositiveRate(): number {
-    const first = (2 * this.bucketSize) / 2 ** this.fingerprintBits;
-    // Growing: sub-filter j has f + j bits, and the sum over all j is 2 × the first's.
-    return this.expansion === 0 ? first : 2 * first;
+    return this.sizedRate;
   }
 
   /**
