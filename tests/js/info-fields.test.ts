@@ -1,0 +1,53 @@
+// Each family's info() fields are declared once, as the X-macro lists of bindings/info_fields.h, from which
+// bindings/embind.cc builds the object the core's info() returns; the TypeScript side types that object as its
+// CoreInfo interfaces (js/filters/read/*.ts). This test holds the two against each other, both ways: every field
+// a list declares is a property of its interface, and every property of the interface is a field of the lists.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ts from 'typescript';
+
+const root = join(__dirname, '..', '..');
+const header = readFileSync(join(root, 'bindings', 'info_fields.h'), 'utf8');
+
+/** The field names of the X-macro list `name` in bindings/info_fields.h. */
+function listFields(name: string): string[] {
+  const body = new RegExp(`#define ${name}\\(X\\)((?:.*\\\\\\n)*.*)`).exec(header)?.[1];
+  if (body === undefined) throw new Error(`bindings/info_fields.h: no list ${name}`);
+  return [...body.matchAll(/X\((\w+),/g)].map((m) => m[1]);
+}
+
+const files = ['cuckoo-filter', 'bloom-filter', 'redis-cuckoo-filter', 'redis-bloom-filter'].map((f) => join(root, 'js', 'filters', 'read', `${f}.ts`));
+const program = ts.createProgram(files, { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, noEmit: true });
+const checker = program.getTypeChecker();
+
+/** The property names of interface `name` exported by js/filters/read/`file`.ts, and of its `subFilters` elements. */
+function interfaceFields(file: string, name: string): { own: string[]; sub: string[] } {
+  const source = program.getSourceFile(join(root, 'js', 'filters', 'read', `${file}.ts`))!;
+  const declaration = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  if (declaration === undefined) throw new Error(`js/filters/read/${file}.ts: no interface ${name}`);
+  const type = checker.getTypeAtLocation(declaration.name);
+  const own = checker.getPropertiesOfType(type).map((p) => p.name);
+  const subs = type.getProperty('subFilters');
+  let sub: string[] = [];
+  if (subs !== undefined) {
+    const array = checker.getTypeOfSymbol(subs);
+    const element = checker.getIndexTypeOfType(array, ts.IndexKind.Number)!;
+    sub = checker.getPropertiesOfType(element).map((p) => p.name);
+  }
+  return { own, sub };
+}
+
+const sorted = (names: string[]) => [...new Set(names)].sort();
+
+test.each([
+  ['cuckoo-filter', 'CoreInfo', ['CUCKOO_SCALABLE_INFO', 'CUCKOO_CUCKOO_INFO'], 'CUCKOO_CUCKOO_SUB_INFO'],
+  ['bloom-filter', 'CoreBloomInfo', ['CUCKOO_SCALABLE_INFO', 'CUCKOO_BLOOM_INFO'], 'CUCKOO_BLOOM_SUB_INFO'],
+  ['redis-cuckoo-filter', 'CoreInfo', ['CUCKOO_REDIS_CUCKOO_INFO'], undefined],
+  ['redis-bloom-filter', 'CoreInfo', ['CUCKOO_REDIS_BLOOM_INFO'], undefined],
+] as const)('js/filters/read/%s.ts %s has the fields of bindings/info_fields.h, no more, no fewer', (file, name, lists, subList) => {
+  const { own, sub } = interfaceFields(file, name);
+  const declared = lists.flatMap(listFields);
+  expect(declared.length).toBeGreaterThanOrEqual(5);
+  expect(sorted(own)).toEqual(sorted([...declared, ...(subList ? ['subFilters'] : [])]));
+  if (subList) expect(sorted(sub)).toEqual(sorted(listFields(subList)));
+});
