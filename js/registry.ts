@@ -6,12 +6,12 @@
  * its class's name, the options its `create` takes, how an error names it,
  * and what it can do. Everything in js/ and tests/js that depends on the
  * families (the export prefixes and key operations of js/boundary/core-types.ts, the
- * rows js/boundary/core-exports.ts takes, the CLI's Redis types, the tests' family
- * list) derives from these rows, and {@link checkRegistry} checks them against
- * the core's constants when the module loads. A new family is one row here, a
- * row in the bindings' family table, and a small class over
- * js/filters/family-filter.ts. The registry imports nothing: every other layer
- * of js/ builds on it.
+ * export rows and embind classes js/boundary/read-core.ts takes, the CLI's Redis types,
+ * the tests' family list) derives from these rows, and {@link checkRegistry} checks
+ * them against the core's constants when the module loads. A new family is one row
+ * here, its line in src/common/families.def, and its classes over
+ * js/filters/family-filter.ts (docs/ARCHITECTURE.md, "Adding a family"). The
+ * registry imports nothing: every other layer of js/ builds on it.
  */
 
 /** What a family's row holds (the rows below keep their literal types). */
