@@ -8,7 +8,7 @@
 //  - url_* for URLs in any family (the family as the first argument, one
 //    switch per call, not per key of a batch).
 // CUCKOO_WRITER marks the exports only the full module has (families.h).
-// Nothing here allocates (build_exports.cc's header says why that matters).
+// Nothing here allocates (bindings/embind.cc's header says why that matters).
 #include <emscripten/emscripten.h>
 
 #include <cstddef>

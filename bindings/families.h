@@ -2,8 +2,8 @@
 // for each family its core class and capabilities (Registered<F>), the one
 // dispatch from a family number to its row (OnFamily), and the boundary's
 // convention for answers, and the build's policy (CUCKOO_WRITER). Included by
-// the embind layer (embind.cc) and the plain C exports (c_exports.cc,
-// filter_exports.cc, build_exports.cc); Emscripten only.
+// the embind layer (embind.cc) and the plain C exports (c_exports.cc);
+// Emscripten only.
 //
 // ONE CONVENTION for every result that may be a failure: a number that is the
 // answer when >= 0 (a handle, a count, 1 / 0 for yes / no, 0 for "done") and

@@ -20,7 +20,7 @@ CUCKOO_SIZE_OPTIMIZED_BEGIN
 //   region + kSpanAt        UrlSpan: the matched expression, or the entry's
 //   region + kSpansAt       UrlSpan[30]: url_expressions' expressions
 //   region + kBufferAt      the workspace the spans point into, to region_len
-// JS reads this layout and the workspace size from core_constants (filter_exports.cc).
+// JS reads this layout and the workspace size from the module's constants (embind.cc).
 
 constexpr size_t kCanonicalAt = 0;
 constexpr size_t kSpanAt = 40;

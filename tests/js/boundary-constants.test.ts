@@ -1,5 +1,5 @@
 // What the two sides of the boundary must agree on. The URL region's layout and
-// workspace come from the core at load (bindings/filter_exports.cc core_constants);
+// workspace come from the core at load (bindings/embind.cc, its constants);
 // every constant the TS side still keeps a copy of is checked here against the
 // core's. The core is reached through the test-only entry, dist/testing.mjs,
 // run in a child process (Jest runs CommonJS; the entry is an ES module).
