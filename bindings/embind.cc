@@ -144,13 +144,17 @@ val PatchResult(Status s, uint8_t* bytes, size_t length, const cuckoo::PatchMism
   return refusal;
 }
 
-// The filter bytes `patch` makes of `base` (src/patch/patch.h ApplyPatch), as PatchResult.
-val PatchApply(uintptr_t base, size_t base_length, uintptr_t patch, size_t patch_length) {
-  uint8_t* result = nullptr;
+// A patch call of src/patch/patch.h on two serialized byte strings in wasm
+// memory (ApplyPatch: a base and a patch; Diff: an older filter and a newer),
+// as PatchResult.
+template <Status (*Call)(const uint8_t*, size_t, const uint8_t*, size_t, uint8_t**, size_t*,
+                         cuckoo::PatchMismatch*)>
+val PatchCall(uintptr_t a, size_t a_length, uintptr_t b, size_t b_length) {
+  uint8_t* out = nullptr;
   size_t length = 0;
   cuckoo::PatchMismatch m;
-  const Status s = cuckoo::ApplyPatch(In(base), base_length, In(patch), patch_length, &result, &length, &m);
-  return PatchResult(s, result, length, m);
+  const Status s = Call(In(a), a_length, In(b), b_length, &out, &length, &m);
+  return PatchResult(s, out, length, m);
 }
 
 // What a patch's header says (docs/FORMAT.md §17), as one object, or -status.
@@ -351,15 +355,6 @@ int LoadDumpChunk(Filter& f, double iterator, uintptr_t data, size_t length) {
 template <typename Filter>
 int FinishDump(Filter& f) { return Answer(f.FinishDump()); }
 
-// The patch that turns filter bytes `older` into `newer` (src/patch/patch.h Diff), as PatchResult.
-val PatchDiff(uintptr_t older, size_t older_length, uintptr_t newer, size_t newer_length) {
-  uint8_t* patch = nullptr;
-  size_t length = 0;
-  cuckoo::PatchMismatch m;
-  const Status s = cuckoo::Diff(In(older), older_length, In(newer), newer_length, &patch, &length, &m);
-  return PatchResult(s, patch, length, m);
-}
-
 // Bytes toBytes() gives for a new Bloom filter (src/growth/sizing.h), or
 // -InvalidArgument for options the core refuses.
 double SizeBloom(double capacity, double false_positive_rate, int expansion) {
@@ -462,10 +457,10 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
 #include "common/families.def"
   emscripten::function("statusMessage", &StatusMessage);
   emscripten::function("peekFamily", &PeekFamily);
-  emscripten::function("patchApply", &PatchApply);
+  emscripten::function("patchApply", &PatchCall<cuckoo::ApplyPatch>);
   emscripten::function("patchInfo", &PatchInfo);
   CUCKOO_WRITER(
-  emscripten::function("patchDiff", &PatchDiff);
+  emscripten::function("patchDiff", &PatchCall<cuckoo::Diff>);
   emscripten::function("sizeCuckoo", &SizeCuckoo);
   emscripten::function("sizeBloom", &SizeBloom);
   emscripten::function("allocatedBytes", &AllocatedBytes);)

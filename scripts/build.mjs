@@ -78,7 +78,7 @@ function customSection(name, payload) {
 const bundleOver = (module, instance, firstCall, glue) => ({
   bundle: true,
   platform: 'neutral',
-  target: 'es2020',
+  target: 'es2022',
   alias: {
     'cuckoo-core-wasm': module.deflated,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
