@@ -1,8 +1,5 @@
 #include "status.h"
 
-#include "common/size_optimized.h"
-
-CUCKOO_SIZE_OPTIMIZED_BEGIN
 namespace cuckoo {
 
 const char* StatusMessage(Status status) {
@@ -85,4 +82,3 @@ const char* StatusMessage(Status status) {
 }
 
 }  // namespace cuckoo
-CUCKOO_SIZE_OPTIMIZED_END
