@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
+#include "common/family.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -40,6 +42,123 @@ inline uint64_t GetU64(const uint8_t* p) {
 }
 
 // ---------------------------------------------------------------------------
+// Headers as field lists. Each header of the format (a family's section
+// header, the stack headers) is declared once, as an X-macro list of rows
+//
+//   X(Name, member, W, offset, compared)
+//
+//   Name      format::<ns>::k<Name>, the field's byte offset, for the tests and
+//             the fuzz targets (CUCKOO_FIELD_OFFSET)
+//   member    the member of the header's struct that holds the value (a
+//             family's struct is made of the list, CUCKOO_FIELD_MEMBER)
+//   W         its wire type: U8, U16, U32, U64 (little-endian) or F64 (IEEE
+//             754 binary64, little-endian)
+//   offset    its byte offset in the header; the rows are in offset order and
+//             tile the header (checked by CUCKOO_HEADER_LAYOUT)
+//   compared  the name a patch gives the field when two filters differ in it
+//             (patch/patch_layout.cc compares the named fields), or nullptr
+//
+// and one codec reads and writes every header from its list's HeaderLayout.
+
+struct U8 {
+  using Value = uint8_t;
+  static constexpr uint8_t kBytes = 1;
+  static constexpr bool kReal = false;
+};
+struct U16 {
+  using Value = uint16_t;
+  static constexpr uint8_t kBytes = 2;
+  static constexpr bool kReal = false;
+};
+struct U32 {
+  using Value = uint32_t;
+  static constexpr uint8_t kBytes = 4;
+  static constexpr bool kReal = false;
+};
+struct U64 {
+  using Value = uint64_t;
+  static constexpr uint8_t kBytes = 8;
+  static constexpr bool kReal = false;
+};
+struct F64 {
+  using Value = double;
+  static constexpr uint8_t kBytes = 8;
+  static constexpr bool kReal = true;
+};
+
+// One field of a header, and where its value sits in the header's struct.
+struct HeaderField {
+  const char* compared;  // the name a patch compares it under, or nullptr
+  uint16_t offset;       // in the header
+  uint8_t bytes;         // on the wire: 1, 2, 4 or 8
+  bool real;             // an f64
+  uint16_t member;       // offsetof the struct's member
+  uint8_t member_bytes;  // sizeof the struct's member (>= bytes; 8 for an f64)
+};
+
+// A header's fields, in offset order, covering bytes [first, bytes) of it
+// (the bytes before `first` are the common prefix, written and read apart).
+struct HeaderLayout {
+  const HeaderField* fields;
+  uint8_t count;
+  uint16_t first;
+  uint16_t bytes;
+};
+
+// The field's value in the header at `header`: the integer, zero-extended, or
+// an f64's bits.
+uint64_t FieldValue(const uint8_t* header, const HeaderField& field);
+
+// Reads every field of `layout` from the header at `in` into the struct at
+// `out` (whose layout it is); a member wider than its field gets the value
+// zero-extended.
+void ReadFields(const HeaderLayout& layout, const uint8_t* in, void* out);
+
+// Writes every field of `layout` from the struct at `in` to out[first, bytes).
+void WriteFields(const HeaderLayout& layout, const void* in, uint8_t* out);
+
+// True if the fields follow each other with no gap from `first` to `bytes`.
+constexpr bool FieldsTile(const HeaderField* fields, size_t count, size_t first, size_t bytes) {
+  size_t at = first;
+  for (size_t i = 0; i < count; ++i) {
+    if (fields[i].offset != at || fields[i].member_bytes < fields[i].bytes) return false;
+    at += fields[i].bytes;
+  }
+  return at == bytes;
+}
+
+}  // namespace format
+}  // namespace cuckoo
+
+// A row of a field list as a struct member of its wire type, as an offset
+// constant k<Name>, and as a HeaderField of struct S (in scope where expanded).
+#define CUCKOO_FIELD_MEMBER(Name, member, W, offset, compared) \
+  ::cuckoo::format::W::Value member = 0;
+#define CUCKOO_FIELD_OFFSET(Name, member, W, offset, compared) constexpr size_t k##Name = offset;
+#define CUCKOO_FIELD_ROW(Name, member, W, offset, compared)                                  \
+  ::cuckoo::format::HeaderField{compared, offset, ::cuckoo::format::W::kBytes,               \
+                                ::cuckoo::format::W::kReal,                                  \
+                                static_cast<uint16_t>(offsetof(S, member)),                  \
+                                static_cast<uint8_t>(sizeof(std::declval<S&>().member))},
+
+// inline constexpr HeaderLayout `Layout`: the fields of LIST, held in struct
+// `Struct`, covering bytes [first, bytes) of the header; checked to tile them.
+#define CUCKOO_HEADER_LAYOUT(Layout, Struct, LIST, first, bytes)                                \
+  struct Layout##Rows {                                                                       \
+    using S = Struct;                                                                         \
+    static constexpr ::cuckoo::format::HeaderField kRows[] = {LIST(CUCKOO_FIELD_ROW)};        \
+    static constexpr uint8_t kCount = sizeof kRows / sizeof kRows[0];                         \
+  };                                                                                          \
+  inline constexpr ::cuckoo::format::HeaderLayout Layout{Layout##Rows::kRows,                 \
+                                                         Layout##Rows::kCount, first, bytes}; \
+  static_assert(::cuckoo::format::FieldsTile(Layout##Rows::kRows, Layout##Rows::kCount, first, \
+                                             bytes),                                          \
+                #LIST ": the fields follow each other and fill the header")
+
+namespace cuckoo {
+namespace format {
+
+// ---------------------------------------------------------------------------
 // Common to every filter type: the prefix and the checksum.
 
 // Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4); also the
@@ -63,6 +182,21 @@ constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 4;  // u16
 constexpr size_t kPrefixBytes = 6;
 constexpr size_t kChecksumBytes = 8;  // u64 XXH3-64, seed 0, of every byte before it
+
+// The key hash a file names (a cuckoo header's and version 4's hash id byte).
+constexpr uint8_t kHashIdXxh3_64 = 1;    // XXH3-64 with the filter's seed (hash.h)
+constexpr uint8_t kHashIdMurmur64A = 2;  // MurmurHash64A, RedisBloom's (murmur_hash.h)
+// The hash id of family `type` (families.def's hash column, indexed by id:
+// ids are 1, 2, ... in order, which family.h checks; 0 for a byte that names
+// no family).
+inline uint8_t HashIdFor(uint8_t type) {
+  constexpr uint8_t kHashIdOf[kFamilyCount + 1] = {
+      0,
+#define CUCKOO_FAMILY(Name, id, prefix, Class, hash, ...) kHashId##hash,
+#include "common/families.def"
+  };
+  return type <= kFamilyCount ? kHashIdOf[type] : 0;
+}
 
 // Writes the magic and `version` to out[0, kPrefixBytes).
 void WritePrefix(uint16_t version, uint8_t* out);

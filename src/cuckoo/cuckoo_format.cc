@@ -10,28 +10,17 @@ namespace cuckoo {
 namespace format {
 
 void WriteCuckoo(const CuckooHeader& h, const uint8_t* table, uint8_t* out) {
-  namespace field = cuckoo_field;
-  std::memset(out, 0, kCuckooHeaderBytes);  // reserved fields are 0
   WritePrefix(kFormatVersion, out);
-  out[field::kHashId] = kHashIdXxh3_64;
-  out[field::kEncoding] = static_cast<uint8_t>(h.params.encoding);
-  out[field::kFingerprintBits] = static_cast<uint8_t>(h.params.fingerprint_bits);
-  out[field::kBucketSize] = static_cast<uint8_t>(h.params.bucket_size);
-  PutU32(out + field::kBucketCount, h.bucket_count);
-  PutU32(out + field::kMaxKicks, h.params.max_kicks);
-  PutU32(out + field::kVictimFingerprint, h.victim_fingerprint);
-  PutU32(out + field::kVictimBucket, h.victim_bucket);
-  PutU64(out + field::kSeed, h.params.seed);
-  PutU64(out + field::kCapacity, h.params.capacity);
-  PutU64(out + field::kItemCount, h.item_count);
-  PutU64(out + field::kRngState, h.rng_state);
-  PutU64(out + field::kTableBytes, h.table_bytes);
+  CuckooHeader written = h;
+  written.hash_id = kHashIdXxh3_64;
+  written.reserved16 = 0;
+  written.reserved32 = 0;
+  WriteFields(kCuckooHeaderLayout, &written, out);
   std::memcpy(out + kCuckooHeaderBytes, table, h.table_bytes);
   WriteChecksum(out, kCuckooHeaderBytes + h.table_bytes);
 }
 
 Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
-  namespace field = cuckoo_field;
   uint16_t version = 0;
   const Status prefix = ReadPrefix(data, len, &version);
   if (prefix != Status::kOk) return prefix;
@@ -39,24 +28,11 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   if (len < kCuckooHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
 
   CuckooHeader h;
-  h.params.fingerprint_bits = data[field::kFingerprintBits];
-  h.params.bucket_size = data[field::kBucketSize];
-  h.params.max_kicks = GetU32(data + field::kMaxKicks);
-  h.params.seed = GetU64(data + field::kSeed);
-  h.params.capacity = GetU64(data + field::kCapacity);
-  h.params.encoding = static_cast<TableEncoding>(data[field::kEncoding]);
-  h.bucket_count = GetU32(data + field::kBucketCount);
-  h.victim_fingerprint = GetU32(data + field::kVictimFingerprint);
-  h.victim_bucket = GetU32(data + field::kVictimBucket);
-  h.item_count = GetU64(data + field::kItemCount);
-  h.rng_state = GetU64(data + field::kRngState);
-  h.table_bytes = GetU64(data + field::kTableBytes);
-
+  ReadFields(kCuckooHeaderLayout, data, &h);
   // Check 6. m * b <= 2^35 and m * b * f <= 2^40: no product overflows.
   const uint64_t m = h.bucket_count;
   const uint64_t slots = m * h.params.bucket_size;
-  if (data[field::kHashId] != kHashIdXxh3_64 ||
-      GetU16(data + field::kReserved16) != 0 || GetU32(data + field::kReserved32) != 0 ||
+  if (h.hash_id != kHashIdXxh3_64 || h.reserved16 != 0 || h.reserved32 != 0 ||
       !ValidShape(h.params) || m == 0 || h.params.capacity == 0 || h.params.capacity > slots ||
       h.table_bytes !=
           TableByteLength(h.params.encoding, m, h.params.bucket_size, h.params.fingerprint_bits)) {
@@ -86,6 +62,67 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
   }
   return Status::kOk;
 }
+
+namespace {
+
+// Version 4's header of a cuckoo stack names a known encoding (every section
+// has it) and the partial-key scheme; any seed.
+bool CuckooStackFieldsOk(uint8_t encoding, uint8_t scheme, uint64_t) {
+  return KnownEncoding(encoding) && scheme == kSchemeCuckooPartialKey;
+}
+
+// A whole file: the header, T table bytes, the checksum.
+uint64_t CuckooSectionLength(const uint8_t* data, uint64_t remaining) {
+  if (remaining < kCuckooHeaderBytes) return 0;
+  const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
+  const uint64_t fixed = kCuckooHeaderBytes + kChecksumBytes;
+  return table > UINT64_MAX - fixed ? UINT64_MAX : table + fixed;
+}
+
+// Section j: sub-filter j of a stack whose sub-filter 0 has *m0 buckets
+// (CuckooFamily::CreateLevel): m0 * e^j buckets of f0 + j bit fingerprints.
+Status CuckooSectionShape(const uint8_t* s, uint64_t n, uint32_t j, uint32_t expansion,
+                          uint64_t* m0, SectionShape* out) {
+  if (n < kCuckooHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
+  CuckooHeader h;
+  ReadFields(kCuckooHeaderLayout, s, &h);
+  const uint32_t f = h.params.fingerprint_bits;
+  const uint32_t b = h.params.bucket_size;
+  const uint64_t m = h.bucket_count;
+  if (j == 0) *m0 = m;
+  uint64_t level_m = *m0;
+  for (uint32_t i = 0; i < j && level_m <= kMaxBucketCount; ++i) level_m *= expansion;
+  // f > j: level j's fingerprints have f0 = f - j >= 1 bits of level 0.
+  if (!ValidFingerprintBits(f) || !ValidBucketSize(b) || !ValidEncoding(h.params.encoding, b) ||
+      m == 0 || f <= j || m != level_m ||
+      h.table_bytes != TableByteLength(h.params.encoding, m, b, f) ||
+      n != CuckooFileBytes(h.table_bytes)) {
+    return Status::kFormatBadParameter;
+  }
+  out->header_bytes = kCuckooHeaderBytes;
+  out->body_bytes = h.table_bytes;
+  out->body = SectionShape::Body::kSlots;
+  out->checksum = true;
+  out->table = static_cast<uint8_t>(h.params.encoding);
+  out->alt = SectionShape::Alt::kLevel;
+  out->bucket_size = b;
+  out->fingerprint_bits = f;
+  out->bucket_count = m;
+  out->level = j;
+  out->expansion = expansion;
+  out->base_bucket_count = *m0;
+  return Status::kOk;
+}
+
+}  // namespace
+
+const SectionFormat kCuckooSectionFormat = {
+    kCuckooHeaderLayout,
+    2, kMaxExpansion, kMaxGrowthSubFilters,
+    // Version 2 holds cuckoo stacks, each section naming its encoding.
+    1 << kFormatVersionStack, kEncodingFromSections, {kSchemeCuckooPartialKey, 0},
+    CuckooStackFieldsOk, CuckooSectionLength, CuckooSectionShape,
+};
 
 }  // namespace format
 }  // namespace cuckoo

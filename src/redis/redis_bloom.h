@@ -42,6 +42,7 @@
 
 #include "common/allocation.h"
 #include "format/format.h"
+#include "redis/redis_bloom_format.h"
 #include "growth/growing_filter.h"
 #include "common/murmur_hash.h"
 #include "redis/redis_dump.h"
