@@ -9,9 +9,7 @@ namespace cuckoo {
 namespace format {
 
 void WriteBloomSection(const BloomSection& b, const uint64_t* words, uint8_t* out) {
-  BloomSection written = b;
-  written.reserved = 0;
-  WriteFields(kBloomSectionLayout, &written, out);
+  WriteFields(kBloomSectionLayout, &b, out);  // the reserved field as constructed, 0
   // Words are little-endian in memory (packed_table.h refuses other targets).
   std::memcpy(out + kBloomSectionHeaderBytes, words, static_cast<size_t>(b.word_bytes));
 }
@@ -37,34 +35,17 @@ Status ReadBloomSection(const uint8_t* data, size_t len, BloomSection* out) {
   return Status::kOk;
 }
 
-namespace {
-
-bool BloomStackFieldsOk(uint8_t encoding, uint8_t scheme, uint64_t) {
-  return encoding == 0 && (scheme == kSchemeBloomDoubleHashing || scheme == kSchemeBloomIndependent);
-}
-
-uint64_t BloomSectionLength(const uint8_t* data, uint64_t remaining) {
-  if (remaining < kBloomSectionHeaderBytes) return 0;
-  const uint64_t words = GetU64(data + bloom_field::kWordBytes);
-  return words > UINT64_MAX - kBloomSectionHeaderBytes ? UINT64_MAX
-                                                       : words + kBloomSectionHeaderBytes;
-}
-
-// The header, then the bit array.
-Status BloomSectionShape(const uint8_t*, uint64_t n, uint32_t, uint32_t, uint64_t*,
-                         SectionShape* out) {
-  return BitsSectionShape(kBloomSectionHeaderBytes, n, out);
-}
-
-}  // namespace
-
 const SectionFormat kBloomSectionFormat = {
-    kBloomSectionLayout,
-    2, kMaxExpansion, kMaxGrowthSubFilters,
+    &kBloomSectionLayout,
+    // The header and W bytes of words.
+    FieldAt(kBloomSectionLayout, bloom_field::kWordBytes), nullptr, 0, 0,
+    // Version 4: no encoding, either scheme, any seed.
+    1u << 0, (1u << kSchemeBloomDoubleHashing) | (1u << kSchemeBloomIndependent), false,
     // Versions 2 (double hashing) and 3 (independent positions).
     (1 << kFormatVersionStack) | (1 << kFormatVersionBloom), 0,
     {kSchemeBloomDoubleHashing, kSchemeBloomIndependent},
-    BloomStackFieldsOk, BloomSectionLength, BloomSectionShape,
+    2, kMaxExpansion, kMaxGrowthSubFilters,
+    BitsSectionShape<kBloomSectionHeaderBytes>,
 };
 
 }  // namespace format

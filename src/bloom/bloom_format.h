@@ -26,12 +26,12 @@ constexpr size_t kBloomSectionHeaderBytes = 48;
 // member, wire type, offset, the name a patch compares it under).
 #define CUCKOO_BLOOM_SECTION_FIELDS(X)                                                \
   X(HashCount, hash_count, U32, 0, "hash count")             /* k, 1..64 */          \
-  X(Reserved, reserved, U32, 4, nullptr)                     /* 0 */                 \
+  X(Reserved, reserved, U32, 4, "")                     /* 0 */                 \
   X(BitCount, bit_count, U64, 8, "bit count")                /* m, 1..2^32-1 */      \
   X(Capacity, capacity, U64, 16, "capacity")                 /* keys sized for, >= 1 */ \
-  X(ItemCount, item_count, U64, 24, nullptr)                 /* keys added */        \
+  X(ItemCount, item_count, U64, 24, "")                 /* keys added */        \
   X(FalsePositiveRate, false_positive_rate, F64, 32, "false-positive rate") /* ε sized for, in (0, 1) */ \
-  X(WordBytes, word_bytes, U64, 40, nullptr)                 /* W = ceil(m / 64) * 8 */
+  X(WordBytes, word_bytes, U64, 40, "")                 /* W = ceil(m / 64) * 8 */
 
 namespace bloom_field {
 CUCKOO_BLOOM_SECTION_FIELDS(CUCKOO_FIELD_OFFSET)

@@ -56,53 +56,45 @@ inline uint64_t GetU64(const uint8_t* p) {
 //   offset    its byte offset in the header; the rows are in offset order and
 //             tile the header (checked by CUCKOO_HEADER_LAYOUT)
 //   compared  the name a patch gives the field when two filters differ in it
-//             (patch/patch_layout.cc compares the named fields), or nullptr
+//             (patch/patch_layout.cc compares the named fields), or "" for a
+//             field no patch compares
 //
 // and one codec reads and writes every header from its list's HeaderLayout.
 
-struct U8 {
-  using Value = uint8_t;
-  static constexpr uint8_t kBytes = 1;
-  static constexpr bool kReal = false;
+template <class T, bool real = false>
+struct Wire {
+  using Value = T;
+  static constexpr uint8_t kBytes = sizeof(T);
+  static constexpr bool kReal = real;
 };
-struct U16 {
-  using Value = uint16_t;
-  static constexpr uint8_t kBytes = 2;
-  static constexpr bool kReal = false;
-};
-struct U32 {
-  using Value = uint32_t;
-  static constexpr uint8_t kBytes = 4;
-  static constexpr bool kReal = false;
-};
-struct U64 {
-  using Value = uint64_t;
-  static constexpr uint8_t kBytes = 8;
-  static constexpr bool kReal = false;
-};
-struct F64 {
-  using Value = double;
-  static constexpr uint8_t kBytes = 8;
-  static constexpr bool kReal = true;
-};
+using U8 = Wire<uint8_t>;
+using U16 = Wire<uint16_t>;
+using U32 = Wire<uint32_t>;
+using U64 = Wire<uint64_t>;
+using F64 = Wire<double, true>;
+static_assert(sizeof(double) == 8, "IEEE 754 binary64");
 
-// One field of a header, and where its value sits in the header's struct.
+// One field of a header, and where its value sits in the header's struct
+// (4 bytes: the module holds a row per field of every header).
 struct HeaderField {
-  const char* compared;  // the name a patch compares it under, or nullptr
-  uint16_t offset;       // in the header
-  uint8_t bytes;         // on the wire: 1, 2, 4 or 8
-  bool real;             // an f64
-  uint16_t member;       // offsetof the struct's member
-  uint8_t member_bytes;  // sizeof the struct's member (>= bytes; 8 for an f64)
+  uint8_t offset;            // in the header
+  uint8_t member;            // offsetof the struct's member
+  uint8_t bytes : 4;         // on the wire: 1, 2, 4 or 8
+  uint8_t member_bytes : 4;  // sizeof the struct's member (>= bytes; 8 for an f64)
+  bool real : 1;             // an f64
+  bool compared : 1;         // a patch compares it (HeaderLayout::names)
 };
 
 // A header's fields, in offset order, covering bytes [first, bytes) of it
-// (the bytes before `first` are the common prefix, written and read apart).
+// (the bytes before `first` are the common prefix, written and read apart),
+// and their patch names: one NUL-terminated name per field, in the same
+// order ("" for a field no patch compares).
 struct HeaderLayout {
   const HeaderField* fields;
+  const char* names;
   uint8_t count;
-  uint16_t first;
-  uint16_t bytes;
+  uint8_t first;
+  uint8_t bytes;
 };
 
 // The field's value in the header at `header`: the integer, zero-extended, or
@@ -122,6 +114,7 @@ constexpr bool FieldsTile(const HeaderField* fields, size_t count, size_t first,
   size_t at = first;
   for (size_t i = 0; i < count; ++i) {
     if (fields[i].offset != at || fields[i].member_bytes < fields[i].bytes) return false;
+    if (fields[i].member > 255 - fields[i].member_bytes) return false;
     at += fields[i].bytes;
   }
   return at == bytes;
@@ -135,24 +128,25 @@ constexpr bool FieldsTile(const HeaderField* fields, size_t count, size_t first,
 #define CUCKOO_FIELD_MEMBER(Name, member, W, offset, compared) \
   ::cuckoo::format::W::Value member = 0;
 #define CUCKOO_FIELD_OFFSET(Name, member, W, offset, compared) constexpr size_t k##Name = offset;
-#define CUCKOO_FIELD_ROW(Name, member, W, offset, compared)                                  \
-  ::cuckoo::format::HeaderField{compared, offset, ::cuckoo::format::W::kBytes,               \
-                                ::cuckoo::format::W::kReal,                                  \
-                                static_cast<uint16_t>(offsetof(S, member)),                  \
-                                static_cast<uint8_t>(sizeof(std::declval<S&>().member))},
+#define CUCKOO_FIELD_ROW(Name, member, W, offset, compared)                                   \
+  ::cuckoo::format::HeaderField{offset, static_cast<uint8_t>(offsetof(S, member)),            \
+                                ::cuckoo::format::W::kBytes,                                  \
+                                static_cast<uint8_t>(sizeof(std::declval<S&>().member)),      \
+                                ::cuckoo::format::W::kReal, sizeof(compared) > 1},
+#define CUCKOO_FIELD_NAME(Name, member, W, offset, compared) compared "\0"
 
 // inline constexpr HeaderLayout `Layout`: the fields of LIST, held in struct
 // `Struct`, covering bytes [first, bytes) of the header; checked to tile them.
-#define CUCKOO_HEADER_LAYOUT(Layout, Struct, LIST, first, bytes)                                \
-  struct Layout##Rows {                                                                       \
-    using S = Struct;                                                                         \
-    static constexpr ::cuckoo::format::HeaderField kRows[] = {LIST(CUCKOO_FIELD_ROW)};        \
-    static constexpr uint8_t kCount = sizeof kRows / sizeof kRows[0];                         \
-  };                                                                                          \
-  inline constexpr ::cuckoo::format::HeaderLayout Layout{Layout##Rows::kRows,                 \
-                                                         Layout##Rows::kCount, first, bytes}; \
+#define CUCKOO_HEADER_LAYOUT(Layout, Struct, LIST, first, bytes)                                 \
+  struct Layout##Rows {                                                                        \
+    using S = Struct;                                                                          \
+    static constexpr ::cuckoo::format::HeaderField kRows[] = {LIST(CUCKOO_FIELD_ROW)};         \
+    static constexpr uint8_t kCount = sizeof kRows / sizeof kRows[0];                          \
+  };                                                                                           \
+  inline constexpr ::cuckoo::format::HeaderLayout Layout{                                      \
+      Layout##Rows::kRows, LIST(CUCKOO_FIELD_NAME), Layout##Rows::kCount, first, bytes};       \
   static_assert(::cuckoo::format::FieldsTile(Layout##Rows::kRows, Layout##Rows::kCount, first, \
-                                             bytes),                                          \
+                                             bytes),                                           \
                 #LIST ": the fields follow each other and fill the header")
 
 namespace cuckoo {

@@ -43,60 +43,81 @@ struct SectionShape {
   // the encodings of cuckoo/table_encodings.def.
   static constexpr uint8_t kByteTable = 0xff;
 
+  // Given: section `level` of a stack of growth `expansion` is `bytes` long
+  // (as the stack's reader delimited it). base_bucket_count carries what
+  // section 0 tells the later ones: a family that needs it sets it at level 0.
+  uint64_t bytes = 0;
+  uint32_t level = 0;
+  uint32_t expansion = 0;
+  uint64_t base_bucket_count = 0;
+  // Found.
   uint64_t header_bytes = 0;
   uint64_t body_bytes = 0;
   Body body = Body::kBits;
   bool checksum = false;  // 8 bytes after the body: XXH3-64 of the section before them
   // kSlots: the table's encoding (or kByteTable) and shape, and its
-  // alternate-bucket function (kLevel: level `level` of a stack whose level 0
-  // has `base_bucket_count` buckets, growing by `expansion`).
+  // alternate-bucket function (kLevel: that of level `level` of a stack whose
+  // level 0 has base_bucket_count buckets).
   uint8_t table = 0;
   Alt alt = Alt::kLevel;
   uint32_t bucket_size = 0;
   uint32_t fingerprint_bits = 0;
   uint64_t bucket_count = 0;
-  uint32_t level = 0;
-  uint32_t expansion = 0;
-  uint64_t base_bucket_count = 0;
 };
 
-// The shape of a section that is a header of `header` bytes and a bit array
-// (the Bloom families), of `n` bytes in all.
-inline Status BitsSectionShape(uint64_t header, uint64_t n, SectionShape* out) {
-  if (n < header) return Status::kFormatTruncated;
-  out->header_bytes = header;
-  out->body_bytes = n - header;
-  out->body = SectionShape::Body::kBits;
+// SectionFormat::Shape of a section that is a header of `kHeader` bytes and
+// a bit array (the Bloom families).
+template <uint64_t kHeader>
+Status BitsSectionShape(const uint8_t*, SectionShape* shape) {
+  if (shape->bytes < kHeader) return Status::kFormatTruncated;
+  shape->header_bytes = kHeader;
+  shape->body_bytes = shape->bytes - kHeader;
+  shape->body = SectionShape::Body::kBits;
   return Status::kOk;
 }
 
-// A family's sections, as the stack reader and the patch layout see them.
+// The field of `layout` at byte `offset` (null if none starts there).
+constexpr const HeaderField* FieldAt(const HeaderLayout& layout, size_t offset) {
+  for (uint8_t i = 0; i < layout.count; ++i) {
+    if (layout.fields[i].offset == offset) return &layout.fields[i];
+  }
+  return nullptr;
+}
+
+// A family's sections, as the stack reader and the patch layout see them:
+// numbers where they can be (the module's table then holds no function
+// taking a 64-bit argument, which a build without BigInt would wrap in JS).
 struct SectionFormat {
   // The section header's fields; a patch compares sub-filter 0's named ones.
-  HeaderLayout header;
-  // A growing stack's expansion range, and the most sub-filters a file holds
-  // (<= kMaxSubFilters, format/format.h).
-  uint32_t min_expansion;
-  uint32_t max_expansion;
-  uint32_t max_sub_filters;
+  const HeaderLayout* header;
+  // The section's length from its header (format::SectionLength):
+  // header->bytes + trailer_bytes + (length's value >> length_shift), times
+  // length_times's value if there is one.
+  const HeaderField* length;
+  const HeaderField* length_times;
+  uint8_t length_shift;
+  uint8_t trailer_bytes;
+  // What a version-4 stack header of the family holds: bit e of `encodings`
+  // set if e is an encoding byte of it, bit s of `schemes` if s is a scheme
+  // byte; seed_zero if its seed must be 0.
+  uint8_t encodings;
+  uint8_t schemes;
+  bool seed_zero;
   // Versions 2 and 3 (bit v set if version v may hold the family), and what
   // those versions imply for the fields version 4 writes: the encoding, and
   // the scheme in version 2 and in version 3.
   uint8_t legacy_versions;
   uint8_t legacy_encoding;
   uint8_t legacy_scheme[2];
-  // True if a version-4 header's encoding, scheme and seed are the family's.
-  bool (*StackFieldsOk)(uint8_t encoding, uint8_t scheme, uint64_t seed);
-  // Bytes the section at `section` would need according to its length
-  // field (saturating at UINT64_MAX); 0 if fewer than its header's bytes
-  // remain.
-  uint64_t (*Length)(const uint8_t* section, uint64_t remaining);
-  // The shape of section j of `n` bytes at `section` (n as the stack's
-  // reader delimited it), in a stack of growth `expansion`, checking the
-  // fields that give it: kFormatBadParameter or kFormatTruncated if they do
-  // not. `*base` carries what section 0 tells the later ones (set at j = 0).
-  Status (*Shape)(const uint8_t* section, uint64_t n, uint32_t j, uint32_t expansion,
-                  uint64_t* base, SectionShape* out);
+  // A growing stack's expansion range, and the most sub-filters a file holds
+  // (<= kMaxSubFilters).
+  uint8_t min_expansion;
+  uint16_t max_expansion;
+  uint8_t max_sub_filters;
+  // The shape of the section at `section` (SectionShape's given fields
+  // filled in), checking the fields that give it: kFormatBadParameter or
+  // kFormatTruncated if they do not.
+  Status (*Shape)(const uint8_t* section, SectionShape* shape);
 };
 
 // Each family's SectionFormat, indexed by family id (0: none).

@@ -11,11 +11,7 @@ namespace format {
 
 void WriteCuckoo(const CuckooHeader& h, const uint8_t* table, uint8_t* out) {
   WritePrefix(kFormatVersion, out);
-  CuckooHeader written = h;
-  written.hash_id = kHashIdXxh3_64;
-  written.reserved16 = 0;
-  written.reserved32 = 0;
-  WriteFields(kCuckooHeaderLayout, &written, out);
+  WriteFields(kCuckooHeaderLayout, &h, out);  // hash id and reserved fields as constructed
   std::memcpy(out + kCuckooHeaderBytes, table, h.table_bytes);
   WriteChecksum(out, kCuckooHeaderBytes + h.table_bytes);
 }
@@ -65,63 +61,57 @@ Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHea
 
 namespace {
 
-// Version 4's header of a cuckoo stack names a known encoding (every section
-// has it) and the partial-key scheme; any seed.
-bool CuckooStackFieldsOk(uint8_t encoding, uint8_t scheme, uint64_t) {
-  return KnownEncoding(encoding) && scheme == kSchemeCuckooPartialKey;
-}
-
-// A whole file: the header, T table bytes, the checksum.
-uint64_t CuckooSectionLength(const uint8_t* data, uint64_t remaining) {
-  if (remaining < kCuckooHeaderBytes) return 0;
-  const uint64_t table = GetU64(data + cuckoo_field::kTableBytes);
-  const uint64_t fixed = kCuckooHeaderBytes + kChecksumBytes;
-  return table > UINT64_MAX - fixed ? UINT64_MAX : table + fixed;
-}
-
-// Section j: sub-filter j of a stack whose sub-filter 0 has *m0 buckets
+// Section j: sub-filter j of a stack whose sub-filter 0 has m0 buckets
 // (CuckooFamily::CreateLevel): m0 * e^j buckets of f0 + j bit fingerprints.
-Status CuckooSectionShape(const uint8_t* s, uint64_t n, uint32_t j, uint32_t expansion,
-                          uint64_t* m0, SectionShape* out) {
-  if (n < kCuckooHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
+Status CuckooSectionShape(const uint8_t* s, SectionShape* shape) {
+  if (shape->bytes < kCuckooHeaderBytes + kChecksumBytes) return Status::kFormatTruncated;
   CuckooHeader h;
   ReadFields(kCuckooHeaderLayout, s, &h);
+  const uint32_t j = shape->level;
   const uint32_t f = h.params.fingerprint_bits;
   const uint32_t b = h.params.bucket_size;
   const uint64_t m = h.bucket_count;
-  if (j == 0) *m0 = m;
-  uint64_t level_m = *m0;
-  for (uint32_t i = 0; i < j && level_m <= kMaxBucketCount; ++i) level_m *= expansion;
+  if (j == 0) shape->base_bucket_count = m;
+  uint64_t level_m = shape->base_bucket_count;
+  for (uint32_t i = 0; i < j && level_m <= kMaxBucketCount; ++i) level_m *= shape->expansion;
   // f > j: level j's fingerprints have f0 = f - j >= 1 bits of level 0.
   if (!ValidFingerprintBits(f) || !ValidBucketSize(b) || !ValidEncoding(h.params.encoding, b) ||
       m == 0 || f <= j || m != level_m ||
       h.table_bytes != TableByteLength(h.params.encoding, m, b, f) ||
-      n != CuckooFileBytes(h.table_bytes)) {
+      shape->bytes != CuckooFileBytes(h.table_bytes)) {
     return Status::kFormatBadParameter;
   }
-  out->header_bytes = kCuckooHeaderBytes;
-  out->body_bytes = h.table_bytes;
-  out->body = SectionShape::Body::kSlots;
-  out->checksum = true;
-  out->table = static_cast<uint8_t>(h.params.encoding);
-  out->alt = SectionShape::Alt::kLevel;
-  out->bucket_size = b;
-  out->fingerprint_bits = f;
-  out->bucket_count = m;
-  out->level = j;
-  out->expansion = expansion;
-  out->base_bucket_count = *m0;
+  shape->header_bytes = kCuckooHeaderBytes;
+  shape->body_bytes = h.table_bytes;
+  shape->body = SectionShape::Body::kSlots;
+  shape->checksum = true;
+  shape->table = static_cast<uint8_t>(h.params.encoding);
+  shape->alt = SectionShape::Alt::kLevel;
+  shape->bucket_size = b;
+  shape->fingerprint_bits = f;
+  shape->bucket_count = m;
   return Status::kOk;
 }
+
+// The encoding bytes of table_encodings.def.
+constexpr uint32_t kKnownEncodings = 0
+#define CUCKOO_TABLE_ENCODING(Name, id, ...) | (uint32_t{1} << (id))
+#include "cuckoo/table_encodings.def"
+    ;
 
 }  // namespace
 
 const SectionFormat kCuckooSectionFormat = {
-    kCuckooHeaderLayout,
-    2, kMaxExpansion, kMaxGrowthSubFilters,
+    &kCuckooHeaderLayout,
+    // A whole file: the header, T table bytes, the checksum.
+    FieldAt(kCuckooHeaderLayout, cuckoo_field::kTableBytes), nullptr, 0, kChecksumBytes,
+    // Version 4: a known encoding (every section has it), the partial-key
+    // scheme, any seed.
+    kKnownEncodings, 1u << kSchemeCuckooPartialKey, false,
     // Version 2 holds cuckoo stacks, each section naming its encoding.
     1 << kFormatVersionStack, kEncodingFromSections, {kSchemeCuckooPartialKey, 0},
-    CuckooStackFieldsOk, CuckooSectionLength, CuckooSectionShape,
+    2, kMaxExpansion, kMaxGrowthSubFilters,
+    CuckooSectionShape,
 };
 
 }  // namespace format

@@ -30,21 +30,21 @@ constexpr uint8_t kSchemeCuckooPartialKey = 1;
 // field-list rows: name, CuckooHeader member, wire type, offset, the name a
 // patch compares it under).
 #define CUCKOO_CUCKOO_HEADER_FIELDS(X)                                          \
-  X(HashId, hash_id, U8, 6, nullptr)                                            \
+  X(HashId, hash_id, U8, 6, "")                                            \
   X(Encoding, params.encoding, U8, 7, "table encoding")                         \
   X(FingerprintBits, params.fingerprint_bits, U8, 8, "fingerprint bits")  /* f */ \
   X(BucketSize, params.bucket_size, U8, 9, "bucket size")                 /* b */ \
-  X(Reserved16, reserved16, U16, 10, nullptr)                             /* 0 */ \
+  X(Reserved16, reserved16, U16, 10, "")                             /* 0 */ \
   X(BucketCount, bucket_count, U32, 12, "bucket count")                   /* m */ \
   X(MaxKicks, params.max_kicks, U32, 16, "max kicks")                           \
-  X(VictimFingerprint, victim_fingerprint, U32, 20, nullptr)  /* 0 = no victim */ \
-  X(VictimBucket, victim_bucket, U32, 24, nullptr)                              \
-  X(Reserved32, reserved32, U32, 28, nullptr)                             /* 0 */ \
+  X(VictimFingerprint, victim_fingerprint, U32, 20, "")  /* 0 = no victim */ \
+  X(VictimBucket, victim_bucket, U32, 24, "")                              \
+  X(Reserved32, reserved32, U32, 28, "")                             /* 0 */ \
   X(Seed, params.seed, U64, 32, "seed")                                         \
   X(Capacity, params.capacity, U64, 40, "capacity")                             \
-  X(ItemCount, item_count, U64, 48, nullptr)            /* victim included */   \
-  X(RngState, rng_state, U64, 56, nullptr)              /* SplitMix64 state */  \
-  X(TableBytes, table_bytes, U64, 64, nullptr)          /* T */
+  X(ItemCount, item_count, U64, 48, "")            /* victim included */   \
+  X(RngState, rng_state, U64, 56, "")              /* SplitMix64 state */  \
+  X(TableBytes, table_bytes, U64, 64, "")          /* T */
 
 // Byte offsets of the cuckoo header's fields: the common prefix, then the
 // cuckoo filter's own fields.
@@ -80,7 +80,9 @@ inline uint64_t CuckooFileBytes(uint64_t table_bytes) {
 inline const uint8_t* CuckooTable(const uint8_t* file) { return file + kCuckooHeaderBytes; }
 
 // Writes a whole cuckoo file, CuckooFileBytes(header.table_bytes) bytes: the
-// header, `header.table_bytes` bytes of `table`, the checksum.
+// header, `header.table_bytes` bytes of `table`, the checksum. The hash id and
+// reserved fields are written as `header` holds them (a CuckooHeader's
+// defaults are their one valid value).
 void WriteCuckoo(const CuckooHeader& header, const uint8_t* table, uint8_t* out);
 
 // FORMAT.md §7 checks 1-10, in that order, on `len` bytes at `data`: the

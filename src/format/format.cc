@@ -12,12 +12,27 @@ const HeaderLayout& StackLayoutOf(uint16_t version) {
   return version == kFormatVersionExplicit ? kStackV4Layout : kStackLayout;
 }
 
+// True if bit `bit` of `mask` is set.
+bool Has(uint32_t mask, uint32_t bit) { return bit < 32 && ((mask >> bit) & 1) != 0; }
+
 // True if a stack of `version` 2 or 3 may hold sections of `family`.
 bool LegacyHolds(const SectionFormat& family, uint16_t version) {
-  return version < 8 && ((family.legacy_versions >> version) & 1) != 0;
+  return Has(family.legacy_versions, version);
 }
 
 }  // namespace
+
+uint64_t SectionLength(const SectionFormat& family, const uint8_t* section, uint64_t remaining) {
+  if (remaining < family.header->bytes) return 0;
+  uint64_t n = FieldValue(section, *family.length) >> family.length_shift;
+  if (family.length_times != nullptr) {
+    const uint64_t times = FieldValue(section, *family.length_times);
+    if (times != 0 && n > UINT64_MAX / times) return UINT64_MAX;
+    n *= times;
+  }
+  const uint64_t fixed = uint64_t{family.header->bytes} + family.trailer_bytes;
+  return n > UINT64_MAX - fixed ? UINT64_MAX : n + fixed;
+}
 
 void WriteStackHeader(const StackHeader& h, uint8_t* out) {
   WritePrefix(h.version, out);
@@ -61,8 +76,8 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
   const bool growth_ok = h->growth == kGrowthNone
                              ? h->expansion == 0
                              : h->growth == kGrowthGeometric && h->expansion != 0;
-  return family != nullptr && family->StackFieldsOk(h->encoding, h->scheme, h->seed) &&
-         growth_ok && h->hash_id == HashIdFor(h->type) && h->reserved == 0;
+  return family != nullptr && Has(family->encodings, h->encoding) &&
+         Has(family->schemes, h->scheme) && (!family->seed_zero || h->seed == 0) && growth_ok && h->hash_id == HashIdFor(h->type) && h->reserved == 0;
 }
 
 }  // namespace
@@ -103,7 +118,7 @@ Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackH
   uint64_t at = header_bytes;
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
     offsets[j] = at;
-    const uint64_t n = family->Length(data + at, body - at);
+    const uint64_t n = SectionLength(*family, data + at, body - at);
     if (n == 0 || n > body - at) return Status::kFormatTruncated;
     at += n;
   }

@@ -81,9 +81,9 @@ inline size_t StackHeaderBytes(uint16_t version) {
 // type, offset, the name a patch compares it under).
 #define CUCKOO_STACK_FIELDS(X)                                               \
   X(Type, type, U8, 6, "family")                /* kTypeCuckoo or kTypeBloom */ \
-  X(SubFilterCount, sub_filter_count, U8, 7, nullptr) /* S, 1..kMaxGrowthSubFilters */ \
+  X(SubFilterCount, sub_filter_count, U8, 7, "") /* S, 1..kMaxGrowthSubFilters */ \
   X(Expansion, expansion, U32, 8, "expansion")  /* 0 (no growth, S = 1) or 2..kMaxExpansion */ \
-  X(Reserved, reserved, U32, 12, nullptr)       /* 0 */                          \
+  X(Reserved, reserved, U32, 12, "")       /* 0 */                          \
   X(Seed, seed, U64, 16, "seed")                /* every sub-filter's key-hash seed */
 #define CUCKOO_STACK_V4_FIELDS(X)                                                \
   X(Family, type, U8, 6, "family")                                               \
@@ -91,10 +91,10 @@ inline size_t StackHeaderBytes(uint16_t version) {
   X(Scheme, scheme, U8, 8, "position scheme")    /* kScheme* of the family */     \
   X(Growth, growth, U8, 9, "growth")             /* kGrowthNone or kGrowthGeometric */ \
   X(HashId, hash_id, U8, 10, "hash id")          /* HashIdFor(family) */          \
-  X(SubFilterCount, sub_filter_count, U8, 11, nullptr) /* S, 1..max_sub_filters (1 without growth) */ \
+  X(SubFilterCount, sub_filter_count, U8, 11, "") /* S, 1..max_sub_filters (1 without growth) */ \
   X(Expansion, expansion, U32, 12, "expansion")  /* 0 without growth, else the family's range */ \
   X(Seed, seed, U64, 16, "seed")                 /* every sub-filter's key-hash seed */ \
-  X(Reserved, reserved, U64, 24, nullptr)        /* 0 */
+  X(Reserved, reserved, U64, 24, "")        /* 0 */
 
 namespace stack_field {  // versions 2 and 3
 CUCKOO_STACK_FIELDS(CUCKOO_FIELD_OFFSET)
@@ -124,6 +124,11 @@ struct StackHeader {
 CUCKOO_HEADER_LAYOUT(kStackLayout, StackHeader, CUCKOO_STACK_FIELDS, kPrefixBytes, kStackHeaderBytes);
 CUCKOO_HEADER_LAYOUT(kStackV4Layout, StackHeader, CUCKOO_STACK_V4_FIELDS, kPrefixBytes,
                      kHeaderV4Bytes);
+
+// Bytes the section at `section` of `family` would need according to its
+// length field (SectionFormat::length), saturating at UINT64_MAX; 0 if fewer
+// than its header's bytes remain.
+uint64_t SectionLength(const SectionFormat& family, const uint8_t* section, uint64_t remaining);
 
 // Writes StackHeaderBytes(header.version) bytes: version 2 and 3's layout
 // (type, count, expansion, seed) or version 4's (every field).

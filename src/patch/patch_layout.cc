@@ -10,21 +10,19 @@ namespace patch {
 
 namespace {
 
-// Appends a region; false if the layout is full (it never is for a file
+// Appends a region of `kind` at `offset`, `length` bytes long, and returns it
+// to be filled in further; null if the layout is full (it never is for a file
 // ReadStackLayout accepted: at most kMaxSubFilters sections of 3 regions).
-bool Add(Layout* l, const Region& r) {
-  if (l->count >= kMaxRegions) return false;
-  l->regions[l->count++] = r;
-  return true;
-}
-
-Region Plain(RegionKind kind, uint64_t offset, uint64_t length, uint8_t section, Role role) {
-  Region r;
-  r.kind = kind;
-  r.offset = offset;
-  r.length = length;
-  r.section = section;
-  r.role = role;
+Region* Add(Layout* l, RegionKind kind, uint64_t offset, uint64_t length, uint8_t section,
+            Role role) {
+  if (l->count >= kMaxRegions) return nullptr;
+  Region* r = &l->regions[l->count++];
+  *r = Region();
+  r->kind = kind;
+  r->offset = offset;
+  r->length = length;
+  r->section = section;
+  r->role = role;
   return r;
 }
 
@@ -32,37 +30,44 @@ Region Plain(RegionKind kind, uint64_t offset, uint64_t length, uint8_t section,
 Status AddSection(const format::SectionFormat& family, const uint8_t* d, uint64_t o, uint64_t n,
                   uint32_t j, uint32_t expansion, uint64_t* base, Layout* l) {
   format::SectionShape shape;
-  const Status s = family.Shape(d + o, n, j, expansion, base, &shape);
+  shape.bytes = n;
+  shape.level = j;
+  shape.expansion = expansion;
+  shape.base_bucket_count = *base;
+  const Status s = family.Shape(d + o, &shape);
   if (s != Status::kOk) return s;
+  *base = shape.base_bucket_count;
   const auto section = static_cast<uint8_t>(j);
   const uint64_t body_at = o + shape.header_bytes;
-  Region body = Plain(RegionKind::kBits, body_at, shape.body_bytes, section, Role::kBody);
-  if (shape.body == format::SectionShape::Body::kSlots) {
-    body.kind = RegionKind::kSlots;
-    body.table = static_cast<SlotTable>(shape.table);
-    body.bucket_size = shape.bucket_size;
-    body.fingerprint_bits = shape.fingerprint_bits;
-    body.bucket_count = shape.bucket_count;
-    body.redis_alt = shape.alt == format::SectionShape::Alt::kRedis;
-    if (body.redis_alt) {
-      body.redis_keys = RedisKeys(shape.bucket_count);
-    } else if (shape.level == 0) {
-      body.level_keys.InitBase(static_cast<uint32_t>(shape.bucket_count), shape.fingerprint_bits);
+  const bool slots = shape.body == format::SectionShape::Body::kSlots;
+  Region* body = nullptr;
+  if (Add(l, RegionKind::kBytes, o, shape.header_bytes, section, Role::kHeader) != nullptr) {
+    body = Add(l, slots ? RegionKind::kSlots : RegionKind::kBits, body_at, shape.body_bytes,
+               section, Role::kBody);
+  }
+  if (body == nullptr) return Status::kFormatBadParameter;
+  if (slots) {
+    body->table = static_cast<SlotTable>(shape.table);
+    body->bucket_size = shape.bucket_size;
+    body->fingerprint_bits = shape.fingerprint_bits;
+    body->bucket_count = shape.bucket_count;
+    body->redis_alt = shape.alt == format::SectionShape::Alt::kRedis;
+    if (body->redis_alt) {
+      body->redis_keys = RedisKeys(shape.bucket_count);
+    } else if (j == 0) {
+      body->level_keys.InitBase(static_cast<uint32_t>(shape.bucket_count), shape.fingerprint_bits);
     } else {
-      body.level_keys.InitLevel(shape.level, shape.expansion,
-                                static_cast<uint32_t>(shape.base_bucket_count),
-                                shape.fingerprint_bits);
+      body->level_keys.InitLevel(j, expansion, static_cast<uint32_t>(shape.base_bucket_count),
+                                 shape.fingerprint_bits);
     }
   }
-  bool ok = Add(l, Plain(RegionKind::kBytes, o, shape.header_bytes, section, Role::kHeader)) &&
-            Add(l, body);
   if (shape.checksum) {
-    Region sum = Plain(RegionKind::kChecksum, body_at + shape.body_bytes, format::kChecksumBytes,
-                       section, Role::kChecksum);
-    sum.cover_from = o;
-    ok = ok && Add(l, sum);
+    Region* sum = Add(l, RegionKind::kChecksum, body_at + shape.body_bytes, format::kChecksumBytes,
+                      section, Role::kChecksum);
+    if (sum == nullptr) return Status::kFormatBadParameter;
+    sum->cover_from = o;
   }
-  return ok ? Status::kOk : Status::kFormatBadParameter;
+  return Status::kOk;
 }
 
 }  // namespace
@@ -91,7 +96,7 @@ Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
   const format::StackHeader& h = out->stack;
   out->family = h.type;
   out->sub_filters = h.sub_filter_count;
-  Add(out, Plain(RegionKind::kBytes, 0, format::StackHeaderBytes(version), kFileLevel, Role::kHeader));
+  Add(out, RegionKind::kBytes, 0, format::StackHeaderBytes(version), kFileLevel, Role::kHeader);
   for (uint32_t j = 0; j < h.sub_filter_count && s == Status::kOk; ++j) {
     const uint64_t o = offsets[j];
     const uint64_t n = offsets[j + 1] - o;
@@ -101,10 +106,11 @@ Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
                           : Status::kFormatBadParameter;
   }
   if (s != Status::kOk) return s;
-  Region sum = Plain(RegionKind::kChecksum, len - format::kChecksumBytes, format::kChecksumBytes,
-                     kFileLevel, Role::kChecksum);
-  sum.cover_from = 0;
-  return Add(out, sum) ? Status::kOk : Status::kFormatBadParameter;
+  Region* sum = Add(out, RegionKind::kChecksum, len - format::kChecksumBytes,
+                    format::kChecksumBytes, kFileLevel, Role::kChecksum);
+  if (sum == nullptr) return Status::kFormatBadParameter;
+  sum->cover_from = 0;
+  return Status::kOk;
 }
 
 namespace {
@@ -114,21 +120,23 @@ namespace {
 // header's fields, and sub-filter 0's parameters (later sub-filters follow
 // from them; their lengths are compared as well).
 
-// The first field of `layout` named for comparison whose value differs
-// between the headers at a and b.
+// The first field of `layout` a patch compares whose value differs between
+// the headers at a and b.
 bool Differs(const format::HeaderLayout& layout, const uint8_t* a, const uint8_t* b,
              PatchMismatch* m) {
+  const char* name = layout.names;
   for (const format::HeaderField* f = layout.fields; f != layout.fields + layout.count; ++f) {
-    if (f->compared == nullptr) continue;
     const uint64_t older = format::FieldValue(a, *f);
     const uint64_t newer = format::FieldValue(b, *f);
-    if (older != newer) {
-      m->field = f->compared;
+    if (f->compared && older != newer) {
+      m->field = name;
       m->older = older;
       m->newer = newer;
       m->real = f->real;
       return true;
     }
+    while (*name != '\0') ++name;
+    ++name;
   }
   return false;
 }
@@ -156,7 +164,7 @@ bool FindMismatch(const Layout& lo, const uint8_t* older, const Layout& ln, cons
   const uint8_t* b = newer + ln.Find(0, Role::kHeader)->offset;
   // lo.family is a family: ReadLayout accepted the file.
   const format::SectionFormat* family = format::SectionFormatOf(lo.family);
-  if (family != nullptr && Differs(family->header, a, b, m)) return true;
+  if (family != nullptr && Differs(*family->header, a, b, m)) return true;
   for (uint32_t i = 0; i < ln.count; ++i) {
     const Region& r = ln.regions[i];
     if (r.section == kFileLevel) continue;

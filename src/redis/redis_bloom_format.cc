@@ -25,32 +25,17 @@ Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection*
   return Status::kOk;
 }
 
-namespace {
-
-bool RedisBloomStackFieldsOk(uint8_t encoding, uint8_t scheme, uint64_t) {
-  return encoding == 0 && scheme == kSchemeRedisBloom;
-}
-
-uint64_t RedisBloomSectionLength(const uint8_t* data, uint64_t remaining) {
-  if (remaining < kRedisBloomSectionHeaderBytes) return 0;
-  // bits / 8 < 2^61: no overflow.
-  return RedisBloomSectionBytes(GetU64(data + redis_bloom_field::kBits) / 8);
-}
-
-// The header, then the bit array.
-Status RedisBloomSectionShape(const uint8_t*, uint64_t n, uint32_t, uint32_t, uint64_t*,
-                              SectionShape* out) {
-  return BitsSectionShape(kRedisBloomSectionHeaderBytes, n, out);
-}
-
-}  // namespace
-
 const SectionFormat kRedisBloomSectionFormat = {
-    kRedisBloomSectionLayout,
+    &kRedisBloomSectionLayout,
+    // The header and bits / 8 bytes of bits.
+    FieldAt(kRedisBloomSectionLayout, redis_bloom_field::kBits), nullptr, 3, 0,
+    // Version 4: no encoding, RedisBloom's positions; the seed is the
+    // family's to check (RedisBloomFamily::LoadSection).
+    1u << 0, 1u << kSchemeRedisBloom, false,
+    0, 0, {0, 0},  // version 4 only
     // BF.RESERVE's EXPANSION; a chain has no length limit on the server.
     1, kRedisMaxExpansion, kMaxSubFilters,
-    0, 0, {0, 0},  // version 4 only
-    RedisBloomStackFieldsOk, RedisBloomSectionLength, RedisBloomSectionShape,
+    BitsSectionShape<kRedisBloomSectionHeaderBytes>,
 };
 
 }  // namespace format

@@ -27,9 +27,9 @@ constexpr size_t kRedisBloomSectionHeaderBytes = 48;
 // member, wire type, offset, the name a patch compares it under).
 #define CUCKOO_REDIS_BLOOM_SECTION_FIELDS(X)                                    \
   X(Entries, entries, U64, 0, "capacity")     /* items the link is sized for */ \
-  X(Size, size, U64, 8, nullptr)              /* items added to the link */     \
+  X(Size, size, U64, 8, "")              /* items added to the link */     \
   X(Error, error, F64, 16, "error rate")      /* the link's error rate */       \
-  X(Bpe, bpe, F64, 24, nullptr)               /* bits per entry */              \
+  X(Bpe, bpe, F64, 24, "")               /* bits per entry */              \
   X(Hashes, hashes, U32, 32, "hash count")                                      \
   X(Growth, growth, U32, 36, "growth") /* the SCANDUMP header's, every section's */ \
   X(Bits, bits, U64, 40, "bit count") /* a multiple of 64; the array is bits / 8 bytes */
@@ -57,6 +57,36 @@ Status ReadRedisBloomSection(const uint8_t* data, size_t len, RedisBloomSection*
 
 // The Redis Bloom filter's sections for the stack reader and patches.
 extern const SectionFormat kRedisBloomSectionFormat;
+
+// BF.SCANDUMP's header chunk (iterator 1): a header, then one record per link
+// (RedisBloom's dumpedChainHeader and dumpedChainLink, packed little-endian).
+constexpr size_t kRedisBloomDumpHeaderBytes = 20;
+constexpr size_t kRedisBloomDumpLinkBytes = 53;
+#define CUCKOO_REDIS_BLOOM_DUMP_FIELDS(X)                                     \
+  X(Total, total, U64, 0, "")   /* items in every link */                \
+  X(Links, links, U32, 8, "")                                            \
+  X(Options, options, U32, 12, "") /* kRedisBloomOptions* (redis_bloom.h) */ \
+  X(Growth, growth, U32, 16, "")
+#define CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS(X)      \
+  X(Bytes, bytes, U64, 0, "")                  \
+  X(Bits, bits, U64, 8, "")                    \
+  X(Size, size, U64, 16, "")                   \
+  X(Error, error, F64, 24, "")                 \
+  X(Bpe, bpe, F64, 32, "")                     \
+  X(Hashes, hashes, U32, 40, "")               \
+  X(Entries, entries, U64, 44, "")             \
+  X(N2, n2, U8, 52, "") /* 0: NOROUND filters */
+
+struct RedisBloomDumpHeader {
+  CUCKOO_REDIS_BLOOM_DUMP_FIELDS(CUCKOO_FIELD_MEMBER)
+};
+CUCKOO_HEADER_LAYOUT(kRedisBloomDumpLayout, RedisBloomDumpHeader, CUCKOO_REDIS_BLOOM_DUMP_FIELDS, 0,
+                     kRedisBloomDumpHeaderBytes);
+struct RedisBloomDumpLink {
+  CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS(CUCKOO_FIELD_MEMBER)
+};
+CUCKOO_HEADER_LAYOUT(kRedisBloomDumpLinkLayout, RedisBloomDumpLink,
+                     CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS, 0, kRedisBloomDumpLinkBytes);
 
 }  // namespace format
 }  // namespace cuckoo

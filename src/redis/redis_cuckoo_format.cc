@@ -9,9 +9,7 @@ namespace cuckoo {
 namespace format {
 
 void WriteRedisCuckooSection(const RedisCuckooSection& r, uint8_t* out) {
-  RedisCuckooSection written = r;
-  written.reserved = 0;
-  WriteFields(kRedisCuckooSectionLayout, &written, out);
+  WriteFields(kRedisCuckooSectionLayout, &r, out);  // the reserved field as constructed, 0
   std::memcpy(out + kRedisCuckooSectionHeaderBytes, r.table,
               static_cast<size_t>(r.bucket_count * r.bucket_size));
 }
@@ -43,50 +41,39 @@ Status ReadRedisCuckooSection(const uint8_t* data, size_t len, RedisCuckooSectio
 
 namespace {
 
-// Version 4's header of a Redis cuckoo filter: one byte per slot, RedisBloom's
-// positions, no seed.
-bool RedisCuckooStackFieldsOk(uint8_t encoding, uint8_t scheme, uint64_t seed) {
-  return encoding == kEncodingRedisBytes && scheme == kSchemeRedisCuckoo && seed == 0;
-}
-
-// The header and n * b table bytes, saturating.
-uint64_t RedisCuckooSectionLength(const uint8_t* data, uint64_t remaining) {
-  if (remaining < kRedisCuckooSectionHeaderBytes) return 0;
-  const uint64_t n = GetU64(data + redis_cuckoo_field::kBucketCount);
-  const uint64_t b = GetU16(data + redis_cuckoo_field::kBucketSize);
-  if (b != 0 && n > (UINT64_MAX - kRedisCuckooSectionHeaderBytes) / b) return UINT64_MAX;
-  return RedisCuckooSectionBytes(n * b);
-}
-
 // The header, then the byte table (FORMAT.md §15.5).
-Status RedisCuckooSectionShape(const uint8_t* s, uint64_t n, uint32_t, uint32_t, uint64_t*,
-                               SectionShape* out) {
+Status RedisCuckooSectionShape(const uint8_t* s, SectionShape* shape) {
   RedisCuckooSection r;
   ReadFields(kRedisCuckooSectionLayout, s, &r);
   if (!RedisTableShapeOk(r.bucket_count, r.bucket_size) ||
-      n != RedisCuckooSectionBytes(r.bucket_count * r.bucket_size)) {
+      shape->bytes != RedisCuckooSectionBytes(r.bucket_count * r.bucket_size)) {
     return Status::kFormatBadParameter;
   }
-  out->header_bytes = kRedisCuckooSectionHeaderBytes;
-  out->body_bytes = r.bucket_count * r.bucket_size;
-  out->body = SectionShape::Body::kSlots;
-  out->table = SectionShape::kByteTable;
-  out->alt = SectionShape::Alt::kRedis;
-  out->bucket_size = r.bucket_size;
-  out->fingerprint_bits = 8;
-  out->bucket_count = r.bucket_count;
+  shape->header_bytes = kRedisCuckooSectionHeaderBytes;
+  shape->body_bytes = r.bucket_count * r.bucket_size;
+  shape->body = SectionShape::Body::kSlots;
+  shape->table = SectionShape::kByteTable;
+  shape->alt = SectionShape::Alt::kRedis;
+  shape->bucket_size = r.bucket_size;
+  shape->fingerprint_bits = 8;
+  shape->bucket_count = r.bucket_count;
   return Status::kOk;
 }
 
 }  // namespace
 
 const SectionFormat kRedisCuckooSectionFormat = {
-    kRedisCuckooSectionLayout,
+    &kRedisCuckooSectionLayout,
+    // The header and n * b table bytes.
+    FieldAt(kRedisCuckooSectionLayout, redis_cuckoo_field::kBucketCount),
+    FieldAt(kRedisCuckooSectionLayout, redis_cuckoo_field::kBucketSize), 0, 0,
+    // Version 4: one byte per slot, RedisBloom's positions, no seed.
+    1u << kEncodingRedisBytes, 1u << kSchemeRedisCuckoo, true,
+    0, 0, {0, 0},  // version 4 only
     // CF.RESERVE's EXPANSION; a CF.INSERT that starts below 32 sub-filters
     // grows past them on the server.
     1, kMaxRedisCuckooExpansion, kMaxSubFilters,
-    0, 0, {0, 0},  // version 4 only
-    RedisCuckooStackFieldsOk, RedisCuckooSectionLength, RedisCuckooSectionShape,
+    RedisCuckooSectionShape,
 };
 
 }  // namespace format

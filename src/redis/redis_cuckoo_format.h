@@ -33,11 +33,11 @@ constexpr size_t kRedisCuckooSectionHeaderBytes = 32;
 // member, wire type, offset, the name a patch compares it under).
 #define CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(X)                                            \
   X(BucketCount, bucket_count, U64, 0, "bucket count")      /* n, a power of two (n0 * e^j) */ \
-  X(ItemCount, item_count, U64, 8, nullptr)                 /* non-empty slots */         \
-  X(Deletes, deletes, U64, 16, nullptr)   /* section 0: the filter's numDeletes; later 0 */ \
+  X(ItemCount, item_count, U64, 8, "")                 /* non-empty slots */         \
+  X(Deletes, deletes, U64, 16, "")   /* section 0: the filter's numDeletes; later 0 */ \
   X(BucketSize, bucket_size, U16, 24, "bucket size")        /* b, 1..255, every section's */ \
   X(MaxIterations, max_iterations, U16, 26, "max iterations") /* 1..65535, every section's */ \
-  X(Reserved, reserved, U32, 28, nullptr)                   /* 0 */
+  X(Reserved, reserved, U32, 28, "")                   /* 0 */
 
 namespace redis_cuckoo_field {
 CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(CUCKOO_FIELD_OFFSET)
@@ -67,13 +67,13 @@ extern const SectionFormat kRedisCuckooSectionFormat;
 // CF.SCANDUMP's header chunk (iterator 1): 38 bytes, packed little-endian.
 constexpr size_t kRedisCuckooHeaderBytes = 38;
 #define CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(X)                         \
-  X(NumItems, num_items, U64, 0, nullptr)                          \
-  X(NumBuckets, num_buckets, U64, 8, nullptr) /* sub-filter 0's */ \
-  X(NumDeletes, num_deletes, U64, 16, nullptr)                     \
-  X(NumFilters, num_filters, U64, 24, nullptr)                     \
-  X(BucketSize, bucket_size, U16, 32, nullptr)                     \
-  X(MaxIterations, max_iterations, U16, 34, nullptr)               \
-  X(Expansion, expansion, U16, 36, nullptr)
+  X(NumItems, num_items, U64, 0, "")                          \
+  X(NumBuckets, num_buckets, U64, 8, "") /* sub-filter 0's */ \
+  X(NumDeletes, num_deletes, U64, 16, "")                     \
+  X(NumFilters, num_filters, U64, 24, "")                     \
+  X(BucketSize, bucket_size, U16, 32, "")                     \
+  X(MaxIterations, max_iterations, U16, 34, "")               \
+  X(Expansion, expansion, U16, 36, "")
 
 namespace redis_cuckoo_dump_field {
 CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(CUCKOO_FIELD_OFFSET)
