@@ -16,6 +16,19 @@ void WriteCuckoo(const CuckooHeader& h, const uint8_t* table, uint8_t* out) {
   WriteChecksum(out, kCuckooHeaderBytes + h.table_bytes);
 }
 
+namespace {
+
+// The table's shape (f, b, encoding, m) is valid and T is its length.
+bool TableShapeOk(const CuckooHeader& h) {
+  const CuckooParams& p = h.params;
+  return ValidFingerprintBits(p.fingerprint_bits) && ValidBucketSize(p.bucket_size) &&
+         ValidEncoding(p.encoding, p.bucket_size) && h.bucket_count != 0 &&
+         h.table_bytes ==
+             TableByteLength(p.encoding, h.bucket_count, p.bucket_size, p.fingerprint_bits);
+}
+
+}  // namespace
+
 Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   uint16_t version = 0;
   const Status prefix = ReadPrefix(data, len, &version);
@@ -28,10 +41,8 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* out) {
   // Check 6. m * b <= 2^35 and m * b * f <= 2^40: no product overflows.
   const uint64_t m = h.bucket_count;
   const uint64_t slots = m * h.params.bucket_size;
-  if (h.hash_id != kHashIdXxh3_64 || h.reserved16 != 0 || h.reserved32 != 0 ||
-      !ValidShape(h.params) || m == 0 || h.params.capacity == 0 || h.params.capacity > slots ||
-      h.table_bytes !=
-          TableByteLength(h.params.encoding, m, h.params.bucket_size, h.params.fingerprint_bits)) {
+  if (h.hash_id != kHashIdXxh3_64 || h.reserved16 != 0 || h.reserved32 != 0 || !TableShapeOk(h) ||
+      h.params.max_kicks > kMaxMaxKicks || h.params.capacity == 0 || h.params.capacity > slots) {
     return Status::kFormatBadParameter;
   }
   // Checks 7-9. table_bytes <= 2^37, so the sum cannot overflow.
@@ -75,10 +86,7 @@ Status CuckooSectionShape(const uint8_t* s, SectionShape* shape) {
   uint64_t level_m = shape->base_bucket_count;
   for (uint32_t i = 0; i < j && level_m <= kMaxBucketCount; ++i) level_m *= shape->expansion;
   // f > j: level j's fingerprints have f0 = f - j >= 1 bits of level 0.
-  if (!ValidFingerprintBits(f) || !ValidBucketSize(b) || !ValidEncoding(h.params.encoding, b) ||
-      m == 0 || f <= j || m != level_m ||
-      h.table_bytes != TableByteLength(h.params.encoding, m, b, f) ||
-      shape->bytes != CuckooFileBytes(h.table_bytes)) {
+  if (!TableShapeOk(h) || f <= j || m != level_m || shape->bytes != CuckooFileBytes(h.table_bytes)) {
     return Status::kFormatBadParameter;
   }
   shape->header_bytes = kCuckooHeaderBytes;
