@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
+#include "common/family.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -40,6 +42,117 @@ inline uint64_t GetU64(const uint8_t* p) {
 }
 
 // ---------------------------------------------------------------------------
+// Headers as field lists. Each header of the format (a family's section
+// header, the stack headers) is declared once, as an X-macro list of rows
+//
+//   X(Name, member, W, offset, compared)
+//
+//   Name      format::<ns>::k<Name>, the field's byte offset, for the tests and
+//             the fuzz targets (CUCKOO_FIELD_OFFSET)
+//   member    the member of the header's struct that holds the value (a
+//             family's struct is made of the list, CUCKOO_FIELD_MEMBER)
+//   W         its wire type: U8, U16, U32, U64 (little-endian) or F64 (IEEE
+//             754 binary64, little-endian)
+//   offset    its byte offset in the header; the rows are in offset order and
+//             tile the header (checked by CUCKOO_HEADER_LAYOUT)
+//   compared  the name a patch gives the field when two filters differ in it
+//             (patch/patch_layout.cc compares the named fields), or "" for a
+//             field no patch compares
+//
+// and one codec reads and writes every header from its list's HeaderLayout.
+
+template <class T, bool real = false>
+struct Wire {
+  using Value = T;
+  static constexpr uint8_t kBytes = sizeof(T);
+  static constexpr bool kReal = real;
+};
+using U8 = Wire<uint8_t>;
+using U16 = Wire<uint16_t>;
+using U32 = Wire<uint32_t>;
+using U64 = Wire<uint64_t>;
+using F64 = Wire<double, true>;
+static_assert(sizeof(double) == 8, "IEEE 754 binary64");
+
+// One field of a header, and where its value sits in the header's struct
+// (4 bytes: the module holds a row per field of every header).
+struct HeaderField {
+  uint8_t offset;            // in the header
+  uint8_t member;            // offsetof the struct's member
+  uint8_t bytes : 4;         // on the wire: 1, 2, 4 or 8
+  uint8_t member_bytes : 4;  // sizeof the struct's member (>= bytes; 8 for an f64)
+  bool real : 1;             // an f64
+  bool compared : 1;         // a patch compares it (HeaderLayout::names)
+};
+
+// A header's fields, in offset order, covering bytes [first, bytes) of it
+// (the bytes before `first` are the common prefix, written and read apart),
+// and their patch names: one NUL-terminated name per field, in the same
+// order ("" for a field no patch compares).
+struct HeaderLayout {
+  const HeaderField* fields;
+  const char* names;
+  uint8_t count;
+  uint8_t first;
+  uint8_t bytes;
+};
+
+// The field's value in the header at `header`: the integer, zero-extended, or
+// an f64's bits.
+uint64_t FieldValue(const uint8_t* header, const HeaderField& field);
+
+// Reads every field of `layout` from the header at `in` into the struct at
+// `out` (whose layout it is); a member wider than its field gets the value
+// zero-extended.
+void ReadFields(const HeaderLayout& layout, const uint8_t* in, void* out);
+
+// Writes every field of `layout` from the struct at `in` to out[first, bytes).
+void WriteFields(const HeaderLayout& layout, const void* in, uint8_t* out);
+
+// True if the fields follow each other with no gap from `first` to `bytes`.
+constexpr bool FieldsTile(const HeaderField* fields, size_t count, size_t first, size_t bytes) {
+  size_t at = first;
+  for (size_t i = 0; i < count; ++i) {
+    if (fields[i].offset != at || fields[i].member_bytes < fields[i].bytes) return false;
+    if (fields[i].member > 255 - fields[i].member_bytes) return false;
+    at += fields[i].bytes;
+  }
+  return at == bytes;
+}
+
+}  // namespace format
+}  // namespace cuckoo
+
+// A row of a field list as a struct member of its wire type, as an offset
+// constant k<Name>, and as a HeaderField of struct S (in scope where expanded).
+#define CUCKOO_FIELD_MEMBER(Name, member, W, offset, compared) \
+  ::cuckoo::format::W::Value member = 0;
+#define CUCKOO_FIELD_OFFSET(Name, member, W, offset, compared) constexpr size_t k##Name = offset;
+#define CUCKOO_FIELD_ROW(Name, member, W, offset, compared)                                   \
+  ::cuckoo::format::HeaderField{offset, static_cast<uint8_t>(offsetof(S, member)),            \
+                                ::cuckoo::format::W::kBytes,                                  \
+                                static_cast<uint8_t>(sizeof(std::declval<S&>().member)),      \
+                                ::cuckoo::format::W::kReal, sizeof(compared) > 1},
+#define CUCKOO_FIELD_NAME(Name, member, W, offset, compared) compared "\0"
+
+// inline constexpr HeaderLayout `Layout`: the fields of LIST, held in struct
+// `Struct`, covering bytes [first, bytes) of the header; checked to tile them.
+#define CUCKOO_HEADER_LAYOUT(Layout, Struct, LIST, first, bytes)                                 \
+  struct Layout##Rows {                                                                        \
+    using S = Struct;                                                                          \
+    static constexpr ::cuckoo::format::HeaderField kRows[] = {LIST(CUCKOO_FIELD_ROW)};         \
+    static constexpr uint8_t kCount = sizeof kRows / sizeof kRows[0];                          \
+  };                                                                                           \
+  inline constexpr ::cuckoo::format::HeaderLayout Layout{                                      \
+      Layout##Rows::kRows, LIST(CUCKOO_FIELD_NAME), Layout##Rows::kCount, first, bytes};       \
+  static_assert(::cuckoo::format::FieldsTile(Layout##Rows::kRows, Layout##Rows::kCount, first, \
+                                             bytes),                                           \
+                #LIST ": the fields follow each other and fill the header")
+
+namespace cuckoo {
+namespace format {
+
+// ---------------------------------------------------------------------------
 // Common to every filter type: the prefix and the checksum.
 
 // Version 1: one cuckoo filter that does not grow (FORMAT.md §2-§4); also the
@@ -63,6 +176,21 @@ constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 4;  // u16
 constexpr size_t kPrefixBytes = 6;
 constexpr size_t kChecksumBytes = 8;  // u64 XXH3-64, seed 0, of every byte before it
+
+// The key hash a file names (a cuckoo header's and version 4's hash id byte).
+constexpr uint8_t kHashIdXxh3_64 = 1;    // XXH3-64 with the filter's seed (hash.h)
+constexpr uint8_t kHashIdMurmur64A = 2;  // MurmurHash64A, RedisBloom's (murmur_hash.h)
+// The hash id of family `type` (families.def's hash column, indexed by id:
+// ids are 1, 2, ... in order, which family.h checks; 0 for a byte that names
+// no family).
+inline uint8_t HashIdFor(uint8_t type) {
+  constexpr uint8_t kHashIdOf[kFamilyCount + 1] = {
+      0,
+#define CUCKOO_FAMILY(Name, id, prefix, Class, hash, ...) kHashId##hash,
+#include "common/families.def"
+  };
+  return type <= kFamilyCount ? kHashIdOf[type] : 0;
+}
 
 // Writes the magic and `version` to out[0, kPrefixBytes).
 void WritePrefix(uint16_t version, uint8_t* out);

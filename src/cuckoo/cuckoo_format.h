@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/format_frame.h"
+#include "common/section_format.h"
 #include "cuckoo/cuckoo_params.h"
 #include "status.h"
 
@@ -20,35 +21,41 @@ namespace format {
 // for byte, or the semi-sorted table), the checksum.
 
 constexpr size_t kCuckooHeaderBytes = 72;
-constexpr uint8_t kHashIdXxh3_64 = 1;  // hash id: keys hashed by XXH3-64 with the seed (hash.h)
 constexpr uint8_t kEncodingPacked = 0;  // encoding: the table as one packed bit stream (TableEncoding)
+// Version 4's position scheme byte of a cuckoo stack: partial-key, refined per
+// level (cuckoo_keys.h).
+constexpr uint8_t kSchemeCuckooPartialKey = 1;
+
+// The cuckoo header's fields after the common prefix (format_frame.h's
+// field-list rows: name, CuckooHeader member, wire type, offset, the name a
+// patch compares it under).
+#define CUCKOO_CUCKOO_HEADER_FIELDS(X)                                          \
+  X(HashId, hash_id, U8, 6, "")                                            \
+  X(Encoding, params.encoding, U8, 7, "table encoding")                         \
+  X(FingerprintBits, params.fingerprint_bits, U8, 8, "fingerprint bits")  /* f */ \
+  X(BucketSize, params.bucket_size, U8, 9, "bucket size")                 /* b */ \
+  X(Reserved16, reserved16, U16, 10, "")                             /* 0 */ \
+  X(BucketCount, bucket_count, U32, 12, "bucket count")                   /* m */ \
+  X(MaxKicks, params.max_kicks, U32, 16, "max kicks")                           \
+  X(VictimFingerprint, victim_fingerprint, U32, 20, "")  /* 0 = no victim */ \
+  X(VictimBucket, victim_bucket, U32, 24, "")                              \
+  X(Reserved32, reserved32, U32, 28, "")                             /* 0 */ \
+  X(Seed, params.seed, U64, 32, "seed")                                         \
+  X(Capacity, params.capacity, U64, 40, "capacity")                             \
+  X(ItemCount, item_count, U64, 48, "")            /* victim included */   \
+  X(RngState, rng_state, U64, 56, "")              /* SplitMix64 state */  \
+  X(TableBytes, table_bytes, U64, 64, "")          /* T */
 
 // Byte offsets of the cuckoo header's fields: the common prefix, then the
 // cuckoo filter's own fields.
 namespace cuckoo_field {
 constexpr size_t kMagic = kMagicOffset;      // u8[4], common
 constexpr size_t kVersion = kVersionOffset;  // u16, common
-constexpr size_t kHashId = 6;                // u8
-constexpr size_t kEncoding = 7;              // u8
-constexpr size_t kFingerprintBits = 8;       // u8, f
-constexpr size_t kBucketSize = 9;            // u8, b
-constexpr size_t kReserved16 = 10;           // u16, 0
-constexpr size_t kBucketCount = 12;          // u32, m
-constexpr size_t kMaxKicks = 16;             // u32
-constexpr size_t kVictimFingerprint = 20;    // u32, 0 = no victim
-constexpr size_t kVictimBucket = 24;         // u32
-constexpr size_t kReserved32 = 28;           // u32, 0
-constexpr size_t kSeed = 32;                 // u64
-constexpr size_t kCapacity = 40;             // u64
-constexpr size_t kItemCount = 48;            // u64, victim included
-constexpr size_t kRngState = 56;             // u64, SplitMix64 state
-constexpr size_t kTableBytes = 64;           // u64, T
+CUCKOO_CUCKOO_HEADER_FIELDS(CUCKOO_FIELD_OFFSET)
 }  // namespace cuckoo_field
-static_assert(cuckoo_field::kHashId == kPrefixBytes, "the cuckoo fields follow the prefix");
-static_assert(cuckoo_field::kTableBytes + 8 == kCuckooHeaderBytes, "header layout");
 
-// The values of a cuckoo header. Magic, version, hash id and the reserved
-// fields have one valid value each and are not stored here.
+// The values of a cuckoo header. Magic and version are the prefix's; hash id
+// and the reserved fields have one valid value each.
 struct CuckooHeader {
   CuckooParams params;          // capacity, f, b, max kicks, seed, encoding
   uint32_t bucket_count = 0;    // m
@@ -57,7 +64,12 @@ struct CuckooHeader {
   uint64_t item_count = 0;
   uint64_t rng_state = 0;
   uint64_t table_bytes = 0;     // T = TableByteLength(encoding, m, b, f)
+  uint8_t hash_id = kHashIdXxh3_64;
+  uint16_t reserved16 = 0;
+  uint32_t reserved32 = 0;
 };
+CUCKOO_HEADER_LAYOUT(kCuckooHeaderLayout, CuckooHeader, CUCKOO_CUCKOO_HEADER_FIELDS, kPrefixBytes,
+                     kCuckooHeaderBytes);
 
 // Bytes of a whole cuckoo file whose table is `table_bytes` long: 80 + T.
 inline uint64_t CuckooFileBytes(uint64_t table_bytes) {
@@ -68,7 +80,9 @@ inline uint64_t CuckooFileBytes(uint64_t table_bytes) {
 inline const uint8_t* CuckooTable(const uint8_t* file) { return file + kCuckooHeaderBytes; }
 
 // Writes a whole cuckoo file, CuckooFileBytes(header.table_bytes) bytes: the
-// header, `header.table_bytes` bytes of `table`, the checksum.
+// header, `header.table_bytes` bytes of `table`, the checksum. The hash id and
+// reserved fields are written as `header` holds them (a CuckooHeader's
+// defaults are their one valid value).
 void WriteCuckoo(const CuckooHeader& header, const uint8_t* table, uint8_t* out);
 
 // FORMAT.md §7 checks 1-10, in that order, on `len` bytes at `data`: the
@@ -85,6 +99,10 @@ Status ReadCuckooHeader(const uint8_t* data, size_t len, CuckooHeader* header);
 // `padding_is_zero` and `occupied` are the loaded table's PaddingIsZero() and
 // CountOccupied().
 Status CheckCuckooTable(bool padding_is_zero, uint64_t occupied, const CuckooHeader& header);
+
+// The cuckoo filter's sections for the stack reader and patches: a whole
+// version-1 file each (FORMAT.md §11.2).
+extern const SectionFormat kCuckooSectionFormat;
 
 }  // namespace format
 }  // namespace cuckoo

@@ -3,8 +3,9 @@
 // (headers, counters, PRNG state), cuckoo tables (slots, with the table's
 // encoding and its alternate-bucket function), Bloom bit arrays, and
 // checksums (made, not coded). One walker for every family: what differs
-// between families is only which region a section's bytes are, read from the
-// format's own field offsets (format.h). Internal to the core.
+// between families is only which region a section's bytes are, which each
+// family's SectionFormat gives as its sections' shape (common/section_format.h).
+// Internal to the core.
 #ifndef CUCKOO_WASM_SRC_PATCH_PATCH_LAYOUT_H_
 #define CUCKOO_WASM_SRC_PATCH_PATCH_LAYOUT_H_
 
@@ -35,6 +36,8 @@ enum class SlotTable : uint8_t {
 #include "cuckoo/table_encodings.def"
   kBytes = 0xff,
 };
+static_assert(static_cast<uint8_t>(SlotTable::kBytes) == format::SectionShape::kByteTable,
+              "a section shape's byte table");
 
 // Where a region sits in its file: in sub-filter `section` (kFileLevel for the
 // stack header and the file's checksum), its header, body or checksum.

@@ -246,26 +246,24 @@ uint32_t RedisBloomFilter::DumpChunkCount() const {
 RedisChunk RedisBloomFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
   RedisChunk chunk;
   if (j == 0) {
-    format::PutU64(header_out, size());
-    format::PutU32(header_out + 8, count_);
-    format::PutU32(header_out + 12,
-                   non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions);
-    format::PutU32(header_out + 16, growth());
+    format::RedisBloomDumpHeader h;
+    h.total = size();
+    h.links = count_;
+    h.options = non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions;
+    h.growth = growth();
+    format::WriteFields(format::kRedisBloomDumpLayout, &h, header_out);
     uint8_t* p = header_out + kRedisBloomHeaderBytes;
     for (uint32_t k = 0; k < count_; ++k, p += kRedisBloomLinkHeaderBytes) {
       const RedisBloomLink& l = *subs_[k];
-      uint64_t word;
-      format::PutU64(p, l.bytes());
-      format::PutU64(p + 8, l.bits());
-      format::PutU64(p + 16, l.size());
-      const double error = l.error(), bpe = l.bpe();
-      std::memcpy(&word, &error, 8);
-      format::PutU64(p + 24, word);
-      std::memcpy(&word, &bpe, 8);
-      format::PutU64(p + 32, word);
-      format::PutU32(p + 40, l.hashes());
-      format::PutU64(p + 44, l.entries());
-      p[52] = 0;  // n2: 0 for NOROUND filters
+      format::RedisBloomDumpLink d;
+      d.bytes = l.bytes();
+      d.bits = l.bits();
+      d.size = l.size();
+      d.error = l.error();
+      d.bpe = l.bpe();
+      d.hashes = l.hashes();
+      d.entries = l.entries();
+      format::WriteFields(format::kRedisBloomDumpLinkLayout, &d, p);
     }
     chunk.iterator = 1;
     chunk.data = header_out;
@@ -290,10 +288,12 @@ Status RedisBloomFilter::LoadDumpHeader(uint64_t iterator, const uint8_t* data, 
                                         std::unique_ptr<RedisBloomFilter>* out) {
   if (iterator != 1) return Status::kFormatBadChunk;
   if (len < kRedisBloomHeaderBytes) return Status::kFormatTruncated;
-  const uint64_t total = format::GetU64(data);
-  const uint32_t n = format::GetU32(data + 8);
-  const uint32_t options = format::GetU32(data + 12);
-  const uint32_t growth = format::GetU32(data + 16);
+  format::RedisBloomDumpHeader h;
+  format::ReadFields(format::kRedisBloomDumpLayout, data, &h);
+  const uint64_t total = h.total;
+  const uint32_t n = h.links;
+  const uint32_t options = h.options;
+  const uint32_t growth = h.growth;
   if (n == 0 || n > format::kMaxSubFilters) return Status::kFormatBadParameter;
   const uint64_t want = kRedisBloomHeaderBytes + kRedisBloomLinkHeaderBytes * n;
   if (len < want) return Status::kFormatTruncated;
@@ -311,16 +311,16 @@ Status RedisBloomFilter::LoadDumpHeader(uint64_t iterator, const uint8_t* data, 
   const uint8_t* p = data + kRedisBloomHeaderBytes;
   for (uint32_t j = 0; j < n; ++j, p += kRedisBloomLinkHeaderBytes) {
     RedisBloomLinkShape& s = shapes[j];
-    s.bytes = format::GetU64(p);
-    s.bits = format::GetU64(p + 8);
-    sizes[j] = format::GetU64(p + 16);
-    uint64_t word = format::GetU64(p + 24);
-    std::memcpy(&s.error, &word, 8);
-    word = format::GetU64(p + 32);
-    std::memcpy(&s.bpe, &word, 8);
-    s.hashes = format::GetU32(p + 40);
-    s.entries = format::GetU64(p + 44);
-    if (p[52] != 0 || !s.Consistent() || sizes[j] > s.entries ||
+    format::RedisBloomDumpLink d;
+    format::ReadFields(format::kRedisBloomDumpLinkLayout, p, &d);
+    s.bytes = d.bytes;
+    s.bits = d.bits;
+    sizes[j] = d.size;
+    s.error = d.error;
+    s.bpe = d.bpe;
+    s.hashes = d.hashes;
+    s.entries = d.entries;
+    if (d.n2 != 0 || !s.Consistent() || sizes[j] > s.entries ||
         (j > 0 && !RedisLinkFollows(shapes[j - 1], s, growth))) {
       return Status::kFormatBadParameter;
     }

@@ -42,6 +42,7 @@
 
 #include "common/allocation.h"
 #include "format/format.h"
+#include "redis/redis_bloom_format.h"
 #include "growth/growing_filter.h"
 #include "common/murmur_hash.h"
 #include "redis/redis_dump.h"
@@ -69,8 +70,9 @@ struct RedisBloomParams {
 constexpr uint64_t kRedisBloomMaxCapacity = uint64_t{1} << 30;
 constexpr uint32_t kRedisBloomMaxExpansion = 32768;
 // SCANDUMP header: u64 total, u32 links, u32 options, u32 growth; 53 bytes a link.
-constexpr uint64_t kRedisBloomHeaderBytes = 20;
-constexpr uint64_t kRedisBloomLinkHeaderBytes = 53;
+// (redis_bloom_format.h: RedisBloomDumpHeader, RedisBloomDumpLink).
+constexpr uint64_t kRedisBloomHeaderBytes = format::kRedisBloomDumpHeaderBytes;
+constexpr uint64_t kRedisBloomLinkHeaderBytes = format::kRedisBloomDumpLinkBytes;
 // The options word: FORCE64 | NOROUND for every filter, | NO_SCALING (8).
 constexpr uint32_t kRedisBloomOptions = 5;
 constexpr uint32_t kRedisBloomOptionsNonScaling = 13;

@@ -247,7 +247,7 @@ RedisChunk RedisCuckooFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
     h.bucket_size = bucket_size();
     h.max_iterations = max_iterations();
     h.expansion = expansion_rate();
-    format::WriteRedisCuckooDumpHeader(h, header_out);
+    format::WriteFields(format::kRedisCuckooDumpLayout, &h, header_out);
     chunk.iterator = 1;
     chunk.data = header_out;
     chunk.len = format::kRedisCuckooHeaderBytes;
@@ -268,7 +268,8 @@ Status RedisCuckooFilter::LoadDumpHeader(uint64_t iterator, const uint8_t* data,
   if (iterator != 1) return Status::kFormatBadChunk;
   if (len < format::kRedisCuckooHeaderBytes) return Status::kFormatTruncated;
   if (len > format::kRedisCuckooHeaderBytes) return Status::kFormatTrailingBytes;
-  const format::RedisCuckooDumpHeader h = format::ReadRedisCuckooDumpHeader(data);
+  format::RedisCuckooDumpHeader h;
+  format::ReadFields(format::kRedisCuckooDumpLayout, data, &h);
   if (!IsPowerOfTwo(h.num_buckets) || h.bucket_size == 0 ||
       h.bucket_size > format::kMaxRedisBucketSize || h.max_iterations == 0 ||
       h.expansion > format::kMaxRedisCuckooExpansion ||

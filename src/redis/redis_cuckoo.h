@@ -29,6 +29,7 @@
 #include "cuckoo/cuckoo_core.h"
 #include "cuckoo/cuckoo_keys.h"
 #include "format/format.h"
+#include "redis/redis_cuckoo_format.h"
 #include "growth/growing_filter.h"
 #include "redis/redis_dump.h"
 #include "status.h"
