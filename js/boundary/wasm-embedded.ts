@@ -4,10 +4,7 @@
  */
 import wasmEmbedded from 'cuckoo-core-wasm';
 
-/**
- * Where CUCKOO_WASM_DEFLATED: the .wasm's raw DEFLATE stream in base64, which scripts/build.mjs declares on the
- * bundle's last line (a `var`, so it is set once the bundle has run, before anything can call defaultWasm).
- */
+/** Where CUCKOO_WASM_DEFLATED: the .wasm's raw DEFLATE stream in base64, declared on the bundle's first line (scripts/build.mjs). */
 declare const CUCKOO_WASM_DEFLATE_BASE64: string;
 
 /** Node.js's zlib, where the realm is Node.js 20.16+ / 22.3+ (a call, not an import: bundlers see none). */
