@@ -30,7 +30,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } fr
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { deflateAsync } from '@gfx/zopfli';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,16 +74,22 @@ function customSection(name, payload) {
   return Buffer.concat([Buffer.from([0]), leb128(content.length), content]);
 }
 
-/** esbuild options of the bundles over `module` (shipModule's), instantiated by `instance` (js/boundary/). */
+/**
+ * esbuild options of the bundles over `module` (shipModule's), instantiated by `instance` (js/boundary/), for
+ * {@link bundle}: `glue` is the module's Emscripten glue (build/wasm/cuckoo-core.js or cuckoo-reader.js), and
+ * `embed` says how the .wasm is embedded: 'deflated' (the browsers' bundles), 'raw' (Node.js's) or 'none' (Workers').
+ */
 const bundleOver = (module, instance, firstCall, glue) => ({
   bundle: true,
   platform: 'neutral',
-  target: 'es2022',
+  target: 'es2020',
+  glue: join(wasmDir, glue),
+  embed: 'deflated',
+  module,
   alias: {
-    'cuckoo-core-wasm': module.deflated,
+    'cuckoo-core-wasm': module.raw,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
     'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),
-    'cuckoo-core-glue': join(wasmDir, glue),
   },
   define: {
     CUCKOO_WASM_DEFLATED: 'true',
@@ -91,7 +97,7 @@ const bundleOver = (module, instance, firstCall, glue) => ({
     CUCKOO_WASM_FILE: JSON.stringify(module.file),
     CUCKOO_FIRST_CALL: JSON.stringify(firstCall),
   },
-  loader: { '.deflate': 'binary', '.wasm': 'binary' },
+  loader: { '.wasm': 'binary' },
   // The Workers build's .wasm stays an import of the file beside the bundle.
   plugins: [
     {
@@ -102,34 +108,94 @@ const bundleOver = (module, instance, firstCall, glue) => ({
     },
   ],
   legalComments: 'inline',
-  // Minified, with keepNames: functions and classes keep their names (as
-  // their .name), so error classes, stack traces and the class names in
-  // messages (js/common/checks.ts describe) stay readable. keepNames costs about 2 KB
-  // gzipped of the 4 KB that minifying identifiers saves.
-  minify: true,
-  keepNames: true,
-  // Lines of about 1,000 characters at most: Node prints the source line of
-  // an uncaught error's throw, which would otherwise be the whole bundle.
-  // Shorter lines split the embedded wasm's base64 more often, which costs
-  // gzip: +0.7 KB at 1,000, +1.8 KB at 300.
-  lineLimit: 1000,
   logLevel: 'warning',
 });
+
+/**
+ * Builds one bundle in two esbuild passes, so that the TypeScript and the Emscripten glue are minified each as
+ * suits it:
+ *  1. the TypeScript, minified with keepNames: functions and classes keep their names (as their .name), so error
+ *     classes, stack traces and the class names in messages (js/common/checks.ts describe) stay readable; the
+ *     glue is left an import ('cuckoo-core-glue');
+ *  2. that output and the glue linked into one file, minified without keepNames (about 1.4 KB gzipped of the
+ *     glue's names, which nobody reads) and written in `format`.
+ * Lines are of about 1,000 characters at most: Node prints the source line of an uncaught error's throw, which
+ * would otherwise be the whole bundle. Where `embed` is 'deflated', the .wasm's raw DEFLATE stream is the first
+ * line, in base64, unsplit (CUCKOO_WASM_DEFLATE_BASE64, read by js/boundary/wasm-embedded.ts): lineLimit's
+ * splits would cost about 0.7 KB gzipped, and gzip (level 9) codes base64 then JavaScript in 0.8 KB less than
+ * JavaScript then base64 (0.2 KB for the reader), and than the base64 in the middle as esbuild's binary loader
+ * puts it.
+ */
+async function bundle({ glue, embed, module, format, outfile, banner, ...first }) {
+  const typescript = await build({
+    ...first,
+    define: { ...first.define, CUCKOO_WASM_DEFLATED: String(embed === 'deflated') },
+    format: 'esm',
+    external: ['cuckoo-core-glue'],
+    minify: true,
+    keepNames: true,
+    write: false,
+  });
+  const lines = banner ? [banner.js] : [];
+  if (embed === 'deflated') lines.push(`var CUCKOO_WASM_DEFLATE_BASE64=${JSON.stringify(readFileSync(module.deflated).toString('base64'))};`);
+  await build({
+    stdin: { contents: typescript.outputFiles[0].text, resolveDir: root, sourcefile: basename(outfile), loader: 'js' },
+    bundle: true,
+    platform: first.platform,
+    target: first.target,
+    format,
+    outfile,
+    // What pass 1 imports is the glue, and what it left external stays so.
+    plugins: [
+      {
+        name: 'glue',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) => (args.path === 'cuckoo-core-glue' ? { path: glue } : { path: args.path, external: true }));
+          b.onLoad({ filter: /.*/ }, (args) => ({ contents: withoutExportWrappers(readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
+        },
+      },
+    ],
+    banner: { js: lines.join('\n') },
+    legalComments: 'inline',
+    minify: true,
+    lineLimit: 1000,
+    logLevel: 'warning',
+  });
+}
+
+/**
+ * The glue (`path`'s text) less the wrappers it makes of the module's C exports, one each (Emscripten 3.1.6:
+ * `var _cf_add=Module["_cf_add"]=function(){return(_cf_add=Module["_cf_add"]=Module["asm"]["cf_add"]).apply(null,arguments)};`),
+ * which nothing calls: js/boundary calls the instance's exports directly. What stays: the glue object's _malloc
+ * and _free (js/boundary/read-core.ts calls them), the dynCall_ wrappers (embind looks them up by name), and any
+ * wrapper whose name the glue uses elsewhere. About 1.0 KB gzipped of dist/index.mjs, 0.6 KB of dist/reader.mjs.
+ */
+function withoutExportWrappers(text, path) {
+  const wrapper = /var (_\w+)=Module\["\1"\]=function\(\)\{return\(\1=Module\["\1"\]=Module\["asm"\]\["\w+"\]\)\.apply\(null,arguments\)\};/g;
+  let kept = text;
+  let removed = 0;
+  for (const [declaration, name] of text.matchAll(wrapper)) {
+    if (name === '_malloc' || name === '_free') continue;
+    const without = kept.replace(declaration, '');
+    if (new RegExp(`(?<![\\w$])${name}(?![\\w$])`).test(without)) continue;
+    kept = without;
+    removed++;
+  }
+  // A glue of another Emscripten writes them otherwise: better a failed build than a bigger bundle unnoticed.
+  if (removed === 0) throw new Error(`${path}: found no export wrappers to remove (has the Emscripten glue changed?)`);
+  return kept;
+}
 
 // Node.js: the .wasm as is (its base64 decoded by Node's own decoder), so that the
 // first create() loads no zlib and inflates nothing (bench/ab.mjs --only-load
 // times it). Wire size does not matter there.
-const forNode = (common, module) => ({
-  ...common,
-  platform: 'node',
-  alias: { ...common.alias, 'cuckoo-core-wasm': module.raw },
-  define: { ...common.define, CUCKOO_WASM_DEFLATED: 'false' },
-});
+const forNode = (common) => ({ ...common, platform: 'node', embed: 'raw' });
 
 // Workers: no .wasm embedded; js/boundary/wasm-workerd.ts imports the .wasm beside the bundle
 // (dist/cuckoo-core.wasm or dist/cuckoo-reader.wasm).
 const forWorkerd = (common) => ({
   ...common,
+  embed: 'none',
   alias: { ...common.alias, 'cuckoo-core-default': join(root, 'js/boundary/wasm-workerd.ts') },
 });
 
@@ -137,18 +203,18 @@ const forWorkerd = (common) => ({
 async function buildEntry(entry, module, instance, firstCall, base, node, workerd) {
   const common = bundleOver(module, instance, firstCall, module.file.replace(/\.wasm$/, '.js'));
   const entryPoints = [join(root, entry)];
-  await build({ ...common, entryPoints, format: 'esm', outfile: join(dist, `${base}.mjs`) });
-  await build({ ...common, entryPoints, format: 'cjs', outfile: join(dist, `${base}.cjs`) });
-  await build({ ...forNode(common, module), entryPoints, format: 'esm', outfile: join(dist, `${node}.mjs`) });
-  await build({ ...forNode(common, module), entryPoints, format: 'cjs', outfile: join(dist, `${node}.cjs`) });
-  await build({ ...forWorkerd(common), entryPoints, format: 'esm', outfile: join(dist, `${workerd}.mjs`) });
+  await bundle({ ...common, entryPoints, format: 'esm', outfile: join(dist, `${base}.mjs`) });
+  await bundle({ ...common, entryPoints, format: 'cjs', outfile: join(dist, `${base}.cjs`) });
+  await bundle({ ...forNode(common), entryPoints, format: 'esm', outfile: join(dist, `${node}.mjs`) });
+  await bundle({ ...forNode(common), entryPoints, format: 'cjs', outfile: join(dist, `${node}.cjs`) });
+  await bundle({ ...forWorkerd(common), entryPoints, format: 'esm', outfile: join(dist, `${workerd}.mjs`) });
   return common;
 }
 
 const common = await buildEntry('js/index.ts', fullModule, 'full-instance', 'create() / fromBytes()', 'index', 'node', 'workerd');
 await buildEntry('js/reader.ts', readerModule, 'reader-instance', 'fromBytes()', 'reader', 'reader-node', 'reader-workerd');
-await build({
-  ...forNode(common, fullModule),
+await bundle({
+  ...forNode(common),
   entryPoints: [join(root, 'js/cli/main.ts')],
   format: 'cjs',
   outfile: join(dist, 'cli.cjs'),
@@ -162,8 +228,9 @@ const indexAsExternal = {
     b.onResolve({ filter: /^\.\/index\.js$/ }, () => ({ path: './index.mjs', external: true }));
   },
 };
-await build({
+await bundle({
   ...common,
+  embed: 'none',
   entryPoints: [join(root, 'js/testing.ts')],
   format: 'esm',
   outfile: join(dist, 'testing.mjs'),

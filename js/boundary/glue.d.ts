@@ -6,9 +6,8 @@ declare module 'cuckoo-core-glue' {
   const createModule: (overrides: Record<string, unknown>) => Promise<unknown>;
   export default createModule;
 }
-// The .wasm of the entry, embedded as bytes: a raw
-// DEFLATE stream (RFC 1951) that js/boundary/wasm-embedded.ts inflates where
-// CUCKOO_WASM_DEFLATED, else the .wasm as is.
+// The .wasm of the entry as is, embedded as bytes in the Node.js bundles (the
+// others embed its raw DEFLATE stream instead: js/boundary/wasm-embedded.ts).
 declare module 'cuckoo-core-wasm' {
   const wasmEmbedded: Uint8Array<ArrayBuffer>;
   export default wasmEmbedded;
