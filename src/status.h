@@ -10,8 +10,8 @@
 namespace cuckoo {
 
 // The statuses, each declared once (an X-macro list): the enum below and the
-// embind enum_ `Status` the bindings register (bindings/embind.cc), which
-// js/boundary/read-core.ts checks at load against the TypeScript table
+// embind constants `status<Name>` the bindings register (bindings/embind.cc),
+// which js/boundary/read-core.ts checks at load against the TypeScript table
 // (js/common/status-codes.ts). Numeric values are part of the JS/WASM boundary
 // (bindings pass them through as integers); never renumber, only append.
 //

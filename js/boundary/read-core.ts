@@ -72,7 +72,7 @@ export class ReadCore {
     }
     this.constants = constants as CoreConstants;
     checkRegistry(this.constants);
-    checkStatuses(module.Status as Record<string, { value: number }> | undefined);
+    checkStatuses(module);
     this.scratchCap = SCRATCH_INITIAL;
     this.scratchPtr = this.alloc(SCRATCH_INITIAL);
     this.statusPtr = this.alloc(4);

@@ -29,16 +29,14 @@ export function quoted(text: string, max: number): string {
 }
 
 /**
- * Checks the module's statuses (its embind enum `Status`, made from src/status.h's list) against the table of this
- * build (js/common/status-codes.ts), both ways, when the module loads.
+ * Checks the module's statuses (its embind constants `status<Name>`, made from src/status.h's list) against the table
+ * of this build (js/common/status-codes.ts), both ways, when the module loads.
  * @throws Error naming the first difference: the module and the package's JavaScript are of different builds.
  */
-export function checkStatuses(statuses: Readonly<Record<string, { readonly value: number }>> | undefined): void {
-  // The enum object also has `values` (its members by number), which is no status.
-  const core = Object.keys(statuses ?? {}).filter((name) => typeof statuses?.[name]?.value === 'number');
-  const names = new Set([...Object.keys(STATUSES), ...core]);
-  for (const name of names) {
-    const theirs = statuses?.[name]?.value;
+export function checkStatuses(module: Readonly<Record<string, unknown>>): void {
+  const core = Object.keys(module).filter((key) => /^status[A-Z]/.test(key) && typeof module[key] === 'number').map((key) => key.slice(6));
+  for (const name of new Set([...Object.keys(STATUSES), ...core])) {
+    const theirs = module[`status${name}`];
     const ours = (STATUSES as Record<string, { value: number }>)[name]?.value;
     if (theirs !== ours) throw new Error(`the core numbers status ${name} ${theirs}, this build ${ours}: rebuild the package`);
   }

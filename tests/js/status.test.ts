@@ -150,3 +150,14 @@ test('the wrong-family status names the family found, either way round', () => {
   expect([e.name, e.code, e.reason]).toEqual(['FilterFormatError', 'ERR_FILTER_FORMAT', 'is-cuckoo-filter']);
   expect(e.message).toBe('wrong filter type: these bytes hold a cuckoo filter: load them with CuckooFilter.fromBytes');
 });
+
+test("checkStatuses takes a module whose status constants are the table's, and refuses one that differs either way", () => {
+  const { checkStatuses } = load('status') as { checkStatuses: (module: Record<string, unknown>) => void };
+  const module: Record<string, unknown> = { statusMessage: () => '' };
+  for (const [name, row] of Object.entries(status.STATUSES)) module[`status${name}`] = row.value;
+  expect(() => checkStatuses(module)).not.toThrow();
+  expect(() => checkStatuses({ ...module, statusGrowthLimit: 99 })).toThrow(/status GrowthLimit 99, this build 21/);
+  expect(() => checkStatuses({ ...module, statusBrandNew: 50 })).toThrow(/status BrandNew 50, this build undefined/);
+  const { statusOk: _ok, ...missing } = module;
+  expect(() => checkStatuses(missing)).toThrow(/status Ok undefined, this build 0/);
+});
