@@ -20,10 +20,11 @@
 //   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
 //   static bool FullBeforeAdd(const Sub& newest)   grow before this add
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
-//   optional: static constexpr bool kFreeSlotInAnySubFilterFirst = true and
-//             static bool AddIfFree(Sub&, key): an add first stores the key in
-//             a free slot of any sub-filter, newest first, and only then adds
-//             it to the newest (RedisBloom's cuckoo filter); absent: false
+//   static constexpr bool kFreeSlotInAnySubFilterFirst and
+//             static bool AddIfFree(Sub&, key): true if an add first stores
+//             the key in a free slot of any sub-filter, newest first, and only
+//             then adds it to the newest (RedisBloom's cuckoo filter); a family
+//             derives GrowthPolicy's "no" unless it says so
 //   static constexpr uint32_t kMaxSubFilters;    most sub-filters, <= format::kMaxSubFilters
 //   static Status MakeNext(const Sub& first, const Sub& newest, uint32_t level,
 //                          uint32_t expansion, uint64_t bytes_now, std::unique_ptr<Sub>*)
@@ -64,13 +65,16 @@ inline bool ValidExpansion(uint32_t e) {
   return e == 0 || (e >= 2 && e <= format::kMaxExpansion);
 }
 
-// Family::kFreeSlotInAnySubFilterFirst, false if the family does not say.
-template <class Family, class = void>
-struct FreeSlotInAnySubFilterFirst : std::false_type {};
-template <class Family>
-struct FreeSlotInAnySubFilterFirst<Family,
-                                   std::void_t<decltype(Family::kFreeSlotInAnySubFilterFirst)>>
-    : std::bool_constant<Family::kFreeSlotInAnySubFilterFirst> {};
+// What a family of GrowingFilter does unless it says otherwise: every family
+// derives from it.
+struct GrowthPolicy {
+  // An add does not look for a free slot in the older sub-filters first.
+  static constexpr bool kFreeSlotInAnySubFilterFirst = false;
+  template <class Sub, class Key>
+  static bool AddIfFree(Sub&, const Key&) {
+    return false;
+  }
+};
 
 template <class Self, class Family>
 class GrowingFilter {
@@ -204,7 +208,7 @@ Status GrowingFilter<Self, Family>::AddHash(const Hashed& hash) {
     if (s != Status::kOk) return s;
   }
   typename Family::Walk walk(*subs_[0], hash, expansion_);
-  if constexpr (FreeSlotInAnySubFilterFirst<Family>::value) {
+  if constexpr (Family::kFreeSlotInAnySubFilterFirst) {
     if (count_ > 1) {
       std::decay_t<decltype(walk.key())> keys[format::kMaxSubFilters];
       keys[0] = walk.key();

@@ -14,6 +14,7 @@
 #include "cuckoo/cuckoo_filter.h"
 #include "cuckoo/cuckoo_keys.h"
 #include "format/format.h"
+#include "growth/growing_filter.h"
 #include "common/hash.h"
 #include "status.h"
 
@@ -21,7 +22,7 @@ namespace cuckoo {
 
 // How this library's own families hash a key: XXH3-64 with the filter's seed
 // (common/hash.h), the whole 64 bits kept for every sub-filter.
-struct Xxh3Keys {
+struct Xxh3Keys : GrowthPolicy {
   using Hashed = uint64_t;
   static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed) {
     return HashKey(key, len, seed);

@@ -170,7 +170,7 @@ class RedisBloomLink {
 };
 
 // The family of the growth layer (growing_filter.h documents each member).
-struct RedisBloomFamily {
+struct RedisBloomFamily : GrowthPolicy {
   using Sub = RedisBloomLink;
   using Hashed = RedisBloomHash;
   // The server has no limit on links; here the file's count byte and

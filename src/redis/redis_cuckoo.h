@@ -188,7 +188,7 @@ class RedisCuckooSub {
 
 // The Redis cuckoo family of the growth layer (growing_filter.h documents the
 // interface).
-struct RedisCuckooFamily {
+struct RedisCuckooFamily : GrowthPolicy {
   using Sub = RedisCuckooSub;
   using Hashed = uint64_t;
   // Growth within one command is bounded by the file's count byte (and
