@@ -202,51 +202,33 @@ val ToBytes(const Filter& f) {
 
 #define CUCKOO_INFO_SET(name, value) o.set(#name, value);
 #define CUCKOO_SUB_INFO_SET(name, value) sub.set(#name, value);
+#define CUCKOO_INFO_COUNT(name, value) +1
 
-// info(): family F's fields as one object.
+// info(): family F's fields as one object (info_fields.h's lists of F, by
+// its name), with `subFilters` where F reports its sub-filters.
 template <Family F>
 struct Info;
-
-#define CUCKOO_SCALABLE_INFO_OF(OWN, SUB)                    \
-  static val Of(const Filter& f) {                           \
-    const auto& first = f.sub_filter(0);                     \
-    val o = val::object();                                   \
-    CUCKOO_SCALABLE_INFO(CUCKOO_INFO_SET)                    \
-    OWN(CUCKOO_INFO_SET)                                     \
-    val subs = val::array();                                 \
-    for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {    \
-      const auto& s = f.sub_filter(j);                       \
-      val sub = val::object();                               \
-      SUB(CUCKOO_SUB_INFO_SET)                               \
-      subs.set(j, sub);                                      \
-    }                                                        \
-    o.set("subFilters", subs);                               \
-    return o;                                                \
-  }
-
-#define CUCKOO_FLAT_INFO_OF(FIELDS)                          \
-  static val Of(const Filter& f) {                           \
-    val o = val::object();                                   \
-    FIELDS(CUCKOO_INFO_SET)                                  \
-    return o;                                                \
-  }
-
-template <>
-struct Info<Family::kCuckoo> : Registered<Family::kCuckoo> {
-  CUCKOO_SCALABLE_INFO_OF(CUCKOO_CUCKOO_INFO, CUCKOO_CUCKOO_SUB_INFO)
-};
-template <>
-struct Info<Family::kBloom> : Registered<Family::kBloom> {
-  CUCKOO_SCALABLE_INFO_OF(CUCKOO_BLOOM_INFO, CUCKOO_BLOOM_SUB_INFO)
-};
-template <>
-struct Info<Family::kRedisCuckoo> : Registered<Family::kRedisCuckoo> {
-  CUCKOO_FLAT_INFO_OF(CUCKOO_REDIS_CUCKOO_INFO)
-};
-template <>
-struct Info<Family::kRedisBloom> : Registered<Family::kRedisBloom> {
-  CUCKOO_FLAT_INFO_OF(CUCKOO_REDIS_BLOOM_INFO)
-};
+#define CUCKOO_FAMILY(Name, ...)                                          \
+  template <>                                                             \
+  struct Info<Family::k##Name> : Registered<Family::k##Name> {            \
+    static val Of(const Filter& f) {                                      \
+      [[maybe_unused]] const auto& first = f.sub_filter(0);               \
+      val o = val::object();                                              \
+      CUCKOO_INFO_##Name(CUCKOO_INFO_SET)                                 \
+      if constexpr (0 CUCKOO_SUB_INFO_##Name(CUCKOO_INFO_COUNT) > 0) {    \
+        val subs = val::array();                                          \
+        for (uint32_t j = 0; j < f.sub_filter_count(); ++j) {             \
+          [[maybe_unused]] const auto& s = f.sub_filter(j);               \
+          val sub = val::object();                                        \
+          CUCKOO_SUB_INFO_##Name(CUCKOO_SUB_INFO_SET)                     \
+          subs.set(j, sub);                                               \
+        }                                                                 \
+        o.set("subFilters", subs);                                        \
+      }                                                                   \
+      return o;                                                           \
+    }                                                                     \
+  };
+#include "common/families.def"
 
 CUCKOO_WRITER(
 // create()'s options, read into a family's Params by Params::Fields.

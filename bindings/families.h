@@ -23,10 +23,8 @@
 #include <cstdint>
 
 #include "common/family.h"
+#include "registry/families.h"
 #include "status.h"
-#include "growth/scalable_filter.h"
-#include "redis/redis_bloom.h"
-#include "redis/redis_cuckoo.h"
 
 namespace cuckoo_wasm {
 

@@ -2,14 +2,17 @@
  * The statuses the core reports (`cuckoo::Status`, src/status.h), by name and
  * value, each with what kind of error it is and, for a format error, its
  * `reason`: one table, from which {@link FilterFormatReason} (js/common/errors.ts)
- * and the errors of js/common/status.ts derive. It imports nothing, so the error
- * classes can take their reasons from it. tests/js/status.test.ts checks it
+ * and the errors of js/common/status.ts derive. It imports nothing but the
+ * registry's types (js/registry.ts imports nothing), so the error classes can
+ * take their reasons from it. tests/js/status.test.ts checks it
  * against src/status.h, both ways.
  *
  * A status added to src/status.h (for example one a second filter family's
  * deserializer reports) gets one row here; a format status brings its own
  * `reason`, which {@link FilterFormatReason} then includes.
  */
+
+import type { FamilyDescriptor } from '../registry.js';
 
 /**
  * One row per `cuckoo::Status` enumerator: its name without the `k`, its value,
@@ -65,12 +68,7 @@ export type StatusName = keyof Rows;
  * corrupted, for another version of the filter (`patch-wrong-base`), for another family or
  * parameters (`patch-family`), or its result's checksum is not the one it names.
  */
-export type FilterFormatReason =
-  | Extract<Row, { kind: 'format' | 'patch' }>['reason']
-  | 'is-cuckoo-filter'
-  | 'is-bloom-filter'
-  | 'is-redis-cuckoo-filter'
-  | 'is-redis-bloom-filter';
+export type FilterFormatReason = Extract<Row, { kind: 'format' | 'patch' }>['reason'] | FamilyDescriptor['foreignReason'];
 
 /** The status values by name, for comparing what a call returned: `Status.Ok` is 0. */
 export const Status = Object.freeze(

@@ -103,9 +103,9 @@ test("only js/boundary/ imports the module's types (the test-only entry: its raw
   }
 });
 
-test('the folders are layers: common/ and boundary/ import nothing above them; only cli/ imports cli/ and Node.js', () => {
+test('the folders are layers: common/ and boundary/ import nothing above them (registry.ts, which imports nothing, is below both); only cli/ imports cli/ and Node.js', () => {
   const may: Record<string, (target: string) => boolean> = {
-    common: (t) => folderOf(t) === 'common',
+    common: (t) => folderOf(t) === 'common' || t === 'registry.ts',
     boundary: (t) => ['boundary', 'common'].includes(folderOf(t)) || t === 'registry.ts',
   };
   for (const [file, imports] of graph) {
