@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { named } from './named.js';
 import type { FilterFormatReason } from './status-codes.js';
 
 export type { FilterFormatReason } from './status-codes.js';
@@ -22,10 +23,10 @@ export interface CodedError<Code extends string> {
 /**
  * The one definition every error class of this package is built from: the
  * built-in class it extends (so `instanceof TypeError` holds for a type error),
- * its `name`, and its stable `code`, both set on each instance.
+ * and its stable `code`, set on each instance with the class's `name` (each
+ * class says its name with {@link named}).
  */
 function codedError<Code extends string, Base extends ErrorClass>(
-  name: string,
   code: Code,
   Base: Base,
 ): new (message: string) => InstanceType<Base> & CodedError<Code> {
@@ -36,9 +37,10 @@ function codedError<Code extends string, Base extends ErrorClass>(
 
     constructor(message: string) {
       super(message);
-      this.name = name;
+      this.name = new.target.name;
     }
   }
+  named(Coded, Base.name);
   return Coded as unknown as new (message: string) => InstanceType<Base> & CodedError<Code>;
 }
 
@@ -48,7 +50,11 @@ function codedError<Code extends string, Base extends ErrorClass>(
  * slot is taken. The key was not added and every key stored before is still
  * present. Create a filter with a larger `capacity` and add the keys again.
  */
-export class FilterFullError extends codedError('FilterFullError', 'ERR_FILTER_FULL', Error) {
+export class FilterFullError extends codedError('ERR_FILTER_FULL', Error) {
+  static {
+    named(this, 'FilterFullError');
+  }
+
   /** For `addAll`: how many keys of the batch were added before the filter filled up (0 for `add`). */
   readonly added: number;
 
@@ -65,7 +71,11 @@ export class FilterFullError extends codedError('FilterFullError', 'ERR_FILTER_F
  * SCANDUMP loaders for chunks the server would not load (`reason` 'bad-chunk'
  * for chunks missing, extra, out of order or mis-numbered). No filter is created.
  */
-export class FilterFormatError extends codedError('FilterFormatError', 'ERR_FILTER_FORMAT', Error) {
+export class FilterFormatError extends codedError('ERR_FILTER_FORMAT', Error) {
+  static {
+    named(this, 'FilterFormatError');
+  }
+
   /** Which check of docs/FORMAT.md §7 failed. */
   readonly reason: FilterFormatReason;
 
@@ -76,7 +86,11 @@ export class FilterFormatError extends codedError('FilterFormatError', 'ERR_FILT
 }
 
 /** Thrown by any method of a filter after `dispose()` (a second `dispose()` is a no-op). */
-export class FilterDisposedError extends codedError('FilterDisposedError', 'ERR_FILTER_DISPOSED', Error) {
+export class FilterDisposedError extends codedError('ERR_FILTER_DISPOSED', Error) {
+  static {
+    named(this, 'FilterDisposedError');
+  }
+
   constructor(message = 'this filter was disposed: its memory is freed and it can no longer be used') {
     super(message);
   }
@@ -86,7 +100,11 @@ export class FilterDisposedError extends codedError('FilterDisposedError', 'ERR_
  * An argument of the wrong type (e.g. a key that is neither a string nor a
  * Uint8Array). A `TypeError`; its code is `'ERR_INVALID_ARG_TYPE'`, as Node.js uses it.
  */
-export class ArgumentTypeError extends codedError('ArgumentTypeError', 'ERR_INVALID_ARG_TYPE', TypeError) {
+export class ArgumentTypeError extends codedError('ERR_INVALID_ARG_TYPE', TypeError) {
+  static {
+    named(this, 'ArgumentTypeError');
+  }
+
   constructor(message: string) {
     super(message);
   }
@@ -96,7 +114,11 @@ export class ArgumentTypeError extends codedError('ArgumentTypeError', 'ERR_INVA
  * A numeric argument outside its allowed range, or a filter larger than wasm
  * memory allows. A `RangeError`; its code is `'ERR_OUT_OF_RANGE'`, as Node.js uses it.
  */
-export class ArgumentRangeError extends codedError('ArgumentRangeError', 'ERR_OUT_OF_RANGE', RangeError) {
+export class ArgumentRangeError extends codedError('ERR_OUT_OF_RANGE', RangeError) {
+  static {
+    named(this, 'ArgumentRangeError');
+  }
+
   constructor(message: string) {
     super(message);
   }
@@ -122,7 +144,11 @@ export type WasmLoadReason =
  * a page whose policy is fixed need not reload the library. The engine's own
  * error is kept as `cause`.
  */
-export class WasmLoadError extends codedError('WasmLoadError', 'ERR_WASM_LOAD', Error) {
+export class WasmLoadError extends codedError('ERR_WASM_LOAD', Error) {
+  static {
+    named(this, 'WasmLoadError');
+  }
+
   /** What stopped the module from loading. */
   readonly reason: WasmLoadReason;
   /** The engine's error (e.g. a `WebAssembly.CompileError`), if there was one. */
@@ -158,7 +184,11 @@ export type WasmInitReason =
  * }
  * ```
  */
-export class WasmInitError extends codedError('WasmInitError', 'ERR_WASM_INIT', Error) {
+export class WasmInitError extends codedError('ERR_WASM_INIT', Error) {
+  static {
+    named(this, 'WasmInitError');
+  }
+
   /** What was wrong. */
   readonly reason: WasmInitReason;
 
@@ -175,7 +205,11 @@ export class WasmInitError extends codedError('WasmInitError', 'ERR_WASM_INIT', 
  * be made. Dispose filters you no longer need, or make a smaller one; all
  * filters of a realm share one memory of at most 2 GiB (browsers may allow less).
  */
-export class OutOfMemoryError extends codedError('OutOfMemoryError', 'ERR_OUT_OF_MEMORY', Error) {
+export class OutOfMemoryError extends codedError('ERR_OUT_OF_MEMORY', Error) {
+  static {
+    named(this, 'OutOfMemoryError');
+  }
+
   /** Bytes that could not be allocated. */
   readonly requestedBytes: number;
 
@@ -202,7 +236,11 @@ export type InvalidUrlReason =
  * list entry. A `TypeError`; its code is `'ERR_INVALID_URL'`, as Node.js uses it.
  * Nothing is added for it; in `addUrls`, entries before it stay added.
  */
-export class InvalidUrlError extends codedError('InvalidUrlError', 'ERR_INVALID_URL', TypeError) {
+export class InvalidUrlError extends codedError('ERR_INVALID_URL', TypeError) {
+  static {
+    named(this, 'InvalidUrlError');
+  }
+
   /** Why the string is not a URL. */
   readonly reason: InvalidUrlReason;
   /** In a batch (`addUrls`, `hasAllUrls`): the index of the refused URL. */

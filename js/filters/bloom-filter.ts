@@ -1,3 +1,4 @@
+import { named } from '../common/named.js';
 import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { BLOOM } from '../registry.js';
@@ -96,6 +97,7 @@ export class BloomFilter extends BloomFilterReader {
   }
 
   static {
+    named(this, 'BloomFilter');
     installWriters(this);
   }
 

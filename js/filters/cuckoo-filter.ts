@@ -1,3 +1,4 @@
+import { named } from '../common/named.js';
 import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError, FilterFullError } from '../common/errors.js';
 import { CUCKOO, ENCODINGS, keyOpOf } from '../registry.js';
@@ -127,6 +128,7 @@ export class CuckooFilter extends CuckooFilterReader {
   }
 
   static {
+    named(this, 'CuckooFilter');
     installWriters(this);
   }
 

@@ -1,3 +1,4 @@
+import { named } from '../common/named.js';
 import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { REDIS_BLOOM, keyOpOf } from '../registry.js';
@@ -58,6 +59,7 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
   }
 
   static {
+    named(this, 'RedisBloomFilter');
     installRedisMethods(this);
   }
 

@@ -1,3 +1,4 @@
+import { named } from '../common/named.js';
 import { Key } from '../common/checks.js';
 import { ArgumentRangeError } from '../common/errors.js';
 import { REDIS_CUCKOO, keyOpOf } from '../registry.js';
@@ -64,6 +65,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
   }
 
   static {
+    named(this, 'RedisCuckooFilter');
     installRedisMethods(this);
   }
 

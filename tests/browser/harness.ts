@@ -267,13 +267,17 @@ export function wasmId(file: string): string {
 }
 
 /**
- * Which of the package's WebAssembly modules a built script embeds, by the ids of the shipped files:
- * 'reader' (dist/cuckoo-reader.wasm, the `cuckoo-wasm/reader` entry's), 'full' (dist/cuckoo-core.wasm,
- * the `cuckoo-wasm` entry's), 'both' or 'none'. A bundler may re-encode the embedded bytes, not the id.
+ * Which of the package's WebAssembly modules a built script embeds: 'reader' (dist/cuckoo-reader.wasm, the
+ * `cuckoo-wasm/reader` entry's), 'full' (dist/cuckoo-core.wasm, the `cuckoo-wasm` entry's), 'both' or 'none'. Found
+ * by the shipped file's id (which a bundler drops with initWasm when the app never calls it) or by the start of the
+ * embedded base64 line (build/wasm/<name>.wasm.deflate, as scripts/build.mjs embeds it).
  */
 export function embeddedModule(js: string): 'reader' | 'full' | 'both' | 'none' {
-  const reader = js.includes(wasmId(join(root, 'dist', 'cuckoo-reader.wasm')));
-  const full = js.includes(wasmId(join(root, 'dist', 'cuckoo-core.wasm')));
+  const embeds = (name: string) =>
+    js.includes(wasmId(join(root, 'dist', `${name}.wasm`))) ||
+    js.includes(readFileSync(join(root, 'build', 'wasm', `${name}.wasm.deflate`)).toString('base64').slice(0, 400));
+  const reader = embeds('cuckoo-reader');
+  const full = embeds('cuckoo-core');
   return reader && full ? 'both' : reader ? 'reader' : full ? 'full' : 'none';
 }
 

@@ -3,6 +3,7 @@
  * and described. The full entry's BloomFilter (js/filters/bloom-filter.ts) extends it with creation, union and the
  * writers.
  */
+import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { BLOOM } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
@@ -155,6 +156,10 @@ export interface BloomFilter {
  * without creation, the writers and `union`: every member here answers as that class's does, for the same bytes.
  */
 export class BloomFilter extends FamilyFilter {
+  static {
+    named(this, 'BloomFilter');
+  }
+
   /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */
   readonly hashCount: number;
   /** The configured total false-positive rate ε, a probability. */

@@ -3,6 +3,7 @@
  * serialized and described. The full entry's CuckooFilter (js/filters/cuckoo-filter.ts) extends it with creation
  * and the writers.
  */
+import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { CUCKOO, keyOpOf, type TableEncoding } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
@@ -90,6 +91,10 @@ export interface CuckooFilterInfo {
  * the writers: every member here answers as that class's does, for the same bytes.
  */
 export class CuckooFilter extends FamilyFilter {
+  static {
+    named(this, 'CuckooFilter');
+  }
+
   /** Fingerprint size f, in bits (4..32). */
   readonly fingerprintBits: number;
   /** Slots per bucket b (2, 4 or 8). */

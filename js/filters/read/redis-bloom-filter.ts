@@ -3,6 +3,7 @@
  * serialized and described. The full entry's RedisBloomFilter (js/filters/redis-bloom-filter.ts) extends it with
  * creation, SCANDUMP / LOADCHUNK and the writers.
  */
+import { named } from '../../common/named.js';
 import { REDIS_BLOOM } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
@@ -40,6 +41,10 @@ export interface CoreInfo extends RedisBloomFilterInfo {
  * every member here answers as that class's does (and as the server does), for the same bytes.
  */
 export class RedisBloomFilter extends FamilyFilter {
+  static {
+    named(this, 'RedisBloomFilter');
+  }
+
   /** The error rate BF.RESERVE was given (the first link is sized for half of it when the filter scales). */
   readonly errorRate: number;
   /** True if the filter never grows. */

@@ -3,6 +3,7 @@
  * serialized and described. The full entry's RedisCuckooFilter (js/filters/redis-cuckoo-filter.ts) extends it with
  * creation, SCANDUMP / LOADCHUNK and the writers.
  */
+import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { REDIS_CUCKOO, keyOpOf } from '../../registry.js';
 import { FamilyFilter } from '../family-filter.js';
@@ -43,6 +44,10 @@ export interface CoreInfo extends RedisCuckooFilterInfo {
  * class's does (and as the server does), for the same bytes.
  */
 export class RedisCuckooFilter extends FamilyFilter {
+  static {
+    named(this, 'RedisCuckooFilter');
+  }
+
   /** Slots per bucket b. */
   readonly bucketSize: number;
   /** Kicks an add may make. */
