@@ -3,18 +3,17 @@
 // address (bindings/c_exports.cc) because of what this prints. Both calls do next to nothing in wasm (an embind
 // method's `handle()`, the plain export `cf_size(handle)`), so the difference is the binding's own cost per call;
 // `cf_contain` of a short key is shown beside them for scale.
-//   node bench/embind-call.mjs [--calls N] [--rounds R]
+//   node --no-warnings bench/embind-call.mjs [--calls N] [--rounds R]   (the glue is an ES module: -sEXPORT_ES6)
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000000' }, rounds: { type: 'string', default: '7' } } });
 const calls = Number(values.calls);
 const rounds = Number(values.rounds);
 const wasmDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', 'wasm');
-const createCuckooCore = createRequire(import.meta.url)(join(wasmDir, 'cuckoo-core.js'));
+const { default: createCuckooCore } = await import(pathToFileURL(join(wasmDir, 'cuckoo-core.js')).href);
 const compiled = new WebAssembly.Module(readFileSync(join(wasmDir, 'cuckoo-core.wasm')));
 let exports;
 const m = await createCuckooCore({
