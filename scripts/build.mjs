@@ -148,7 +148,7 @@ async function bundle({ glue, embed, module, format, outfile, banner, ...first }
         name: 'glue',
         setup(b) {
           b.onResolve({ filter: /.*/ }, (args) => (args.path === 'cuckoo-core-glue' ? { path: glue } : { path: args.path, external: true }));
-          b.onLoad({ filter: /.*/ }, (args) => ({ contents: withoutExportWrappers(readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
+          b.onLoad({ filter: /.*/ }, (args) => ({ contents: withoutWideStrings(withoutExportWrappers(readFileSync(args.path, 'utf8'), args.path), args.path), loader: 'js' }));
         },
       },
     ],
@@ -180,6 +180,45 @@ function withoutExportWrappers(text, path) {
   }
   // A glue of another Emscripten writes them otherwise: better a failed build than a bigger bundle unnoticed.
   if (removed === 0) throw new Error(`${path}: found no export wrappers to remove (has the Emscripten glue changed?)`);
+  return kept;
+}
+
+/** The whole declaration `function name(...){...}` in `text` (its braces matched), or undefined. */
+function functionDeclaration(text, name) {
+  const start = text.indexOf(`function ${name}(`);
+  if (start < 0) return undefined;
+  let depth = 0;
+  for (let i = text.indexOf('{', start); i < text.length; ++i) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return text.slice(start, i + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The glue less embind's std::wstring type, which no binding of this package passes (bindings/embind.cc crosses
+ * numbers, vals and memory views): its registration (which embind's builtin types always make) keeps the name, and
+ * a value of it would throw; the UTF-16 and UTF-32 codecs only it used go. About 0.5 KB gzipped of each bundle.
+ */
+function withoutWideStrings(text, path) {
+  const registration = functionDeclaration(text, '__embind_register_std_wstring');
+  if (registration === undefined) throw new Error(`${path}: found no std::wstring registration (has the Emscripten glue changed?)`);
+  const refuse = 'function(){throw new TypeError("cuckoo-wasm passes no std::wstring")}';
+  let kept = text.replace(
+    registration,
+    'function __embind_register_std_wstring(rawType,charSize,name){registerType(rawType,{name:readLatin1String(name),' +
+      `"fromWireType":${refuse},"toWireType":${refuse},"argPackAdvance":8,"readValueFromPointer":simpleReadValueFromPointer,destructorFunction:null})}`,
+  );
+  for (const name of ['UTF16ToString', 'stringToUTF16', 'lengthBytesUTF16', 'UTF32ToString', 'stringToUTF32', 'lengthBytesUTF32']) {
+    const declaration = functionDeclaration(kept, name);
+    if (declaration === undefined) continue;
+    const without = kept.replace(declaration, '');
+    if (new RegExp(`(?<![\\w$])${name}(?![\\w$])`).test(without)) continue; // still used elsewhere: kept
+    kept = without;
+  }
+  const decoder = /var UTF16Decoder=[^;]*;/;
+  const withoutDecoder = kept.replace(decoder, '');
+  if (!/(?<![\w$])UTF16Decoder(?![\w$])/.test(withoutDecoder)) kept = withoutDecoder;
   return kept;
 }
 
