@@ -307,7 +307,8 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         numRuns: 100,
         floors: { reached3: 21, reached6: 7, growthLimit: 3, roundTripsGrown: 36, unions: 40 },
       },
-      { name: 'a tiny alphabet, heavy duplicates', options, key: tinierKey, mix, numRuns: 40, floors: { reached3: 8, growthLimit: 1 } },
+      // 120 runs: the growth limit is met in 0 to 9 of 40 (seen across Node.js 20-26), so 40 left the floor flaky.
+      { name: 'a tiny alphabet, heavy duplicates', options, key: tinierKey, mix, numRuns: 120, floors: { reached3: 24, growthLimit: 3 } },
     ];
   }
   const options = bloomOptions(fc.constant(undefined)).map(({ expansion: _, ...o }) => o);
