@@ -207,7 +207,8 @@ function profile(family: Family<KeyFilter>): PropertyRun[] {
         key: tinierKey,
         mix: { ...redisCuckooMix, maxCommands: 40 },
         numRuns: 40,
-        floors: { reached6: 7, deletesGrown: 10_000, compactions: 25, scanDumpsGrown: 12, addUniqueFalse: 9 },
+        // Deletes in a grown filter come mostly from a few long sequences: 5,131 to 75,093 per 40 runs seen.
+        floors: { reached6: 7, deletesGrown: 1000, compactions: 25, scanDumpsGrown: 12, addUniqueFalse: 9 },
       },
     ];
   }
