@@ -18,7 +18,7 @@
 //   toBytes()               the serialized bytes, as a Uint8Array view of a
 //                           block malloc'd for them: JS copies them out at once
 //                           and frees the block (its byteOffset); or -status
-//   info()                  one object of the family's fields (info_fields.h)
+//   info()                  one object of the family's fields (its <name>_info.h)
 // and in the full module (CUCKOO_WRITER, families.h):
 //   create(options, status) a new filter from an object of the family's
 //                           parameters, named as its Params::Fields names them
@@ -50,6 +50,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -58,7 +59,6 @@
 #include "families.h"
 #include "format/peek_family.h"
 #include "growth/sizing.h"
-#include "info_fields.h"
 #include "patch/patch.h"
 #include "redis/redis_dump.h"
 #include "url_region.h"
@@ -200,12 +200,19 @@ val ToBytes(const Filter& f) {
   return val(emscripten::typed_memory_view(static_cast<size_t>(length), out));
 }
 
-#define CUCKOO_INFO_SET(name, value) o.set(#name, value);
-#define CUCKOO_SUB_INFO_SET(name, value) sub.set(#name, value);
+// An info() value: a number or a bool as itself, an empty optional as null.
+template <typename T>
+const T& InfoValue(const T& value) {
+  return value;
+}
+val InfoValue(std::optional<double> value) { return value ? val(*value) : val::null(); }
+
+#define CUCKOO_INFO_SET(name, value) o.set(#name, InfoValue(value));
+#define CUCKOO_SUB_INFO_SET(name, value) sub.set(#name, InfoValue(value));
 #define CUCKOO_INFO_COUNT(name, value) +1
 
-// info(): family F's fields as one object (info_fields.h's lists of F, by
-// its name), with `subFilters` where F reports its sub-filters.
+// info(): family F's fields as one object (the lists of F's <name>_info.h,
+// found by its name), with `subFilters` where F reports its sub-filters.
 template <Family F>
 struct Info;
 #define CUCKOO_FAMILY(Name, ...)                                          \

@@ -151,7 +151,7 @@ export class ReadCore {
     return this.objectOf(filter).handle() as Handle;
   }
 
-  /** Parameters and statistics of the filter and of each of its sub-filters (bindings/info_fields.h), as one object. */
+  /** Parameters and statistics of the filter and of each of its sub-filters (the family's <name>_info.h in src/), as one object. */
   info<T>(filter: FilterObject): T {
     return this.objectOf(filter).info() as T;
   }

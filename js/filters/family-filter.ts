@@ -18,7 +18,7 @@ import type { ReadCore } from '../boundary/read-core.js';
 import type { ExportRow, FilterObject, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
 
-/** What the core's info() reports for every family (bindings/info_fields.h). */
+/** What the core's info() reports for every family (each family's <name>_info.h in src/). */
 interface CommonInfo {
   capacity: number;
   seedLow: number;

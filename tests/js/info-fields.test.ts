@@ -1,4 +1,5 @@
-// Each family's info() fields are declared once, as the X-macro lists of bindings/info_fields.h, from which
+// Each family's info() fields are declared once, as the X-macro lists of its <name>_info.h in src/ (listed by
+// src/registry/families.h), from which
 // bindings/embind.cc builds the object the core's info() returns; the TypeScript side types that object as its
 // CoreInfo interfaces (js/filters/read/*.ts). This test holds the two against each other, both ways: every field
 // a list declares is a property of its interface, and every property of the interface is a field of the lists.
@@ -7,12 +8,15 @@ import { join } from 'node:path';
 import * as ts from 'typescript';
 
 const root = join(__dirname, '..', '..');
-const header = readFileSync(join(root, 'bindings', 'info_fields.h'), 'utf8');
+// The info headers: those src/registry/families.h includes whose names end in _info.h.
+const registry = readFileSync(join(root, 'src', 'registry', 'families.h'), 'utf8');
+const infoHeaders = [...registry.matchAll(/#include "(\S+_info\.h)"/g)].map((m) => m[1]);
+const header = infoHeaders.map((h) => readFileSync(join(root, 'src', h), 'utf8')).join('\n');
 
-/** The field names of the X-macro list `name` in bindings/info_fields.h, with those of the lists it expands. */
+/** The field names of the X-macro list `name` in the info headers, with those of the lists it expands. */
 function listFields(name: string): string[] {
   const body = new RegExp(`#define ${name}\\(X\\)((?:.*\\\\\\n)*.*)`).exec(header)?.[1];
-  if (body === undefined) throw new Error(`bindings/info_fields.h: no list ${name}`);
+  if (body === undefined) throw new Error(`${infoHeaders.join(', ')}: no list ${name}`);
   const nested = [...body.matchAll(/(CUCKOO_\w+)\(X\)/g)].flatMap((m) => listFields(m[1]));
   return [...nested, ...[...body.matchAll(/\bX\((\w+),/g)].map((m) => m[1])];
 }
@@ -45,7 +49,7 @@ test.each([
   ['bloom-filter', 'CoreBloomInfo', 'Bloom'],
   ['redis-cuckoo-filter', 'CoreInfo', 'RedisCuckoo'],
   ['redis-bloom-filter', 'CoreInfo', 'RedisBloom'],
-] as const)('js/filters/read/%s.ts %s has the fields of bindings/info_fields.h (family %s), no more, no fewer', (file, name, family) => {
+] as const)('js/filters/read/%s.ts %s has the fields of the info lists of family %s, no more, no fewer', (file, name, family) => {
   const { own, sub } = interfaceFields(file, name);
   const declared = listFields(`CUCKOO_INFO_${family}`);
   const subs = listFields(`CUCKOO_SUB_INFO_${family}`);

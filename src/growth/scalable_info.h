@@ -1,18 +1,23 @@
-// What info() reports for each family, as X-macro lists of (name, value),
-// two per family of src/common/families.def, found by its name:
-// CUCKOO_INFO_<Name> (the filter's fields) and CUCKOO_SUB_INFO_<Name> (each
-// sub-filter's, in the array `subFilters`; empty for a family that reports
-// none). bindings/embind.cc expands them into the one JS object a filter's
-// info() returns. `f` is the filter, `first` its sub-filter 0, `s` a
-// sub-filter; a value is a number, a bool, or a val (null where the family
-// has no such value). js/filters/read/*.ts declare the same fields as
-// TypeScript types (CoreInfo): tests/js/info-fields.test.ts holds each
-// interface against its lists, both ways.
-#ifndef CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
-#define CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
+// What info() reports for the families of growth/scalable_filter.h (Cuckoo
+// and Bloom), as X-macro lists of (name, value), two per family, found by its
+// name: CUCKOO_INFO_<Name> (the filter's fields) and CUCKOO_SUB_INFO_<Name>
+// (each sub-filter's, in the array `subFilters`). The bindings expand them
+// into the one object a filter's info() returns (bindings/embind.cc); `f` is
+// the filter, `first` its sub-filter 0, `s` a sub-filter; a value is a number
+// or a bool. js/filters/read/cuckoo-filter.ts and bloom-filter.ts declare the
+// same fields as TypeScript types (CoreInfo, CoreBloomInfo):
+// tests/js/info-fields.test.ts holds each interface against its lists.
+#ifndef CUCKOO_WASM_SRC_GROWTH_SCALABLE_INFO_H_
+#define CUCKOO_WASM_SRC_GROWTH_SCALABLE_INFO_H_
 
-// A growing filter of this library's own families: the parameters of the
-// filter (those of sub-filter 0), which its own fields follow.
+#include <cstdint>
+
+#include "bloom/bloom_format.h"
+#include "growth/scalable_filter.h"
+#include "growth/sizing.h"
+
+// The parameters of the filter (those of sub-filter 0), which both families'
+// own fields follow.
 #define CUCKOO_SCALABLE_INFO(X)                                \
   X(capacity, static_cast<double>(first.capacity()))          \
   X(seedLow, static_cast<uint32_t>(first.seed()))             \
@@ -59,31 +64,4 @@
   X(setBitCount, static_cast<double>(s.SetBitCount()))        \
   X(byteLength, static_cast<double>(cuckoo::format::BloomSectionBytes(s.word_bytes())))
 
-// The Redis families (src/redis/redis_cuckoo.h, src/redis/redis_bloom.h):
-// what the server's CF.INFO / BF.INFO give, by the labels camelCased.
-#define CUCKOO_INFO_RedisCuckoo(X)                            \
-  X(size, static_cast<double>(f.redis_size()))                \
-  X(numberOfBuckets, static_cast<double>(f.bucket_count()))   \
-  X(numberOfFilters, f.sub_filter_count())                    \
-  X(numberOfItemsInserted, static_cast<double>(f.size()))     \
-  X(numberOfItemsDeleted, static_cast<double>(f.deleted()))   \
-  X(bucketSize, f.bucket_size())                              \
-  X(expansionRate, f.expansion_rate())                        \
-  X(maxIterations, f.max_iterations())                        \
-  X(serializedSize, static_cast<double>(f.SerializedSize()))
-
-#define CUCKOO_INFO_RedisBloom(X)                             \
-  X(capacity, static_cast<double>(f.capacity()))              \
-  X(size, static_cast<double>(f.redis_size()))                \
-  X(numberOfFilters, f.sub_filter_count())                    \
-  X(numberOfItemsInserted, static_cast<double>(f.size()))     \
-  X(expansionRate, f.non_scaling() ? val::null() : val(static_cast<double>(f.growth()))) \
-  X(errorRate, f.error_rate())                                \
-  X(initialCapacity, static_cast<double>(f.link(0).entries())) \
-  X(serializedSize, static_cast<double>(f.SerializedSize()))
-
-// The Redis families report no sub-filters (CF.INFO and BF.INFO do not).
-#define CUCKOO_SUB_INFO_RedisCuckoo(X)
-#define CUCKOO_SUB_INFO_RedisBloom(X)
-
-#endif  // CUCKOO_WASM_BINDINGS_INFO_FIELDS_H_
+#endif  // CUCKOO_WASM_SRC_GROWTH_SCALABLE_INFO_H_
