@@ -123,6 +123,10 @@ if [ "$target" = deserialize ]; then
 else
   cp "$seeds"/* "$work"/
 fi
+# Inputs that once failed (tests/fuzz/regressions/<target>-*), replayed with the seeds.
+for f in tests/fuzz/regressions/"$target"-*; do
+  [ -e "$f" ] && cp "$f" "$work/"
+done
 
 marker=$out/run-start-$target
 touch "$marker"
