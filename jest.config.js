@@ -1,11 +1,25 @@
 /**
  * Jest runs the TypeScript tests in tests/ against the built package as Node.js resolves it (dist/node.cjs, the
  * "node" condition); tests that need the browsers' build (dist/index.*, the .wasm deflated) name its path.
+ *
+ * Four projects, which scripts/test.sh selects by name (`--selectProjects`); `npx jest` alone runs them all:
+ *   quick     tests/js/ but the long suites: `npm test`, a few minutes on a fresh clone
+ *   long      the suites below, each 10 s to 70 s on a 2-core machine: `npm run test:all`
+ *   browser   tests/browser/ (Chromium, Firefox, the MV3 extension, the example app): `npm run test:all`
+ *   runtimes  tests/runtimes/ (workerd, Deno, Bun): `npm run test:all`
  */
-module.exports = {
+const LONG = [
+  'property', // model-based properties of every family, with floors on what the sequences reached
+  'adversarial', // user code inside every call: getters, Proxies, iterables that dispose or grow memory
+  'reader', // the read-only entry against the full one, call by call, on every family
+  'cli', // the command-line tool, one process per call
+  'cli-redis',
+  'pack', // npm pack, installed into a fresh project under each resolver
+  'redis-differential', // against the recorded Redis server's model
+];
+
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tests/tsconfig.json' }],
   },
@@ -13,5 +27,15 @@ module.exports = {
     '^cuckoo-wasm$': '<rootDir>/dist/node.cjs',
     '^cuckoo-wasm/reader$': '<rootDir>/dist/reader-node.cjs',
   },
+};
+const long = LONG.map((name) => `<rootDir>/tests/js/${name}.test.ts`);
+
+module.exports = {
   testTimeout: 120000,
+  projects: [
+    { ...base, displayName: 'quick', testMatch: ['<rootDir>/tests/js/**/*.test.ts'], testPathIgnorePatterns: LONG.map((name) => `/tests/js/${name}\\.test\\.ts$`) },
+    { ...base, displayName: 'long', testMatch: long },
+    { ...base, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'] },
+    { ...base, displayName: 'runtimes', testMatch: ['<rootDir>/tests/runtimes/**/*.test.ts'] },
+  ],
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds everything from source: the WebAssembly module (em++, CMake preset
-# wasm), the native library and tests (g++, preset native), and the npm
-# package's dist/ (esbuild, tsc).
+# Builds the package from source: the WebAssembly modules (em++, CMake preset
+# wasm) and the npm package's dist/ (esbuild, tsc). The native tests (preset
+# native), the sanitizer and fuzz builds are built where they run
+# (scripts/test.sh --all, scripts/fuzz.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -15,8 +16,5 @@ export NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs"
 # emcmake supplies Emscripten's toolchain file to the wasm preset.
 emcmake cmake --preset wasm 2>&1 >/dev/null | { grep -v "^configure:" >&2 || true; }
 cmake --build --preset wasm -j "$jobs" >/dev/null
-
-cmake --preset native >/dev/null
-cmake --build --preset native -j "$jobs" >/dev/null
 
 node scripts/build.mjs

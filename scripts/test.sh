@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The project's tests, in two runs (both end with "tests: N passed, N failed" for all they ran):
 #
-#   npm test               (bash scripts/test.sh)        about five minutes on a 2-core machine, after `npm run demo`:
-#     the native tests (ctest, preset native); a short fuzz of each libFuzzer target (2,000 executions); the tests'
-#     types (tsc, once: Jest itself only transpiles them, tests/tsconfig.json's isolatedModules); the Jest tests on the
-#     Node.js running this script: API, real data, format, CLI, npm pack, the browser tests (Chromium and Firefox) and
-#     the runtime tests (workerd, Deno, Bun). Ends with a line for the Jest run, one per runtime, and the total.
-#   npm run test:all       (bash scripts/test.sh --all)  what takes longer, run by .ci/run after npm test:
-#     the native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14, preset asan); a longer fuzz
-#     (50,000 executions of each target); the Jest tests but the browser and runtime ones on each other Node.js major
-#     of NODE_VERSIONS (package.json "engines" accepts every Node.js from 20 on; these are the majors tested). Ends with
-#     one line per Node.js version, then the total.
+#   npm test               (bash scripts/test.sh)        under five minutes on a fresh clone of a 2-core machine, set-up
+#     included: the tests' types (tsc, once: Jest itself only transpiles them, tests/tsconfig.json's isolatedModules)
+#     and Jest's project `quick` on the Node.js running this script (tests/js/ but the long suites: the API, real
+#     data, the byte format, URLs, patches, Redis, the boundary, the bundles' sizes and exports).
+#   npm run test:all       (bash scripts/test.sh --all)  the rest, run by .ci/run after npm test: the native tests
+#     (GoogleTest, g++, preset native) and the same under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14,
+#     preset asan); a fuzz of each libFuzzer target (50,000 executions); Jest's projects `long` (the property,
+#     adversarial, reader, CLI, packing and Redis-differential suites), `browser` (Chromium, Firefox, the MV3
+#     extension, the example app) and `runtimes` (workerd, Deno, Bun) on this Node.js; and Jest's `quick` and `long`
+#     on each other Node.js major of NODE_VERSIONS (package.json "engines" accepts every Node.js from 20 on; these are
+#     the majors tested). Ends with a line per Jest run and per runtime, then the total.
 #
-# Each is preceded by scripts/setup.sh (npm's pretest / pretest:all), which installs what is missing and builds.
-# Arguments after --all (or all arguments, without it) go to Jest.
+# jest.config.js declares the projects. Each run is preceded by scripts/setup.sh (npm's pretest / pretest:all), which
+# installs what is missing and builds. Arguments after --all (or all arguments, without it) go to Jest.
 # The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
 # the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
 # The browser tests run once: they test the package inside Chromium and Firefox, where Node.js only serves the pages
@@ -52,46 +53,58 @@ fuzz() {
   done
 }
 
+# jest_run NODE LABEL PROJECTS... [-- JEST ARGS]: Jest's PROJECTS on the Node.js binary NODE (child processes the
+# tests start, the CLI, npm, node, run on the same version), its results in $results/jest-LABEL.json and a line
+# "VERSION SECONDS LABEL PROJECTS" in $results/jest-runs.txt for the summary.
+jest_run() {
+  local bin=$1 label=$2 projects=() start version
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do projects+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  version=$("$bin" --version)
+  echo "== JavaScript tests (jest: ${projects[*]}) on Node.js $version"
+  start=$SECONDS
+  # --selectProjects last: Jest takes every argument after it as one more project.
+  PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/jest/bin/jest.js --ci --json --outputFile="$results/jest-$label.json" \
+    "$@" --selectProjects "${projects[@]}" || status=1
+  echo "$version $((SECONDS - start)) $label ${projects[*]}" >> "$results/jest-runs.txt"
+}
+
+# ctest_run PRESET: the native tests of PRESET (configured and built first), in $results/ctest-PRESET.xml.
+ctest_run() {
+  { cmake --preset "$1" >/dev/null &&
+    cmake --build --preset "$1" -j "$jobs" >/dev/null &&
+    ctest --preset "$1" -j "$jobs" --output-junit "$root/$results/ctest-$1.xml"; } || status=1
+}
+
+: > "$results/jest-runs.txt"
+# Where the browser and runtime tests write their screenshots and outcomes.
+export CUCKOO_TEST_RESULTS="$root/$results"
 if [ "$all" -eq 0 ]; then
-  echo "== native tests (ctest)"
-  ctest --preset native -j "$jobs" --output-junit "$root/$results/ctest.xml" || status=1
-
-  echo "== fuzzing the deserializers, the URL canonicalizer, the SCANDUMP readers and the patch reader (libFuzzer + ASan/UBSan, 2,000 executions each)"
-  fuzz 2000
-
   echo "== the tests' types (tsc)"
   npx tsc --noEmit -p tests/tsconfig.json || status=1
 
-  echo "== JavaScript tests (jest) on Node.js $(node --version)"
-  start=$SECONDS
-  npx jest --ci --json --outputFile="$results/jest.json" "$@" || status=1
-  echo "$(node --version) $((SECONDS - start)) all" > "$results/jest-runs.txt"
+  jest_run "$(command -v node)" own quick -- "$@"
 else
+  echo "== native tests (GoogleTest, g++)"
+  ctest_run native
+
   echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)"
-  { cmake --preset asan >/dev/null &&
-    cmake --build --preset asan -j "$jobs" >/dev/null &&
-    ctest --preset asan -j "$jobs" --output-junit "$root/$results/ctest.xml"; } || status=1
+  ctest_run asan
 
   echo "== fuzzing (libFuzzer + ASan/UBSan, 50,000 executions each)"
   fuzz 50000
 
-  : > "$results/jest-runs.txt"
+  jest_run "$(command -v node)" own long browser runtimes -- "$@"
   own_major=$(node -p 'process.versions.node.split(".")[0]')
   for version in "${NODE_VERSIONS[@]}"; do
     [ "${version%%.*}" = "$own_major" ] && continue
-    echo "== JavaScript tests (jest) but the browser and runtime tests, on Node.js v$version"
-    start=$SECONDS
     if bin=$(node_binary "$version"); then
-      # Child processes the tests start (the CLI, npm, node) run on the same version.
-      # The ignore patterns last: jest takes every argument after them as one more pattern.
-      PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/jest/bin/jest.js --ci --json \
-        --outputFile="$results/jest-node$version.json" "$@" --testPathIgnorePatterns '/tests/browser/' '/tests/runtimes/' ||
-        status=1
+      jest_run "$bin" "node$version" quick long -- "$@"
     else
       echo "could not install Node.js v$version from the npm registry" >&2
       status=1
     fi
-    echo "v$version $((SECONDS - start)) nobrowser" >> "$results/jest-runs.txt"
   done
 fi
 
@@ -99,25 +112,23 @@ RESULTS="$results" node -e '
 const fs = require("fs");
 const dir = process.env.RESULTS + "/";
 let passed = 0, failed = 0;
-if (fs.existsSync(dir + "ctest.xml")) {
-  const suite = /<testsuite\b[^>]*>/.exec(fs.readFileSync(dir + "ctest.xml", "utf8"));
-  if (suite) {
-    const attr = (name) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(suite[0])[1]);
-    passed += attr("tests") - attr("failures"); failed += attr("failures");
-    console.log(`ctest: ${attr("tests") - attr("failures")} passed, ${attr("failures")} failed`);
-  } else failed += 1;
-} else failed += 1;
-// One line per Node.js version: its Jest run (jest.json on this Node.js, jest-nodeX.Y.Z.json on the others).
+for (const file of fs.readdirSync(dir).filter((f) => /^ctest-.*\.xml$/.test(f)).sort()) {
+  const suite = /<testsuite\b[^>]*>/.exec(fs.readFileSync(dir + file, "utf8"));
+  if (!suite) { failed += 1; console.log(`${file}: no results`); continue; }
+  const attr = (name) => Number(new RegExp(`\\s${name}="(\\d+)"`).exec(suite[0])[1]);
+  passed += attr("tests") - attr("failures"); failed += attr("failures");
+  console.log(`ctest (${file.slice(6, -4)}): ${attr("tests") - attr("failures")} passed, ${attr("failures")} failed`);
+}
+// One line per Jest run.
 for (const run of fs.readFileSync(dir + "jest-runs.txt", "utf8").trim().split("\n").filter(Boolean)) {
-  const [version, seconds, which] = run.split(" ");
-  const file = which === "all" ? "jest.json" : `jest-node${version.slice(1)}.json`;
+  const [version, seconds, label, ...projects] = run.split(" ");
   let p = 0, f = 1;
   try {
-    const j = JSON.parse(fs.readFileSync(dir + file, "utf8"));
+    const j = JSON.parse(fs.readFileSync(dir + `jest-${label}.json`, "utf8"));
     p = j.numPassedTests; f = j.numFailedTests + j.numRuntimeErrorTestSuites;
   } catch {}
   passed += p; failed += f;
-  console.log(`node ${version}: ${p} passed, ${f} failed (Jest${which === "all" ? "" : " without the browser and runtime tests"}, ${seconds} s)`);
+  console.log(`node ${version}: ${p} passed, ${f} failed (Jest: ${projects.join(", ")}; ${seconds} s)`);
 }
 // One line per runtime of tests/runtimes/ (counted in the Jest run above), from the outcome each wrote.
 for (const file of fs.readdirSync(dir).filter((f) => /^runtime-.*\.json$/.test(f)).sort()) {

@@ -17,7 +17,7 @@ import { launch, Browser as FirefoxBrowser, Page as FirefoxPage } from 'puppetee
 
 export const root = join(__dirname, '..', '..');
 /** Where tests leave screenshots and logs (build/ is not committed). */
-export const outputDir = join(root, 'build', 'test-results');
+export const outputDir = process.env.CUCKOO_TEST_RESULTS ?? join(root, 'build', 'test-results');
 
 /** The CSP a page that uses cuckoo-wasm needs, and no more. */
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";

@@ -4,7 +4,8 @@
 // Each runs the same end-to-end scenario (scenario.mjs) on the same input (input.ts: made by the CLI from the
 // repo's sample lists), with the package installed as npm installs it (package.json and dist/ in
 // node_modules/cuckoo-wasm) and resolved by the runtime's own conditions. Its result must pass and equal Node.js's.
-// Each runtime's outcome is written to build/test-results/runtime-NAME.json for scripts/test.sh's summary.
+// Each runtime's outcome is written to $CUCKOO_TEST_RESULTS (scripts/test.sh sets it; build/test-results without it)
+// as runtime-NAME.json for scripts/test.sh's summary.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { installPackage, root, scenarioInputFile, scenarioPath, workDir } from '
 import { bundleWorker, EDGE_CONDITIONS, serveWorkers, WorkerdServer } from './workerd';
 
 const app = join(workDir, 'app');
-const resultsDir = join(root, 'build', 'test-results');
+const resultsDir = process.env.CUCKOO_TEST_RESULTS ?? join(root, 'build', 'test-results');
 let inputFile: string;
 let nodeResult: Record<string, unknown>;
 
