@@ -3,7 +3,7 @@
  * "node" condition); tests that need the browsers' build (dist/index.*, the .wasm deflated) name its path.
  *
  * Four projects, which scripts/test.sh selects by name (`--selectProjects`); `npx jest` alone runs them all:
- *   quick     tests/js/ but the long suites: `npm test`, a few minutes on a fresh clone
+ *   quick     tests/js/ but the long suites: `npm test`, under three minutes on a fresh clone, set-up included
  *   long      the suites below, each 10 s to 70 s on a 2-core machine: `npm run test:all`
  *   browser   tests/browser/ (Chromium, Firefox, the MV3 extension, the example app): `npm run test:all`
  *   runtimes  tests/runtimes/ (workerd, Deno, Bun): `npm run test:all`
@@ -11,7 +11,6 @@
 const LONG = [
   'property', // model-based properties of every family, with floors on what the sequences reached
   'adversarial', // user code inside every call: getters, Proxies, iterables that dispose or grow memory
-  'reader', // the read-only entry against the full one, call by call, on every family
   'cli', // the command-line tool, one process per call
   'cli-redis',
   'pack', // npm pack, installed into a fresh project under each resolver
