@@ -3,9 +3,9 @@
  * "node" condition); tests that need the browsers' build (dist/index.*, the .wasm deflated) name its path.
  *
  * Four projects, which scripts/test.sh selects by name (`--selectProjects`); `npx jest` alone runs them all:
- *   quick     tests/js/ but the long suites: `npm test`, under three minutes on a fresh clone, set-up included
+ *   quick     tests/js/ but the long suites: `npm test`
  *   long      the suites below, each 10 s to 70 s on a 2-core machine: `npm run test:all`
- *   browser   tests/browser/ (Chromium, Firefox, the MV3 extension, the example app): `npm run test:all`
+ *   browser   tests/browser/ (Chromium, Firefox, the MV3 extension, the example app): `npm test`
  *   runtimes  tests/runtimes/ (workerd, Deno, Bun): `npm run test:all`
  */
 const LONG = [

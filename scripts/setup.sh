@@ -3,10 +3,10 @@
 # Debian's packages if it is missing (emscripten, cmake, make; xxHash is
 # vendored in third_party/), runs `npm ci` when node_modules is missing or
 # older than package-lock.json, then builds the package (scripts/build.sh).
-# With --all (npm run test:all) also what its tests need: g++ and GoogleTest
-# (the native tests), clang-14 with its sanitizer and fuzzer runtimes (ASan,
-# libFuzzer), chromium and firefox-esr (the browser tests drive them).
-# Safe to run again: each step skips what is done.
+# With --browser (npm test) also chromium and firefox-esr, which the browser
+# tests drive; with --all (npm run test:all) those and g++ and GoogleTest (the
+# native tests), clang-14 with its sanitizer and fuzzer runtimes (ASan,
+# libFuzzer). Safe to run again: each step skips what is done.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -15,11 +15,14 @@ need=()
 command -v em++ >/dev/null || need+=(emscripten)
 command -v cmake >/dev/null || need+=(cmake)
 command -v make >/dev/null || need+=(make)
-if [ "${1:-}" = --all ]; then
+mode=${1:-}
+if [ "$mode" = --all ]; then
   command -v g++ >/dev/null || need+=(g++)
   [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
   command -v clang++-14 >/dev/null || need+=(clang-14)
   ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+fi
+if [ "$mode" = --all ] || [ "$mode" = --browser ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   [ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
 fi

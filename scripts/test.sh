@@ -3,15 +3,16 @@
 #
 #   npm test               (bash scripts/test.sh)        under five minutes on a fresh clone of a 2-core machine, set-up
 #     included: the tests' types (tsc, once: Jest itself only transpiles them, tests/tsconfig.json's isolatedModules)
-#     and Jest's project `quick` on the Node.js running this script (tests/js/ but the long suites: the API, real
-#     data, the byte format, URLs, patches, Redis, the boundary, the bundles' sizes and exports).
+#     and Jest's projects `quick` (tests/js/ but the long suites: the API, real data, the byte format, URLs, patches,
+#     Redis, the boundary, the reader against the full entry, the bundles' sizes and exports) and `browser`
+#     (Chromium, Firefox, the MV3 extension, the example app) on the Node.js running this script.
 #   npm run test:all       (bash scripts/test.sh --all)  the rest, run by .ci/run after npm test: the native tests
 #     (GoogleTest, g++, preset native) and the same under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14,
 #     preset asan); a fuzz of each libFuzzer target (50,000 executions); Jest's projects `long` (the property,
-#     adversarial, CLI, packing and Redis-differential suites), `browser` (Chromium, Firefox, the MV3
-#     extension, the example app) and `runtimes` (workerd, Deno, Bun) on this Node.js; and Jest's `quick` and `long`
-#     on each other Node.js major of NODE_VERSIONS (package.json "engines" accepts every Node.js from 20 on; these are
-#     the majors tested). Ends with a line per Jest run and per runtime, then the total.
+#     adversarial, CLI, packing and Redis-differential suites) and `runtimes` (workerd, Deno, Bun) on this Node.js;
+#     and Jest's `quick` and `long` on each other Node.js major of NODE_VERSIONS (package.json "engines" accepts
+#     every Node.js from 20 on; these are the majors tested). Ends with a line per Jest run and per runtime, then
+#     the total.
 #
 # jest.config.js declares the projects. Each run is preceded by scripts/setup.sh (npm's pretest / pretest:all), which
 # installs what is missing and builds. Arguments after --all (or all arguments, without it) go to Jest.
@@ -84,7 +85,7 @@ if [ "$all" -eq 0 ]; then
   echo "== the tests' types (tsc)"
   npx tsc --noEmit -p tests/tsconfig.json || status=1
 
-  jest_run "$(command -v node)" own quick -- "$@"
+  jest_run "$(command -v node)" own quick browser -- "$@"
 else
   echo "== native tests (GoogleTest, g++)"
   ctest_run native
@@ -95,7 +96,7 @@ else
   echo "== fuzzing (libFuzzer + ASan/UBSan, 50,000 executions each)"
   fuzz 50000
 
-  jest_run "$(command -v node)" own long browser runtimes -- "$@"
+  jest_run "$(command -v node)" own long runtimes -- "$@"
   own_major=$(node -p 'process.versions.node.split(".")[0]')
   for version in "${NODE_VERSIONS[@]}"; do
     [ "${version%%.*}" = "$own_major" ] && continue
