@@ -312,9 +312,10 @@ describe('lifecycle', () => {
   test('importing the package changes no global: in a realm without Symbol.dispose it stays undefined', async () => {
     // A realm as in an engine without explicit resource management (Node 20 and 22 add Symbol.dispose to their
     // main realm only; Node 24+ and recent browsers have it everywhere, older browsers nowhere): a vm context whose
-    // global Symbol is a copy without dispose and asyncDispose. The bundle runs there as a script, and inflates its
-    // .wasm with DecompressionStream, which every supported realm has.
-    const context = vm.createContext({ TextEncoder, DecompressionStream });
+    // global Symbol is a copy without dispose and asyncDispose. The bundle runs there as a script, inflates its
+    // .wasm with DecompressionStream and codes strings with TextEncoder and TextDecoder, which every supported realm
+    // has.
+    const context = vm.createContext({ TextEncoder, TextDecoder, DecompressionStream });
     vm.runInContext(
       `{
         const Native = Symbol;
