@@ -17,6 +17,7 @@ import { UrlFilter } from './url-filter.js';
 import type { ReadCore } from '../boundary/read-core.js';
 import type { ExportRow, FilterObject, Handle } from '../boundary/core-types.js';
 import { checkedBytes } from './filter-bytes.js';
+import { checkMade } from './wasm-filter.js';
 
 /** What the core's info() reports for every family (each family's <name>_info.h in src/). */
 interface CommonInfo {
@@ -25,6 +26,23 @@ interface CommonInfo {
   seedHigh: number;
   expansion: number;
 }
+
+/**
+ * What a family's constructor reads of the filter the core made: its info(), once {@link checkMade} has seen that a
+ * factory made it.
+ * @throws ArgumentTypeError naming the factories when `new` was called on the class in user code.
+ * @internal
+ */
+export function madeInfo<T>(core: ReadCore, object: FilterObject, target: { readonly name: string }): T {
+  checkMade(core, target);
+  return core.info<T>(object);
+}
+
+/** An info() object as JSON can hold it: its bigints (the seed) as decimal strings. */
+export type JsonInfo<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
+
+/** What util.inspect shows of a filter (js/filters/family-filter.ts). */
+const inspectKey = Symbol.for('nodejs.util.inspect.custom');
 
 /**
  * A filter of one family. Not exported from the package. Its members' TSDoc is
@@ -178,6 +196,33 @@ export abstract class FamilyFilter extends UrlFilter {
   /** Number of sub-filters: 1, more once a growing filter has grown. */
   get subFilterCount(): number {
     return this.core.subFilterCount(this.fx, this.live());
+  }
+
+  /** Items in the filter (each family says how it counts them). */
+  abstract get size(): number;
+
+  /** The filter's statistics as one plain object. */
+  abstract info(): object;
+
+  /**
+   * What `JSON.stringify(filter)` writes: {@link info}, its bigints (the seed) as decimal strings; after
+   * {@link dispose}, `{ disposed: true }`.
+   */
+  toJSON(): JsonInfo<ReturnType<this['info']>> | { disposed: true } {
+    if (this.disposed) return { disposed: true };
+    const info = this.info() as Record<string, unknown>;
+    for (const k in info) if (typeof info[k] === 'bigint') info[k] = String(info[k]);
+    return info as JsonInfo<ReturnType<this['info']>>;
+  }
+
+  /**
+   * What `console.log(filter)` and `util.inspect` show in Node.js: one line with the class, its items, its bytes
+   * and its false-positive rate, rather than the module's internals.
+   */
+  [inspectKey](): string {
+    const name = familyOf(this.familyId)?.className ?? 'filter';
+    if (this.disposed) return `${name} <disposed>`;
+    return `${name} { size: ${this.size}, byteLength: ${this.byteLength}, falsePositiveRate: ${this.falsePositiveRate} }`;
   }
 
   /** @internal */

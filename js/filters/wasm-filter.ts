@@ -14,7 +14,7 @@ import { Chunk } from '../common/chunk.js';
 import { Answers, checkAnswerBytes, checkRoom } from '../common/answers.js';
 import { MAX_ARRAY_LENGTH, closeIterator, keySource } from '../common/key-source.js';
 import { Status } from '../common/status.js';
-import type { ReadCore } from '../boundary/read-core.js';
+import { ReadCore } from '../boundary/read-core.js';
 import type { FilterObject, Handle } from '../boundary/core-types.js';
 
 declare global {
@@ -30,6 +30,20 @@ declare global {
 
 /** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
 const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+/**
+ * The check of every filter constructor, before it reads anything: `core` is one this library made, so the filter
+ * comes from a factory (`create`, `fromBytes`), not from `new` in user code.
+ * @throws ArgumentTypeError naming the factories of `target` (the class `new` was called on) otherwise.
+ * @internal
+ */
+export function checkMade(core: unknown, target: { readonly name: string; readonly create?: unknown }): void {
+  if (core instanceof ReadCore) return;
+  const factories = typeof target.create === 'function' ? `${target.name}.create(options) or ` : '';
+  throw new ArgumentTypeError(
+    `${target.name} has no public constructor: make one with ${factories}await ${target.name}.fromBytes(bytes)`,
+  );
+}
 
 /** Core filters whose class was collected without dispose() are freed here (a safety net, not the contract). */
 const registry = new FinalizationRegistry<{ core: ReadCore; object: FilterObject }>(({ core, object }) => core.destroy(object));
@@ -109,6 +123,7 @@ export abstract class WasmFilter {
 
   /** @internal */
   protected constructor(core: ReadCore, object: FilterObject, familyId: number) {
+    checkMade(core, new.target);
     this.core = core;
     this.object = object;
     this.handle = core.handleOf(object);

@@ -6,7 +6,7 @@
 import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { BLOOM } from '../../registry.js';
-import { FamilyFilter } from '../family-filter.js';
+import { FamilyFilter, madeInfo } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
 import type { FilterObject } from '../../boundary/core-types.js';
 import { bitsPerItemOf } from '../filter-bytes.js';
@@ -166,7 +166,7 @@ export class BloomFilter extends FamilyFilter {
   readonly falsePositiveRate: number;
 
   /** @internal */
-  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreBloomInfo>(object)) {
+  protected constructor(core: ReadCore, object: FilterObject, info = madeInfo<CoreBloomInfo>(core, object, new.target)) {
     super(core, object, BLOOM, info);
     this.hashCount = info.hashCount;
     this.falsePositiveRate = info.falsePositiveRate;

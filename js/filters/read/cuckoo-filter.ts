@@ -6,7 +6,7 @@
 import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { CUCKOO, keyOpOf, type TableEncoding } from '../../registry.js';
-import { FamilyFilter } from '../family-filter.js';
+import { FamilyFilter, madeInfo } from '../family-filter.js';
 import { encodingName } from '../table-encoding.js';
 import type { ReadCore } from '../../boundary/read-core.js';
 import type { FilterObject } from '../../boundary/core-types.js';
@@ -109,7 +109,7 @@ export class CuckooFilter extends FamilyFilter {
   private readonly sizedRate: number;
 
   /** @internal */
-  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
+  protected constructor(core: ReadCore, object: FilterObject, info = madeInfo<CoreInfo>(core, object, new.target)) {
     super(core, object, CUCKOO, info);
     this.fingerprintBits = info.fingerprintBits;
     this.bucketSize = info.bucketSize;

@@ -5,7 +5,7 @@
  */
 import { named } from '../../common/named.js';
 import { REDIS_BLOOM } from '../../registry.js';
-import { FamilyFilter } from '../family-filter.js';
+import { FamilyFilter, madeInfo } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
 import type { FilterObject } from '../../boundary/core-types.js';
 
@@ -50,7 +50,7 @@ export class RedisBloomFilter extends FamilyFilter {
   /** True if the filter never grows. */
   readonly nonScaling: boolean;
   /** @internal */
-  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
+  protected constructor(core: ReadCore, object: FilterObject, info = madeInfo<CoreInfo>(core, object, new.target)) {
     super(core, object, REDIS_BLOOM, { capacity: info.initialCapacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate ?? 0 });
     this.errorRate = info.errorRate;
     this.nonScaling = info.expansionRate === null;

@@ -6,7 +6,7 @@
 import { named } from '../../common/named.js';
 import { Key } from '../../common/checks.js';
 import { REDIS_CUCKOO, keyOpOf } from '../../registry.js';
-import { FamilyFilter } from '../family-filter.js';
+import { FamilyFilter, madeInfo } from '../family-filter.js';
 import type { ReadCore } from '../../boundary/read-core.js';
 import type { FilterObject } from '../../boundary/core-types.js';
 
@@ -53,7 +53,7 @@ export class RedisCuckooFilter extends FamilyFilter {
   /** Kicks an add may make. */
   readonly maxIterations: number;
   /** @internal */
-  protected constructor(core: ReadCore, object: FilterObject, info = core.info<CoreInfo>(object)) {
+  protected constructor(core: ReadCore, object: FilterObject, info = madeInfo<CoreInfo>(core, object, new.target)) {
     const capacity = info.numberOfBuckets * info.bucketSize;
     super(core, object, REDIS_CUCKOO, { capacity, seedLow: 0, seedHigh: 0, expansion: info.expansionRate });
     this.bucketSize = info.bucketSize;
