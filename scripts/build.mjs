@@ -276,6 +276,8 @@ await bundle({
   format: 'cjs',
   outfile: join(dist, 'cli.cjs'),
   banner: { js: '#!/usr/bin/env node' },
+  // `cuckoo-wasm --version`.
+  define: { ...common.define, CUCKOO_VERSION: JSON.stringify(version) },
 });
 
 // testing.mjs imports the ES module itself, so that both share one module instance.

@@ -1,10 +1,14 @@
 /**
- * How the `cuckoo-wasm` commands read their input files and write their output files, one way for all:
- * a file is read whole, and written whole or not at all (into a temporary file beside it, then renamed
- * over it), so a crash or a full disk mid-write leaves the previous file as it was. Errors are thrown as
- * Error, one line naming what, where and why (the caller prints it and exits with code 1).
+ * How the `cuckoo-wasm` commands read their input files and write their output files, one way for all, as the Unix
+ * tools beside them do: a file is read whole; an output is written whole or not at all where it can be (a regular
+ * file, or a new one: into a temporary file beside it, then renamed over it, so a crash or a full disk mid-write
+ * leaves the previous file as it was). `-` is standard output; a symbolic link is followed, and the file it names
+ * replaced; a device, FIFO or socket is opened and written, as `cat > PATH` would. Errors are thrown as Error, one
+ * line naming what, where and why (the caller prints it and exits with code 1).
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** Why a file could not be opened, for the codes a user can act on. */
 const FILE_ERRORS: Record<string, string> = {
@@ -14,6 +18,7 @@ const FILE_ERRORS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
   ENOSPC: 'no space left on the device',
+  ELOOP: 'too many levels of symbolic links',
 };
 
 /** `cannot VERB WHAT PATH: CODE (why)`, from the error a file call threw. */
@@ -32,12 +37,81 @@ export function readFile(path: string, what: string): Buffer {
   }
 }
 
-/** Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed over it. */
-export function writeWhole(path: string, bytes: Uint8Array, what: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
+/** The output path that means standard output. */
+export const STDOUT = '-';
+
+/** How a report names the output `path`. */
+export function outputName(path: string): string {
+  return path === STDOUT ? 'standard output' : path;
+}
+
+/**
+ * Where a command's report goes: standard error when its output (`-o`) is standard output, so that the report
+ * never mixes with the bytes written there; else standard output.
+ */
+export function reporter(output: string): (line: string) => void {
+  return output === STDOUT ? (line) => process.stderr.write(`${line}\n`) : (line) => process.stdout.write(`${line}\n`);
+}
+
+/** What is at `path` (a link followed), or undefined if nothing is. */
+function statOf(path: string, what: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fileError('write', what, path, e);
+  }
+}
+
+/**
+ * Writes `bytes` to `path` (`-`: standard output): whole or not at all where `path` is a regular file or nothing yet
+ * (through a temporary file beside the file it names, renamed over it); a device, FIFO or socket is opened and
+ * written. `what` names the output in errors (`filter`, `patch`).
+ */
+export async function writeOutput(path: string, bytes: Uint8Array, what: string): Promise<void> {
+  if (path === STDOUT) {
+    await new Promise<void>((done, fail) => process.stdout.write(bytes, (e) => (e ? fail(fileError('write', what, 'to standard output', e)) : done())));
+    return;
+  }
+  const stats = statOf(path, what);
+  if (stats?.isDirectory()) throw fileError('write', what, path, { code: 'EISDIR' });
+  if (stats !== undefined && !stats.isFile()) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, 'w');
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    } catch (e) {
+      throw fileError('write', what, path, e);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    return;
+  }
+  writeWhole(path, stats === undefined ? linkTarget(path) : realpathSync(path), bytes, what);
+}
+
+/** The path a new file at `path` gets: `path` itself, or where a dangling symbolic link there points. */
+function linkTarget(path: string): string {
+  let target = path;
+  for (let hops = 0; hops < 40; ++hops) {
+    let link: string;
+    try {
+      if (!lstatSync(target).isSymbolicLink()) return target;
+      link = readlinkSync(target);
+    } catch {
+      return target;
+    }
+    target = resolve(dirname(target), link);
+  }
+  return target;
+}
+
+/** Writes `bytes` to the regular file `file` (or a new one) whole or not at all; errors name `path`, as given. */
+function writeWhole(path: string, file: string, bytes: Uint8Array, what: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, bytes, { flag: 'wx' });
-    renameSync(temporary, path);
+    renameSync(temporary, file);
   } catch (e) {
     rmSync(temporary, { force: true });
     throw fileError('write', what, path, e);

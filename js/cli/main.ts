@@ -4,11 +4,12 @@
  *                                  [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
  *   cuckoo-wasm query [--urls] FILE [KEY...]     (keys from stdin, one per line, when none are given)
  *   cuckoo-wasm info FILE
+ *   cuckoo-wasm --version
  *   cuckoo-wasm redis-pull, redis-push (js/cli/redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli/patch.ts)
  * Lists are read by js/cli/list-formats.ts: the LIST file in its --format, query's standard input as a
  * `lines` list (listEntry): one key per line, trimmed, a leading byte order mark dropped, blank lines and
  * `#` comment lines skipped.
- * Errors: one line on stderr, exit code 1.
+ * Errors: one line on stderr, exit code 1 (2 for a list with no entries, unless --allow-empty).
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -20,16 +21,24 @@ import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './redis.js';
 import { PATCH_USAGE, patchCommand } from './patch.js';
-import { readFile, writeWhole } from './files.js';
+import { outputName, readFile, reporter, writeOutput } from './files.js';
 import { BLOOM, FAMILIES } from '../registry.js';
+
+/** The package's version (scripts/build.mjs defines it from package.json). */
+declare const CUCKOO_VERSION: string;
 
 const USAGE = `usage:
   cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
                                  [--capacity N] [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
+                                 [--allow-empty]
+      FILE: the filter's bytes, written whole or not at all (into a temporary file beside it, then renamed); - writes
+      them to standard output (the report then goes to standard error), a symbolic link is followed, and a device or
+      FIFO is written as it is. The same for every -o below.
       LIST: UTF-8 text, --format auto (found from the first lines, printed), lines (one key per line, trimmed; blank and #
       lines skipped), hosts (ADDRESS HOST...), adblock (||host^ hosts; ||host/path, |https://...| URLs with --urls; rules no
       key stands for counted by kind) or csv (a header row; the column named, else url / domain). A key listed more than once
-      is added once (the count skipped is printed) unless --keep-duplicates is given; a cuckoo
+      is added once (the count skipped is printed) unless --keep-duplicates is given. A list with no entries is an
+      error (exit code 2, nothing written) unless --allow-empty is given; a cuckoo
       filter stores one key at most 2 x bucket-size + 1 times. --type picks the filter (default
       cuckoo; bloom cannot delete).
       --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
@@ -48,7 +57,9 @@ const USAGE = `usage:
       URL up by its expressions and prints "URL<TAB>yes<TAB>matched-expression" or "URL<TAB>no";
       a line that is not a URL is reported on stderr (the exit code is then 1)
   cuckoo-wasm info FILE
-      prints the filter's type, parameters and statistics, and its sub-filters${REDIS_USAGE}${PATCH_USAGE}`;
+      prints the filter's type, parameters and statistics, and its sub-filters
+  cuckoo-wasm --version
+      prints the package's version${REDIS_USAGE}${PATCH_USAGE}`;
 
 /**
  * A list's text. Lists are UTF-8: bytes that are not would each decode to
@@ -162,6 +173,7 @@ async function build(args: string[]): Promise<void> {
       'no-semi-sort': { type: 'boolean' },
       'max-kicks': { type: 'string' },
       'keep-duplicates': { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
       format: { type: 'string' },
     },
   });
@@ -236,6 +248,9 @@ async function build(args: string[]): Promise<void> {
 
   // Every entry, then each distinct key once in first-seen order with how often it occurs.
   const read = readList(utf8Text(readFile(list, 'list'), list), values.format, { urls });
+  if (read.entries.length === 0 && values['allow-empty'] !== true) {
+    throw new CliError(`${list} has no entries, so nothing was written: give --allow-empty to write an empty filter`, 2);
+  }
   const entries = urls ? await urlEntries(list, read.entries) : read.entries.map(({ entry }) => entry);
   const counts = new Map<string, number>();
   for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
@@ -272,20 +287,21 @@ async function build(args: string[]): Promise<void> {
       throw new Error(whyFull({ filter, list, added: e.added, keys: keys.length, requested, keepDuplicates, counts }));
     }
     const bytes = filter.toBytes();
-    writeWhole(values.output, bytes, 'filter');
-    console.log([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...read.report].join('\n'));
-    console.log(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
-    console.log(`bytes:               ${bytes.length}`);
-    console.log(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
+    await writeOutput(values.output, bytes, 'filter');
+    const say = reporter(values.output);
+    say([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...read.report].join('\n'));
+    say(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
+    say(`bytes:               ${bytes.length}`);
+    say(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
     if (filter instanceof BloomFilter) {
-      console.log(`bits, hash count:    ${filter.bitCount} bits, k = ${filter.hashCount} (sub-filters ${filter.subFilterCount})`);
-      console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (sized for ${fpr})`);
+      say(`bits, hash count:    ${filter.bitCount} bits, k = ${filter.hashCount} (sub-filters ${filter.subFilterCount})`);
+      say(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (sized for ${fpr})`);
     } else {
-      console.log(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}${filter.encoding === 'packed' ? '' : `, ${filter.encoding}`}, load factor ${filter.loadFactor.toFixed(4)}, sub-filters ${filter.subFilterCount})`);
-      console.log(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
+      say(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}${filter.encoding === 'packed' ? '' : `, ${filter.encoding}`}, load factor ${filter.loadFactor.toFixed(4)}, sub-filters ${filter.subFilterCount})`);
+      say(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
     }
-    if (urls) console.log(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
-    console.log(`wrote ${values.output}`);
+    if (urls) say(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
+    say(`wrote ${outputName(values.output)}`);
   } finally {
     filter.dispose();
   }
@@ -299,12 +315,36 @@ async function build(args: string[]): Promise<void> {
 async function urlEntries(list: string, entries: NumberedEntry[]): Promise<string[]> {
   const core = await loadFullCore();
   return entries.map(({ entry, line }) => {
+    let expression: string;
     try {
-      return entryExpression(core, entry);
+      expression = entryExpression(core, entry);
     } catch (e) {
       throw new Error(`${list}:${line}: ${(e as Error).message}`);
     }
+    const why = notAUrl(entry, expression);
+    if (why !== undefined) throw new Error(`${list}:${line}: ${why}`);
+    return expression;
   });
+}
+
+/**
+ * Why `key`, whose canonical expression is `expression` (entryExpression), is not a URL, or undefined if it can be
+ * one: the canonicalizer escapes what no host name holds (white space, `%`, control bytes) rather than refusing it,
+ * so a host with an escape came from text that names no host (`not a url`).
+ */
+function notAUrl(key: string, expression: string): string | undefined {
+  const host = expression.slice(0, expression.indexOf('/'));
+  return host.includes('%') ? `"${key}" is not a URL: its host would be ${host}, which no host name can be` : undefined;
+}
+
+/** An error whose exit code is not 1. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -353,10 +393,13 @@ async function query(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { urls: { type: 'boolean' } } });
   if (positionals.length < 1) throw new UsageError('query takes a FILE and then keys');
   const filter = await load(positionals[0]);
+  const core = values.urls === true ? await loadFullCore() : undefined;
   try {
     const answer = (key: string): string | undefined => {
-      if (values.urls !== true) return `${key}\t${filter.has(key) ? 'yes' : 'no'}`;
+      if (core === undefined) return `${key}\t${filter.has(key) ? 'yes' : 'no'}`;
       try {
+        const why = notAUrl(key, entryExpression(core, key));
+        if (why !== undefined) throw new Error(why);
         const matched = filter.matchUrl(key);
         return matched === null ? `${key}\tno` : `${key}\tyes\t${matched}`;
       } catch (e) {
@@ -454,6 +497,9 @@ async function main(argv: string[]): Promise<void> {
     case '-h': case '--help': case 'help':
       console.log(USAGE);
       return;
+    case '--version':
+      console.log(CUCKOO_VERSION);
+      return;
     default:
       throw new UsageError(command === undefined ? 'missing command' : `unknown command "${command}"`);
   }
@@ -471,5 +517,5 @@ main(process.argv.slice(2)).catch((e: unknown) => {
   const message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ');
   const usage = e instanceof UsageError || /^ERR_PARSE_ARGS_/.test(String((e as NodeJS.ErrnoException).code));
   process.stderr.write(`cuckoo-wasm: ${message}${usage ? ' (see cuckoo-wasm --help)' : ''}\n`);
-  process.exitCode = 1;
+  process.exitCode = e instanceof CliError ? e.exitCode : 1;
 });

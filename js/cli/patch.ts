@@ -2,15 +2,15 @@
  * The `cuckoo-wasm` commands for patches (docs/FORMAT.md §17; js/patch/patch.ts):
  *   cuckoo-wasm diff OLD NEW -o PATCH     the patch that turns filter file OLD into NEW
  *   cuckoo-wasm patch OLD PATCH -o NEW    OLD with PATCH applied
- * Both work on the files' bytes alone, for a filter of any family. An output file is written whole
- * (into a temporary file beside it, then renamed over it) and only once everything succeeded, so a
- * refused patch or a failed write leaves no file, or the one that was there, untouched.
+ * Both work on the files' bytes alone, for a filter of any family. The output is written as js/cli/files.ts
+ * writeOutput writes it (`-o -`: standard output, the report then going to standard error) and only once
+ * everything succeeded, so a refused patch or a failed write leaves no file, or the one that was there, untouched.
  * Errors: thrown as Error (one line; js/cli/main.ts prints it and exits with code 1).
  */
 import { parseArgs } from 'node:util';
 import { FilterFormatError, applyPatchBytes, diffBytes, patchInfo } from '../index.js';
 import { UsageError } from './redis.js';
-import { readFile, writeWhole } from './files.js';
+import { outputName, readFile, reporter, writeOutput } from './files.js';
 
 export const PATCH_USAGE = `
   cuckoo-wasm diff OLD NEW -o PATCH
@@ -47,12 +47,13 @@ async function diff(args: string[]): Promise<void> {
     throw new Error(`${oldPath} and ${newPath}: ${e.message}`);
   }
   const { changes } = await patchInfo(patch);
-  writeWhole(output, patch, 'patch');
-  console.log(`old filter:          ${size(older.length)}  ${oldPath}`);
-  console.log(`new filter:          ${size(newer.length)}  ${newPath}`);
-  console.log(`patch:               ${size(patch.length)}, ${changes} changes`);
-  console.log(`patch / new filter:  ${((100 * patch.length) / newer.length).toFixed(2)}% (${(newer.length / patch.length).toFixed(1)} times smaller)`);
-  console.log(`wrote ${output}`);
+  await writeOutput(output, patch, 'patch');
+  const say = reporter(output);
+  say(`old filter:          ${size(older.length)}  ${oldPath}`);
+  say(`new filter:          ${size(newer.length)}  ${newPath}`);
+  say(`patch:               ${size(patch.length)}, ${changes} changes`);
+  say(`patch / new filter:  ${((100 * patch.length) / newer.length).toFixed(2)}% (${(newer.length / patch.length).toFixed(1)} times smaller)`);
+  say(`wrote ${outputName(output)}`);
 }
 
 async function patch(args: string[]): Promise<void> {
@@ -67,11 +68,12 @@ async function patch(args: string[]): Promise<void> {
     // The core's message says why: for a patch of another version, "this patch is for another version of the filter".
     throw new Error(`${patchPath} cannot be applied to ${oldPath}: ${e.message}; nothing was written`);
   }
-  writeWhole(output, result, 'filter');
-  console.log(`old filter:          ${size(base.length)}  ${oldPath}`);
-  console.log(`patch:               ${size(bytes.length)}  ${patchPath}`);
-  console.log(`new filter:          ${size(result.length)}`);
-  console.log(`wrote ${output}`);
+  await writeOutput(output, result, 'filter');
+  const say = reporter(output);
+  say(`old filter:          ${size(base.length)}  ${oldPath}`);
+  say(`patch:               ${size(bytes.length)}  ${patchPath}`);
+  say(`new filter:          ${size(result.length)}`);
+  say(`wrote ${outputName(output)}`);
 }
 
 /**

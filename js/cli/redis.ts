@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FilterFormatError, RedisCuckooFilter } from '../index.js';
-import { writeWhole } from './files.js';
+import { outputName, reporter, writeOutput } from './files.js';
 import { FAMILIES, FamilyDescriptor, familyOf } from '../registry.js';
 import { RedisFilter, classOf, familyOfFilter, redisClassOf } from './classes.js';
 
@@ -162,13 +162,14 @@ async function pull(args: string[]): Promise<void> {
     }
     try {
       const bytes = filter.toBytes();
-      writeWhole(values.output, bytes, 'filter');
+      await writeOutput(values.output, bytes, 'filter');
+      const say = reporter(values.output);
       const info = filter.info();
-      console.log(`pulled:              ${key}, a RedisBloom ${type.name}, in ${chunks} chunks`);
-      console.log(`items:               ${info.numberOfItemsInserted}`);
-      console.log(`sub-filters:         ${info.numberOfFilters}`);
-      console.log(`bytes:               ${bytes.length}`);
-      console.log(`wrote ${values.output}`);
+      say(`pulled:              ${key}, a RedisBloom ${type.name}, in ${chunks} chunks`);
+      say(`items:               ${info.numberOfItemsInserted}`);
+      say(`sub-filters:         ${info.numberOfFilters}`);
+      say(`bytes:               ${bytes.length}`);
+      say(`wrote ${outputName(values.output)}`);
     } finally {
       filter.dispose();
     }
@@ -249,6 +250,8 @@ function peekFamily(path: string): number | undefined {
   }
   try {
     if (readSync(fd, head, 0, 8, 0) < 8) return undefined;
+  } catch {
+    return undefined; // a directory, say: the caller's own read reports it, naming the path
   } finally {
     closeSync(fd);
   }
