@@ -2,7 +2,7 @@
 // folder, run an ES-module script, a CommonJS script, the bin, and TypeScript
 // against it (types resolved through package.json "exports").
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -122,6 +122,45 @@ export async function f(): Promise<boolean> {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const opts = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types')];
   sh(process.execPath, [tsc, ...opts, 'check.mts', 'check.cts'], app);
+});
+
+test('every entry resolves under TypeScript node10 (module commonjs, which ignores "exports"), bundler and nodenext', () => {
+  const app = join(dir, 'app');
+  const code = `import { CuckooFilter, ArgumentTypeError } from 'cuckoo-wasm';
+import { CuckooFilter as Reader } from 'cuckoo-wasm/reader';
+export async function f(bytes: Uint8Array): Promise<boolean> {
+  const full = await CuckooFilter.create({ capacity: 10 });
+  const read = await Reader.fromBytes(bytes);
+  return full.has('x') === read.has('x') && ArgumentTypeError.name.length > 0;
+}
+`;
+  writeFileSync(join(app, 'node10.ts'), code);
+  writeFileSync(join(app, 'bundler.ts'), code);
+  writeFileSync(join(app, 'next.mts'), code);
+  writeFileSync(join(app, 'next.cts'), code);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const common = ['--noEmit', '--strict', '--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--typeRoots', join(root, 'node_modules', '@types')];
+  sh(process.execPath, [tsc, ...common, '--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '5.0', 'node10.ts'], app);
+  sh(process.execPath, [tsc, ...common, '--module', 'esnext', '--moduleResolution', 'bundler', 'bundler.ts'], app);
+  sh(process.execPath, [tsc, ...common, '--module', 'nodenext', '--moduleResolution', 'nodenext', 'next.mts', 'next.cts'], app);
+});
+
+test('cuckoo-wasm/reader as a folder, for resolvers that ignore "exports" (Parcel\'s default, older bundlers): its package.json names the reader\'s files', () => {
+  const folder = join(dir, 'app', 'node_modules', 'cuckoo-wasm', 'reader');
+  const proxy = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+  const exportsOf = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports['./reader'];
+  expect(join('reader', proxy.main)).toBe(join(exportsOf.require.default));
+  expect(join('reader', proxy.module)).toBe(join(exportsOf.import.default));
+  expect(join('reader', proxy.types)).toBe(join(exportsOf.require.types));
+  for (const file of [proxy.main, proxy.module, proxy.types]) expect(existsSync(join(folder, file))).toBe(true);
+  // Node.js given the folder's path (no "exports" in the way) loads the reader's CommonJS bundle: fromBytes, no create.
+  const script = `const r = require(${JSON.stringify(folder)}); console.log(typeof r.CuckooFilter.fromBytes, typeof r.CuckooFilter.create);`;
+  expect(sh(process.execPath, ['-e', script], join(dir, 'app')).trim()).toBe('function undefined');
+});
+
+test('what ships is what is exported: no test-only entry', () => {
+  const listed = sh('tar', ['-tzf', tarball], dir).split('\n');
+  expect(listed.filter((f) => /testing/.test(f))).toEqual([]);
 });
 
 test('the types need no DOM or esnext.disposable lib, pass skipLibCheck false, and take exactOptionalPropertyTypes', () => {
