@@ -21,10 +21,20 @@ export interface CodedError<Code extends string> {
 }
 
 /**
+ * Where every error of this package carries its `code` for `instanceof` across copies of the package (its entries,
+ * each bundle, another realm, two versions installed side by side): a registered symbol, the same in every copy.
+ */
+const ERROR_CODE = Symbol.for('cuckoo-wasm.error-code');
+
+/**
  * The one definition every error class of this package is built from: the
  * built-in class it extends (so `instanceof TypeError` holds for a type error),
  * and its stable `code`, set on each instance with the class's `name` (each
- * class says its name with {@link named}).
+ * class says its name with {@link named}). `instanceof` one of the classes
+ * holds for an error of that class from any copy of the package (an error the
+ * reader entry threw, checked against the full entry's class): it carries the
+ * class's code under {@link ERROR_CODE}. A class a user derives keeps the
+ * ordinary check.
  */
 function codedError<Code extends string, Base extends ErrorClass>(
   code: Code,
@@ -39,7 +49,15 @@ function codedError<Code extends string, Base extends ErrorClass>(
       super(message);
       this.name = new.target.name;
     }
+
+    static [Symbol.hasInstance](value: unknown): boolean {
+      return (
+        Function.prototype[Symbol.hasInstance].call(this, value) ||
+        (Object.getPrototypeOf(this) === Coded && typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ERROR_CODE] === code)
+      );
+    }
   }
+  Object.defineProperty(Coded.prototype, ERROR_CODE, { value: code });
   named(Coded, Base.name);
   return Coded as unknown as new (message: string) => InstanceType<Base> & CodedError<Code>;
 }

@@ -3,6 +3,7 @@ import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { BLOOM } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
+import { foreignFamily } from './wasm-filter.js';
 import { BloomFilter as BloomFilterReader, type CoreBloomInfo } from './read/bloom-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
@@ -166,7 +167,7 @@ export class BloomFilter extends BloomFilterReader {
    */
   isCompatible(other: BloomFilter): boolean {
     this.liveAs(BLOOM);
-    return (this.core as Core).bloomCompatible(this.liveObject(), this.peer(other));
+    return this.withPeer(other, (from) => (this.core as Core).bloomCompatible(this.liveObject(), from));
   }
 
   /**
@@ -180,8 +181,8 @@ export class BloomFilter extends BloomFilterReader {
   union(other: BloomFilter): this {
     this.liveAs(BLOOM);
     const into = this.liveObject();
-    const from = this.peer(other);
-    if ((this.core as Core).bloomUnion(into, from) !== 0) {
+    const merged = this.withPeer(other, (from) => (this.core as Core).bloomUnion(into, from));
+    if (merged !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
           'hash counts, and the same format version: one loaded from version 2 bytes places bits differently ' +
@@ -191,17 +192,22 @@ export class BloomFilter extends BloomFilterReader {
     return this;
   }
 
-  /** Another filter for union / isCompatible, from the same module. */
-  private peer(other: unknown): FilterObject {
-    const fromElsewhere =
-      'is from another copy of cuckoo-wasm (another realm, or the CommonJS build beside the ES module); pass its toBytes() through fromBytes';
-    if (!(other instanceof BloomFilter)) {
-      const what = describe(other);
-      // Another copy's class: its constructor is named BloomFilter (or _BloomFilter, as bundled).
-      throw new ArgumentTypeError(`expected a BloomFilter, got ${what}${/BloomFilter\)$/.test(what) ? `: it ${fromElsewhere}` : ''}`);
+  /**
+   * `use` of another Bloom filter for union / isCompatible: its embind object when it is of this module; a copy
+   * loaded from its toBytes() when it is of another copy of the package (the reader entry's, another bundle's, another
+   * realm's), freed afterwards.
+   */
+  private withPeer<T>(other: unknown, use: (from: FilterObject) => T): T {
+    const family = other instanceof BloomFilter ? BLOOM.id : foreignFamily(other);
+    if (family !== BLOOM.id) throw new ArgumentTypeError(`expected a BloomFilter, got ${describe(other)}`);
+    if (other instanceof BloomFilter && other.core === this.core) return use(other.liveObject());
+    const loaded = this.core.deserialize(BLOOM.id, (other as BloomFilter).toBytes());
+    if ('status' in loaded) throw FamilyFilter.opened(this.core, loaded.status, 0, loaded.found);
+    try {
+      return use(loaded);
+    } finally {
+      this.core.destroy(loaded);
     }
-    if (other.core !== this.core) throw new ArgumentTypeError(`the other BloomFilter ${fromElsewhere}`);
-    return other.liveObject();
   }
 
   /** The error of an add that failed with `status` after `added` keys of its batch went in. @internal */

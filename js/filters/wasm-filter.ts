@@ -45,6 +45,28 @@ export function checkMade(core: unknown, target: { readonly name: string; readon
   );
 }
 
+/**
+ * Where every filter of this package says its family, for the calls that take a filter (diff, union) to accept one of
+ * another copy of the package (the reader entry's, another bundle's) by its bytes: a registered symbol, the same in
+ * every copy.
+ */
+const FAMILY = Symbol.for('cuckoo-wasm.filter-family');
+
+/**
+ * The family id of `value` if it is a filter of another copy of this package (its `toBytes()` gives its bytes), else
+ * undefined (a filter of this copy, or not a filter at all; a revoked Proxy too).
+ * @internal
+ */
+export function foreignFamily(value: unknown): number | undefined {
+  try {
+    if (typeof value !== 'object' || value === null || value instanceof WasmFilter) return undefined;
+    const family = (value as Record<symbol, unknown>)[FAMILY];
+    return typeof family === 'number' ? family : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Core filters whose class was collected without dispose() are freed here (a safety net, not the contract). */
 const registry = new FinalizationRegistry<{ core: ReadCore; object: FilterObject }>(({ core, object }) => core.destroy(object));
 
@@ -382,6 +404,11 @@ export abstract class WasmFilter {
     this.object = loaded;
     this.handle = this.core.handleOf(loaded);
     this.core.destroy(old);
+  }
+
+  /** The family, for another copy of the package ({@link foreignFamily}). @internal */
+  get [FAMILY](): number {
+    return this.familyId;
   }
 
   /** True once {@link dispose} has been called. */

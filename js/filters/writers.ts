@@ -11,7 +11,7 @@ import { Status } from '../common/status.js';
 import { familyOf } from '../registry.js';
 import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
 import { urlError, withAsciiHost } from '../url/url.js';
-import { AddBatch, BatchOps, WasmFilter } from './wasm-filter.js';
+import { AddBatch, BatchOps, WasmFilter, foreignFamily } from './wasm-filter.js';
 import { FamilyFilter } from './family-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
 import { rawBoundary } from '../boundary/load.js';
@@ -210,9 +210,11 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
   }
 
   diff(older: this | Uint8Array | ArrayBuffer): Uint8Array {
-    const filter = isFilter(older); // once: a Proxy's trap runs here
-    if (filter && older.familyId !== this.familyId) throw familyMismatch(this.familyId, older.familyId);
-    const base = filter ? older.toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
+    // Once each: a Proxy's trap runs here. A filter of another copy of the package (the reader entry's) by its bytes.
+    const family = isFilter(older) ? older.familyId : foreignFamily(older);
+    if (family !== undefined && family !== this.familyId) throw familyMismatch(this.familyId, family);
+    const base =
+      family !== undefined ? (older as WasmFilter).toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
     const patch = this.writer.patchDiff(base, this.toBytes());
     if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
     return patch;
