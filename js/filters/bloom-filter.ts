@@ -198,9 +198,11 @@ export class BloomFilter extends BloomFilterReader {
    * realm's), freed afterwards.
    */
   private withPeer<T>(other: unknown, use: (from: FilterObject) => T): T {
-    const family = other instanceof BloomFilter ? BLOOM.id : foreignFamily(other);
-    if (family !== BLOOM.id) throw new ArgumentTypeError(`expected a BloomFilter, got ${describe(other)}`);
-    if (other instanceof BloomFilter && other.core === this.core) return use(other.liveObject());
+    if (other instanceof BloomFilter) {
+      if (other.core !== this.core) throw new ArgumentTypeError('expected a BloomFilter, got a look-alike');
+      return use(other.liveObject());
+    }
+    if (foreignFamily(other) !== BLOOM.id) throw new ArgumentTypeError(`expected a BloomFilter, got ${describe(other)}`);
     const loaded = this.core.deserialize(BLOOM.id, (other as BloomFilter).toBytes());
     if ('status' in loaded) throw FamilyFilter.opened(this.core, loaded.status, 0, loaded.found);
     try {
