@@ -23,15 +23,16 @@ constexpr uint8_t kSchemeBloomIndependent = 2;    // independent positions
 constexpr size_t kBloomSectionHeaderBytes = 48;
 
 // The section header's fields (format_frame.h's field-list rows: name,
-// member, wire type, offset, the name a patch compares it under).
-#define CUCKOO_BLOOM_SECTION_FIELDS(X)                                                \
-  X(HashCount, hash_count, U32, 0, "hash count")             /* k, 1..64 */          \
-  X(Reserved, reserved, U32, 4, "")                     /* 0 */                 \
-  X(BitCount, bit_count, U64, 8, "bit count")                /* m, 1..2^32-1 */      \
-  X(Capacity, capacity, U64, 16, "capacity")                 /* keys sized for, >= 1 */ \
-  X(ItemCount, item_count, U64, 24, "")                 /* keys added */        \
-  X(FalsePositiveRate, false_positive_rate, F64, 32, "false-positive rate") /* ε sized for, in (0, 1) */ \
-  X(WordBytes, word_bytes, U64, 40, "")                 /* W = ceil(m / 64) * 8 */
+// member, wire type, offset, the name a patch compares it under, and the
+// BloomFilter getter it is written from).
+#define CUCKOO_BLOOM_SECTION_FIELDS(X)                                                                        \
+  X(HashCount, hash_count, U32, 0, "hash count", from.hash_count())          /* k, 1..64 */                   \
+  X(Reserved, reserved, U32, 4, "", 0)                                         /* 0 */                          \
+  X(BitCount, bit_count, U64, 8, "bit count", from.bit_count())               /* m, 1..2^32-1 */               \
+  X(Capacity, capacity, U64, 16, "capacity", from.capacity())                 /* keys sized for, >= 1 */       \
+  X(ItemCount, item_count, U64, 24, "", from.size())                          /* keys added */                 \
+  X(FalsePositiveRate, false_positive_rate, F64, 32, "false-positive rate", from.false_positive_rate()) /* ε sized for, in (0, 1) */ \
+  X(WordBytes, word_bytes, U64, 40, "", from.word_bytes())                    /* W = ceil(m / 64) * 8 */
 
 namespace bloom_field {
 CUCKOO_BLOOM_SECTION_FIELDS(CUCKOO_FIELD_OFFSET)

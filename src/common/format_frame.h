@@ -58,6 +58,9 @@ inline uint64_t GetU64(const uint8_t* p) {
 //   compared  the name a patch gives the field when two filters differ in it
 //             (patch/patch_layout.cc compares the named fields), or "" for a
 //             field no patch compares
+//   source    (a section's or record's list only) the value the field is
+//             written from: an expression of `from`, the object the header
+//             describes (CUCKOO_FIELD_FROM)
 //
 // and one codec reads and writes every header from its list's HeaderLayout.
 
@@ -124,16 +127,24 @@ constexpr bool FieldsTile(const HeaderField* fields, size_t count, size_t first,
 }  // namespace cuckoo
 
 // A row of a field list as a struct member of its wire type, as an offset
-// constant k<Name>, and as a HeaderField of struct S (in scope where expanded).
-#define CUCKOO_FIELD_MEMBER(Name, member, W, offset, compared) \
-  ::cuckoo::format::W::Value member = 0;
-#define CUCKOO_FIELD_OFFSET(Name, member, W, offset, compared) constexpr size_t k##Name = offset;
-#define CUCKOO_FIELD_ROW(Name, member, W, offset, compared)                                   \
+// constant k<Name>, as a HeaderField of struct S (in scope where expanded)
+// and as its patch name. A row is (Name, member, W, offset, compared) or,
+// in a list with sources, (Name, member, W, offset, compared, source): these
+// take both, `compared` being the first of the variadic part.
+#define CUCKOO_FIELD_FIRST(first, ...) first
+#define CUCKOO_FIELD_MEMBER(Name, member, W, ...) ::cuckoo::format::W::Value member = 0;
+#define CUCKOO_FIELD_OFFSET(Name, member, W, offset, ...) constexpr size_t k##Name = offset;
+#define CUCKOO_FIELD_ROW(Name, member, W, offset, ...)                                        \
   ::cuckoo::format::HeaderField{offset, static_cast<uint8_t>(offsetof(S, member)),            \
                                 ::cuckoo::format::W::kBytes,                                  \
                                 static_cast<uint8_t>(sizeof(std::declval<S&>().member)),      \
-                                ::cuckoo::format::W::kReal, sizeof(compared) > 1},
-#define CUCKOO_FIELD_NAME(Name, member, W, offset, compared) compared "\0"
+                                ::cuckoo::format::W::kReal,                                   \
+                                sizeof(CUCKOO_FIELD_FIRST(__VA_ARGS__, ~)) > 1},
+#define CUCKOO_FIELD_NAME(Name, member, W, offset, ...) CUCKOO_FIELD_FIRST(__VA_ARGS__, ~) "\0"
+// A row's value taken from its source, in a list with sources:
+// `header.member = source;`, where `header` is the struct being filled and
+// `from` the object it describes.
+#define CUCKOO_FIELD_FROM(Name, member, W, offset, compared, source) header.member = source;
 
 // inline constexpr HeaderLayout `Layout`: the fields of LIST, held in struct
 // `Struct`, covering bytes [first, bytes) of the header; checked to tile them.

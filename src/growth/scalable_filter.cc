@@ -174,15 +174,10 @@ Status BloomFamily::MakeNext(const BloomFilter&, const BloomFilter& newest, uint
 }
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
-void BloomFamily::WriteSection(const BloomFilter& f, uint8_t* out) {
-  format::BloomSection b;
-  b.hash_count = f.hash_count();
-  b.bit_count = f.bit_count();
-  b.capacity = f.capacity();
-  b.item_count = f.size();
-  b.false_positive_rate = f.false_positive_rate();
-  b.word_bytes = f.word_bytes();
-  format::WriteBloomSection(b, f.words(), out);
+void BloomFamily::WriteSection(const BloomFilter& from, uint8_t* out) {
+  format::BloomSection header;
+  CUCKOO_BLOOM_SECTION_FIELDS(CUCKOO_FIELD_FROM)
+  format::WriteBloomSection(header, from.words(), out);
 }
 
 Status BloomFamily::LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,

@@ -138,17 +138,11 @@ Status RedisBloomFamily::MakeNext(const RedisBloomLink&, const RedisBloomLink& n
 }
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
-void RedisBloomFamily::WriteSection(const RedisBloomLink& link, uint8_t* out) {
-  format::RedisBloomSection r;
-  r.entries = link.entries();
-  r.size = link.size();
-  r.error = link.error();
-  r.bpe = link.bpe();
-  r.hashes = link.hashes();
-  r.growth = link.growth();
-  r.bits = link.bits();
-  r.data = link.data();
-  format::WriteRedisBloomSection(r, out);
+void RedisBloomFamily::WriteSection(const RedisBloomLink& from, uint8_t* out) {
+  format::RedisBloomSection header;
+  CUCKOO_REDIS_BLOOM_SECTION_FIELDS(CUCKOO_FIELD_FROM)
+  header.data = from.data();
+  format::WriteRedisBloomSection(header, out);
 }
 
 Status RedisBloomFamily::LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,
@@ -246,24 +240,18 @@ uint32_t RedisBloomFilter::DumpChunkCount() const {
 RedisChunk RedisBloomFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
   RedisChunk chunk;
   if (j == 0) {
-    format::RedisBloomDumpHeader h;
-    h.total = size();
-    h.links = count_;
-    h.options = non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions;
-    h.growth = growth();
-    format::WriteFields(format::kRedisBloomDumpLayout, &h, header_out);
+    {
+      const RedisBloomFilter& from = *this;
+      format::RedisBloomDumpHeader header;
+      CUCKOO_REDIS_BLOOM_DUMP_FIELDS(CUCKOO_FIELD_FROM)
+      format::WriteFields(format::kRedisBloomDumpLayout, &header, header_out);
+    }
     uint8_t* p = header_out + kRedisBloomHeaderBytes;
     for (uint32_t k = 0; k < count_; ++k, p += kRedisBloomLinkHeaderBytes) {
-      const RedisBloomLink& l = *subs_[k];
-      format::RedisBloomDumpLink d;
-      d.bytes = l.bytes();
-      d.bits = l.bits();
-      d.size = l.size();
-      d.error = l.error();
-      d.bpe = l.bpe();
-      d.hashes = l.hashes();
-      d.entries = l.entries();
-      format::WriteFields(format::kRedisBloomDumpLinkLayout, &d, p);
+      const RedisBloomLink& from = *subs_[k];
+      format::RedisBloomDumpLink header;
+      CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS(CUCKOO_FIELD_FROM)
+      format::WriteFields(format::kRedisBloomDumpLinkLayout, &header, p);
     }
     chunk.iterator = 1;
     chunk.data = header_out;

@@ -24,15 +24,16 @@ constexpr uint32_t kRedisMaxExpansion = 32768;
 constexpr size_t kRedisBloomSectionHeaderBytes = 48;
 
 // The section header's fields (format_frame.h's field-list rows: name,
-// member, wire type, offset, the name a patch compares it under).
-#define CUCKOO_REDIS_BLOOM_SECTION_FIELDS(X)                                    \
-  X(Entries, entries, U64, 0, "capacity")     /* items the link is sized for */ \
-  X(Size, size, U64, 8, "")              /* items added to the link */     \
-  X(Error, error, F64, 16, "error rate")      /* the link's error rate */       \
-  X(Bpe, bpe, F64, 24, "")               /* bits per entry */              \
-  X(Hashes, hashes, U32, 32, "hash count")                                      \
-  X(Growth, growth, U32, 36, "growth") /* the SCANDUMP header's, every section's */ \
-  X(Bits, bits, U64, 40, "bit count") /* a multiple of 64; the array is bits / 8 bytes */
+// member, wire type, offset, the name a patch compares it under, and the
+// RedisBloomLink getter it is written from).
+#define CUCKOO_REDIS_BLOOM_SECTION_FIELDS(X)                                                  \
+  X(Entries, entries, U64, 0, "capacity", from.entries())   /* items the link is sized for */ \
+  X(Size, size, U64, 8, "", from.size())                    /* items added to the link */     \
+  X(Error, error, F64, 16, "error rate", from.error())      /* the link's error rate */       \
+  X(Bpe, bpe, F64, 24, "", from.bpe())                      /* bits per entry */              \
+  X(Hashes, hashes, U32, 32, "hash count", from.hashes())                                     \
+  X(Growth, growth, U32, 36, "growth", from.growth()) /* the SCANDUMP header's, every section's */ \
+  X(Bits, bits, U64, 40, "bit count", from.bits()) /* a multiple of 64; the array is bits / 8 bytes */
 
 namespace redis_bloom_field {
 CUCKOO_REDIS_BLOOM_SECTION_FIELDS(CUCKOO_FIELD_OFFSET)
@@ -62,20 +63,25 @@ extern const SectionFormat kRedisBloomSectionFormat;
 // (RedisBloom's dumpedChainHeader and dumpedChainLink, packed little-endian).
 constexpr size_t kRedisBloomDumpHeaderBytes = 20;
 constexpr size_t kRedisBloomDumpLinkBytes = 53;
-#define CUCKOO_REDIS_BLOOM_DUMP_FIELDS(X)                                     \
-  X(Total, total, U64, 0, "")   /* items in every link */                \
-  X(Links, links, U32, 8, "")                                            \
-  X(Options, options, U32, 12, "") /* kRedisBloomOptions* (redis_bloom.h) */ \
-  X(Growth, growth, U32, 16, "")
-#define CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS(X)      \
-  X(Bytes, bytes, U64, 0, "")                  \
-  X(Bits, bits, U64, 8, "")                    \
-  X(Size, size, U64, 16, "")                   \
-  X(Error, error, F64, 24, "")                 \
-  X(Bpe, bpe, F64, 32, "")                     \
-  X(Hashes, hashes, U32, 40, "")               \
-  X(Entries, entries, U64, 44, "")             \
-  X(N2, n2, U8, 52, "") /* 0: NOROUND filters */
+// Each field written from the RedisBloomFilter expression its last column
+// gives.
+#define CUCKOO_REDIS_BLOOM_DUMP_FIELDS(X)                                          \
+  X(Total, total, U64, 0, "", from.size())   /* items in every link */         \
+  X(Links, links, U32, 8, "", from.sub_filter_count())                         \
+  X(Options, options, U32, 12, "",                                             \
+    from.non_scaling() ? kRedisBloomOptionsNonScaling : kRedisBloomOptions) /* redis_bloom.h */ \
+  X(Growth, growth, U32, 16, "", from.growth())
+// A link's record, each field written from the RedisBloomLink getter that
+// its last column names.
+#define CUCKOO_REDIS_BLOOM_DUMP_LINK_FIELDS(X)               \
+  X(Bytes, bytes, U64, 0, "", from.bytes())                 \
+  X(Bits, bits, U64, 8, "", from.bits())                    \
+  X(Size, size, U64, 16, "", from.size())                   \
+  X(Error, error, F64, 24, "", from.error())                \
+  X(Bpe, bpe, F64, 32, "", from.bpe())                      \
+  X(Hashes, hashes, U32, 40, "", from.hashes())             \
+  X(Entries, entries, U64, 44, "", from.entries())          \
+  X(N2, n2, U8, 52, "", 0) /* 0: NOROUND filters */
 
 struct RedisBloomDumpHeader {
   CUCKOO_REDIS_BLOOM_DUMP_FIELDS(CUCKOO_FIELD_MEMBER)

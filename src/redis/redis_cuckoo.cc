@@ -79,15 +79,11 @@ Status RedisCuckooFamily::MakeNext(const RedisCuckooSub& first, const RedisCucko
 }
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN
-void RedisCuckooFamily::WriteSection(const RedisCuckooSub& f, uint8_t* out) {
-  format::RedisCuckooSection r;
-  r.bucket_count = f.bucket_count();
-  r.item_count = f.size();
-  r.deletes = f.deletes();
-  r.bucket_size = f.bucket_size();
-  r.max_iterations = f.max_iterations();
-  r.table = f.table().data();
-  format::WriteRedisCuckooSection(r, out);
+void RedisCuckooFamily::WriteSection(const RedisCuckooSub& from, uint8_t* out) {
+  format::RedisCuckooSection header;
+  CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(CUCKOO_FIELD_FROM)
+  header.table = from.table().data();
+  format::WriteRedisCuckooSection(header, out);
 }
 
 Status RedisCuckooFamily::LoadSection(const uint8_t* data, size_t len, const format::StackHeader& h,
@@ -239,15 +235,10 @@ uint32_t RedisCuckooFilter::DumpChunkCount() const {
 RedisChunk RedisCuckooFilter::DumpChunk(uint32_t j, uint8_t* header_out) const {
   RedisChunk chunk;
   if (j == 0) {
-    format::RedisCuckooDumpHeader h;
-    h.num_items = size();
-    h.num_buckets = bucket_count();
-    h.num_deletes = deleted();
-    h.num_filters = count_;
-    h.bucket_size = bucket_size();
-    h.max_iterations = max_iterations();
-    h.expansion = expansion_rate();
-    format::WriteFields(format::kRedisCuckooDumpLayout, &h, header_out);
+    const RedisCuckooFilter& from = *this;
+    format::RedisCuckooDumpHeader header;
+    CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(CUCKOO_FIELD_FROM)
+    format::WriteFields(format::kRedisCuckooDumpLayout, &header, header_out);
     chunk.iterator = 1;
     chunk.data = header_out;
     chunk.len = format::kRedisCuckooHeaderBytes;

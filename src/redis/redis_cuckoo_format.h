@@ -30,14 +30,15 @@ constexpr uint32_t kMaxRedisIterations = 65535;
 constexpr size_t kRedisCuckooSectionHeaderBytes = 32;
 
 // The section header's fields (format_frame.h's field-list rows: name,
-// member, wire type, offset, the name a patch compares it under).
-#define CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(X)                                            \
-  X(BucketCount, bucket_count, U64, 0, "bucket count")      /* n, a power of two (n0 * e^j) */ \
-  X(ItemCount, item_count, U64, 8, "")                 /* non-empty slots */         \
-  X(Deletes, deletes, U64, 16, "")   /* section 0: the filter's numDeletes; later 0 */ \
-  X(BucketSize, bucket_size, U16, 24, "bucket size")        /* b, 1..255, every section's */ \
-  X(MaxIterations, max_iterations, U16, 26, "max iterations") /* 1..65535, every section's */ \
-  X(Reserved, reserved, U32, 28, "")                   /* 0 */
+// member, wire type, offset, the name a patch compares it under, and the
+// RedisCuckooSub getter it is written from).
+#define CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(X)                                                              \
+  X(BucketCount, bucket_count, U64, 0, "bucket count", from.bucket_count())  /* n, a power of two (n0 * e^j) */ \
+  X(ItemCount, item_count, U64, 8, "", from.size())                          /* non-empty slots */         \
+  X(Deletes, deletes, U64, 16, "", from.deletes())   /* section 0: the filter's numDeletes; later 0 */     \
+  X(BucketSize, bucket_size, U16, 24, "bucket size", from.bucket_size())     /* b, 1..255, every section's */ \
+  X(MaxIterations, max_iterations, U16, 26, "max iterations", from.max_iterations()) /* 1..65535, every section's */ \
+  X(Reserved, reserved, U32, 28, "", 0)                                       /* 0 */
 
 namespace redis_cuckoo_field {
 CUCKOO_REDIS_CUCKOO_SECTION_FIELDS(CUCKOO_FIELD_OFFSET)
@@ -66,14 +67,15 @@ extern const SectionFormat kRedisCuckooSectionFormat;
 
 // CF.SCANDUMP's header chunk (iterator 1): 38 bytes, packed little-endian.
 constexpr size_t kRedisCuckooHeaderBytes = 38;
-#define CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(X)                         \
-  X(NumItems, num_items, U64, 0, "")                          \
-  X(NumBuckets, num_buckets, U64, 8, "") /* sub-filter 0's */ \
-  X(NumDeletes, num_deletes, U64, 16, "")                     \
-  X(NumFilters, num_filters, U64, 24, "")                     \
-  X(BucketSize, bucket_size, U16, 32, "")                     \
-  X(MaxIterations, max_iterations, U16, 34, "")               \
-  X(Expansion, expansion, U16, 36, "")
+// Each field written from the RedisCuckooFilter getter its last column names.
+#define CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(X)                                      \
+  X(NumItems, num_items, U64, 0, "", from.size())                          \
+  X(NumBuckets, num_buckets, U64, 8, "", from.bucket_count()) /* sub-filter 0's */ \
+  X(NumDeletes, num_deletes, U64, 16, "", from.deleted())                  \
+  X(NumFilters, num_filters, U64, 24, "", from.sub_filter_count())         \
+  X(BucketSize, bucket_size, U16, 32, "", from.bucket_size())              \
+  X(MaxIterations, max_iterations, U16, 34, "", from.max_iterations())     \
+  X(Expansion, expansion, U16, 36, "", from.expansion_rate())
 
 namespace redis_cuckoo_dump_field {
 CUCKOO_REDIS_CUCKOO_DUMP_FIELDS(CUCKOO_FIELD_OFFSET)

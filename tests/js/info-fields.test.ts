@@ -57,3 +57,16 @@ test.each([
   expect(sorted(own)).toEqual(sorted([...declared, ...(subs.length > 0 ? ['subFilters'] : [])]));
   expect(sorted(sub)).toEqual(sorted(subs));
 });
+
+// The Redis families' info() is the core's object less the fields CF.INFO / BF.INFO do not show: what it returns at
+// run time is exactly its public interface, so a field the core gains does not appear unannounced.
+test.each([
+  ['redis-cuckoo-filter', 'RedisCuckooFilterInfo', 'RedisCuckooFilter'],
+  ['redis-bloom-filter', 'RedisBloomFilterInfo', 'RedisBloomFilter'],
+] as const)('js/filters/read/%s.ts: info() returns the fields of %s, no more, no fewer', async (file, name, cls) => {
+  const { own } = interfaceFields(file, name);
+  const lib = await import('cuckoo-wasm');
+  const f = await lib[cls].create({ capacity: 100 });
+  expect(sorted(Object.keys(f.info()))).toEqual(sorted(own));
+  f.dispose();
+});

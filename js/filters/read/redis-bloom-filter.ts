@@ -77,13 +77,8 @@ export class RedisBloomFilter extends FamilyFilter {
 
   /** `BF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisBloomFilterInfo {
-    const i = this.infoAs<CoreInfo>(REDIS_BLOOM);
-    return {
-      capacity: i.capacity,
-      size: i.size,
-      numberOfFilters: i.numberOfFilters,
-      numberOfItemsInserted: i.numberOfItemsInserted,
-      expansionRate: i.expansionRate,
-    };
+    // The core's fields (src/redis/redis_bloom_info.h) less those BF.INFO does not show.
+    const { errorRate: _e, initialCapacity: _c, serializedSize: _s, ...info } = this.infoAs<CoreInfo>(REDIS_BLOOM);
+    return info;
   }
 }

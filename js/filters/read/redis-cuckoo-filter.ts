@@ -94,16 +94,8 @@ export class RedisCuckooFilter extends FamilyFilter {
 
   /** `CF.INFO`, with the server's values. @throws FilterDisposedError after dispose(). */
   info(): RedisCuckooFilterInfo {
-    const i = this.infoAs<CoreInfo>(REDIS_CUCKOO);
-    return {
-      size: i.size,
-      numberOfBuckets: i.numberOfBuckets,
-      numberOfFilters: i.numberOfFilters,
-      numberOfItemsInserted: i.numberOfItemsInserted,
-      numberOfItemsDeleted: i.numberOfItemsDeleted,
-      bucketSize: i.bucketSize,
-      expansionRate: i.expansionRate,
-      maxIterations: i.maxIterations,
-    };
+    // The core's fields (src/redis/redis_cuckoo_info.h), CF.INFO's all but the serialized size.
+    const { serializedSize: _, ...info } = this.infoAs<CoreInfo>(REDIS_CUCKOO);
+    return info;
   }
 }
