@@ -6,7 +6,8 @@
  * replaced; a device, FIFO or socket is opened and written, as `cat > PATH` would. Errors are thrown as Error, one
  * line naming what, where and why (the caller prints it and exits with code 1).
  */
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -46,11 +47,31 @@ export function outputName(path: string): string {
 }
 
 /**
- * Where a command's report goes: standard error when its output (`-o`) is standard output, so that the report
- * never mixes with the bytes written there; else standard output.
+ * Where a command's report goes: standard error when its output (`-o`) is standard output (`-`, `/dev/stdout`), so
+ * that the report never mixes with the bytes written there; else standard output.
  */
 export function reporter(output: string): (line: string) => void {
-  return output === STDOUT ? (line) => process.stderr.write(`${line}\n`) : (line) => process.stdout.write(`${line}\n`);
+  return isStandardOutput(output) ? (line) => process.stderr.write(`${line}\n`) : (line) => process.stdout.write(`${line}\n`);
+}
+
+/** True while a filter or a patch is being written to standard output (`-o -`). */
+let toStandardOutput = false;
+
+/** True while a filter or a patch is being written to standard output: a closed pipe then cuts it short. */
+export function writingStandardOutput(): boolean {
+  return toStandardOutput;
+}
+
+/** True if `path` is this process's standard output: `-`, or a name of it (`/dev/stdout`, `/proc/self/fd/1`). */
+function isStandardOutput(path: string): boolean {
+  if (path === STDOUT) return true;
+  try {
+    const out = fstatSync(1);
+    const stats = statSync(path);
+    return out.dev === stats.dev && out.ino === stats.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** What is at `path` (a link followed), or undefined if nothing is. */
@@ -69,8 +90,13 @@ function statOf(path: string, what: string): Stats | undefined {
  * written. `what` names the output in errors (`filter`, `patch`).
  */
 export async function writeOutput(path: string, bytes: Uint8Array, what: string): Promise<void> {
-  if (path === STDOUT) {
-    await new Promise<void>((done, fail) => process.stdout.write(bytes, (e) => (e ? fail(fileError('write', what, 'to standard output', e)) : done())));
+  if (isStandardOutput(path)) {
+    toStandardOutput = true;
+    try {
+      await new Promise<void>((done, fail) => process.stdout.write(bytes, (e) => (e ? fail(fileError('write', what, 'to standard output', e)) : done())));
+    } finally {
+      toStandardOutput = false;
+    }
     return;
   }
   const stats = statOf(path, what);
@@ -87,11 +113,15 @@ export async function writeOutput(path: string, bytes: Uint8Array, what: string)
     }
     return;
   }
-  writeWhole(path, stats === undefined ? linkTarget(path) : realpathSync(path), bytes, what);
+  writeWhole(path, stats === undefined ? linkTarget(path, what) : realpathSync(path), bytes, what);
 }
 
-/** The path a new file at `path` gets: `path` itself, or where a dangling symbolic link there points. */
-function linkTarget(path: string): string {
+/**
+ * The path a new file at `path` gets: `path` itself, or where a dangling symbolic link there points, each link read
+ * from its folder's real path, as the kernel follows it.
+ * @throws Error (EISDIR) for a link that names a folder (its text ends in `/`).
+ */
+function linkTarget(path: string, what: string): string {
   let target = path;
   for (let hops = 0; hops < 40; ++hops) {
     let link: string;
@@ -101,19 +131,34 @@ function linkTarget(path: string): string {
     } catch {
       return target;
     }
-    target = resolve(dirname(target), link);
+    if (link.endsWith('/')) throw fileError('write', what, path, { code: 'EISDIR' });
+    let folder = dirname(target);
+    try {
+      folder = realpathSync(folder);
+    } catch {
+      // A folder that does not exist: the write below reports it.
+    }
+    target = resolve(folder, link);
   }
   return target;
 }
 
 /** Writes `bytes` to the regular file `file` (or a new one) whole or not at all; errors name `path`, as given. */
 function writeWhole(path: string, file: string, bytes: Uint8Array, what: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+  // A name no other writer picks (two processes of one PID in two containers sharing the folder included).
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  let created = false;
   try {
-    writeFileSync(temporary, bytes, { flag: 'wx' });
+    const fd = openSync(temporary, 'wx');
+    created = true;
+    try {
+      writeFileSync(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, file);
   } catch (e) {
-    rmSync(temporary, { force: true });
+    if (created) rmSync(temporary, { force: true });
     throw fileError('write', what, path, e);
   }
 }

@@ -21,7 +21,7 @@ import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './redis.js';
 import { PATCH_USAGE, patchCommand } from './patch.js';
-import { outputName, readFile, reporter, writeOutput } from './files.js';
+import { outputName, readFile, reporter, writeOutput, writingStandardOutput } from './files.js';
 import { BLOOM, FAMILIES } from '../registry.js';
 
 /** The package's version (scripts/build.mjs defines it from package.json). */
@@ -329,12 +329,13 @@ async function urlEntries(list: string, entries: NumberedEntry[]): Promise<strin
 
 /**
  * Why `key`, whose canonical expression is `expression` (entryExpression), is not a URL, or undefined if it can be
- * one: the canonicalizer escapes what no host name holds (white space, `%`, control bytes) rather than refusing it,
- * so a host with an escape came from text that names no host (`not a url`).
+ * one: the canonicalizer escapes or keeps what no host name holds (white space, `%`, `<`, `|`, ...) rather than
+ * refusing it, so a host with such a character came from text that names no host (`not a url`).
  */
 function notAUrl(key: string, expression: string): string | undefined {
   const host = expression.slice(0, expression.indexOf('/'));
-  return host.includes('%') ? `"${key}" is not a URL: its host would be ${host}, which no host name can be` : undefined;
+  // A canonical host: letters, digits, '.', '-', '_' (lowercased, in Punycode), or a bracketed IPv6 address.
+  return /^(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])$/.test(host) ? undefined : `"${key}" is not a URL: its host would be ${host}, which no host name can be`;
 }
 
 /** An error whose exit code is not 1. */
@@ -505,9 +506,10 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-// A reader that stops early (`| head`) closes the pipe: stop quietly, as line tools do.
+// A reader that stops early (`| head`) closes the pipe: stop quietly, as line tools do; but not while a filter or a
+// patch is written there (`-o -`), which is then cut short: that is an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(0);
+  if (e.code === 'EPIPE' && !writingStandardOutput()) process.exit(0);
   process.stderr.write(`cuckoo-wasm: cannot write the output: ${e.message}\n`);
   process.exit(1);
 });

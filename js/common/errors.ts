@@ -51,10 +51,13 @@ function codedError<Code extends string, Base extends ErrorClass>(
     }
 
     static [Symbol.hasInstance](value: unknown): boolean {
-      return (
-        Function.prototype[Symbol.hasInstance].call(this, value) ||
-        (Object.getPrototypeOf(this) === Coded && typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ERROR_CODE] === code)
-      );
+      if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+      if (Object.getPrototypeOf(this) !== Coded || typeof value !== 'object' || value === null) return false;
+      try {
+        return (value as Record<symbol, unknown>)[ERROR_CODE] === code;
+      } catch {
+        return false; // a Proxy or a getter that throws: not an error of this package
+      }
     }
   }
   Object.defineProperty(Coded.prototype, ERROR_CODE, { value: code });

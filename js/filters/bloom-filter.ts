@@ -3,7 +3,7 @@ import { Key, describe } from '../common/checks.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../common/errors.js';
 import { BLOOM } from '../registry.js';
 import { FamilyFilter } from './family-filter.js';
-import { foreignFamily } from './wasm-filter.js';
+import { foreignBytes, foreignFamily } from './wasm-filter.js';
 import { BloomFilter as BloomFilterReader, type CoreBloomInfo } from './read/bloom-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
@@ -180,8 +180,8 @@ export class BloomFilter extends BloomFilterReader {
    */
   union(other: BloomFilter): this {
     this.liveAs(BLOOM);
-    const into = this.liveObject();
-    const merged = this.withPeer(other, (from) => (this.core as Core).bloomUnion(into, from));
+    // This filter's object once the other's bytes are read: another copy's toBytes() may have disposed it.
+    const merged = this.withPeer(other, (from) => (this.core as Core).bloomUnion(this.liveObject(), from));
     if (merged !== 0) {
       throw new ArgumentRangeError(
         'union needs a compatible Bloom filter (same seed, expansion and sub-filters of the same bit and ' +
@@ -198,12 +198,19 @@ export class BloomFilter extends BloomFilterReader {
    * realm's), freed afterwards.
    */
   private withPeer<T>(other: unknown, use: (from: FilterObject) => T): T {
-    if (other instanceof BloomFilter) {
-      if (other.core !== this.core) throw new ArgumentTypeError('expected a BloomFilter, got a look-alike');
-      return use(other.liveObject());
+    let own: boolean;
+    try {
+      own = other instanceof BloomFilter;
+    } catch {
+      own = false; // a revoked Proxy
+    }
+    if (own) {
+      const filter = other as BloomFilter;
+      if (filter.core !== this.core) throw new ArgumentTypeError('expected a BloomFilter, got a look-alike');
+      return use(filter.liveObject());
     }
     if (foreignFamily(other) !== BLOOM.id) throw new ArgumentTypeError(`expected a BloomFilter, got ${describe(other)}`);
-    const loaded = this.core.deserialize(BLOOM.id, (other as BloomFilter).toBytes());
+    const loaded = this.core.deserialize(BLOOM.id, foreignBytes(other));
     if ('status' in loaded) throw FamilyFilter.opened(this.core, loaded.status, 0, loaded.found);
     try {
       return use(loaded);

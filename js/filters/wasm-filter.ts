@@ -67,6 +67,17 @@ export function foreignFamily(value: unknown): number | undefined {
   }
 }
 
+/**
+ * The bytes of `filter`, a filter of another copy of this package ({@link foreignFamily}), as its own toBytes()
+ * gives them, checked as any bytes given for a filter are.
+ * @throws ArgumentTypeError if they are not a Uint8Array or ArrayBuffer, or detached; ArgumentRangeError if too
+ *   large; the other copy's own error (FilterDisposedError, ...) as its toBytes() throws it.
+ * @internal
+ */
+export function foreignBytes(filter: unknown): Uint8Array {
+  return patchInput((filter as WasmFilter).toBytes(), "the other copy's filter's toBytes()");
+}
+
 /** Core filters whose class was collected without dispose() are freed here (a safety net, not the contract). */
 const registry = new FinalizationRegistry<{ core: ReadCore; object: FilterObject }>(({ core, object }) => core.destroy(object));
 

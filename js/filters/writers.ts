@@ -11,7 +11,7 @@ import { Status } from '../common/status.js';
 import { familyOf } from '../registry.js';
 import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
 import { urlError, withAsciiHost } from '../url/url.js';
-import { AddBatch, BatchOps, WasmFilter, foreignFamily } from './wasm-filter.js';
+import { AddBatch, BatchOps, WasmFilter, foreignBytes, foreignFamily } from './wasm-filter.js';
 import { FamilyFilter } from './family-filter.js';
 import type { Core } from '../boundary/wasm-core.js';
 import { rawBoundary } from '../boundary/load.js';
@@ -214,7 +214,11 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
     const family = isFilter(older) ? older.familyId : foreignFamily(older);
     if (family !== undefined && family !== this.familyId) throw familyMismatch(this.familyId, family);
     const base =
-      family !== undefined ? (older as WasmFilter).toBytes() : patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`);
+      family === undefined
+        ? patchInput(older, 'diff: older', `a ${familyOf(this.familyId)?.className}, or its bytes`)
+        : isFilter(older)
+          ? older.toBytes()
+          : foreignBytes(older);
     const patch = this.writer.patchDiff(base, this.toBytes());
     if (!(patch instanceof Uint8Array)) throw patchError(this.core, patch, 'cannot diff these filters', base.length);
     return patch;

@@ -142,3 +142,47 @@ test('--version prints the package version', () => {
   expect(r.status).toBe(0);
   expect(r.stdout.toString().trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
 });
+
+test('-o - cut short by a reader that stops early is an error (exit code 1, a message), not a quiet success', () => {
+  const big = join(dir, 'big.txt');
+  writeFileSync(big, Array.from({ length: 200_000 }, (_, i) => `host-${i}.example`).join('\n'));
+  const r = spawnSync('bash', ['-c', `"${process.execPath}" "${cli}" build "${big}" -o - 2>"${join(dir, 'err.txt')}" | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
+    encoding: 'utf8',
+  });
+  expect(r.stdout.trim()).toBe('1');
+  expect(readFileSync(join(dir, 'err.txt'), 'utf8')).toMatch(/cannot write .*EPIPE/);
+});
+
+test('-o /dev/stdout is standard output: the filter alone there, the report on standard error', () => {
+  const r = run(['build', list, '-o', '/dev/stdout']);
+  expect(r.status).toBe(0);
+  expect(Buffer.compare(r.stdout, expected)).toBe(0);
+  expect(r.stderr.toString()).toContain('wrote /dev/stdout');
+});
+
+test('a dangling relative symbolic link is followed from its folder\'s real path, as the kernel does', () => {
+  const real = join(dir, 'real');
+  mkdirSync(join(real, 'sub'), { recursive: true });
+  symlinkSync(join(real, 'sub'), join(dir, 'a'));
+  symlinkSync('../z.cf', join(real, 'sub', 'link.cf'));
+  expect(run(['build', list, '-o', join(dir, 'a', 'link.cf')]).status).toBe(0);
+  expect(Buffer.compare(readFileSync(join(real, 'z.cf')), expected)).toBe(0);
+  expect(existsSync(join(dir, 'z.cf'))).toBe(false);
+  // A link that names a folder (its text ends in /) is refused, as a shell's > refuses it.
+  symlinkSync('nothing-yet/', join(dir, 'to-folder'));
+  const r = run(['build', list, '-o', join(dir, 'to-folder')]);
+  expect(r.status).toBe(1);
+  expect(r.stderr.toString()).toContain('EISDIR');
+});
+
+test('build --urls and query --urls refuse hosts with characters no host name has (<, |, spaces)', () => {
+  const urls = join(dir, 'odd-urls.txt');
+  writeFileSync(urls, 'http://ex<a>mple.com/\n');
+  expect(run(['build', urls, '--urls', '-o', join(dir, 'odd.cf')]).status).toBe(1);
+  writeFileSync(urls, 'evil.example\nexa_mple.com\nhttp://[::1]/x\nhttp://1.2.3.4:8080/\n');
+  expect(run(['build', urls, '--urls', '-o', join(dir, 'odd.cf')]).status).toBe(0);
+  const q = run(['query', '--urls', join(dir, 'odd.cf')], 'http://a|b.com/\nhttp://exa_mple.com/a\n');
+  expect(q.status).toBe(1);
+  expect(q.stdout.toString()).toBe('http://exa_mple.com/a\tyes\texa_mple.com/\n');
+  expect(q.stderr.toString()).toContain('"http://a|b.com/" is not a URL');
+});

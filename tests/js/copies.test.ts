@@ -97,3 +97,48 @@ test("a Bloom filter's union and isCompatible take the reader's Bloom filter", a
   expect(local.has('x')).toBe(true);
   for (const x of [other, read, local]) x.dispose();
 });
+
+// What another copy's filter gives is user code: whatever its toBytes() does or returns ends in a typed error.
+const FAMILY = Symbol.for('cuckoo-wasm.filter-family');
+const BLOOM_ID = 2;
+const fake = (toBytes: () => unknown) => ({ [FAMILY]: BLOOM_ID, toBytes });
+
+test("another copy's toBytes() that returns no bytes, detached ones or another typed array: ArgumentTypeError", async () => {
+  const local = await full.BloomFilter.create({ capacity: 100 });
+  const detached = new ArrayBuffer(8);
+  const view = new Uint8Array(detached);
+  structuredClone(detached, { transfer: [detached] });
+  for (const result of ['bytes', {}, new Uint16Array(4), detached, view]) {
+    expect(() => local.union(fake(() => result) as never)).toThrow(full.ArgumentTypeError);
+    expect(() => local.isCompatible(fake(() => result) as never)).toThrow(full.ArgumentTypeError);
+  }
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  expect(() => local.union(proxy as never)).toThrow(full.ArgumentTypeError);
+  // Its own error passes through.
+  expect(() => local.union(fake(() => { throw new RangeError('mine'); }) as never)).toThrow('mine');
+  local.add('x');
+  expect(local.has('x')).toBe(true);
+  local.dispose();
+});
+
+test("another copy's toBytes() that disposes this filter: FilterDisposedError, not embind's BindingError", async () => {
+  const other = await full.BloomFilter.create({ capacity: 100 });
+  const bytes = other.toBytes();
+  for (const op of ['union', 'isCompatible'] as const) {
+    const local = await full.BloomFilter.create({ capacity: 100 });
+    const hostile = fake(() => {
+      local.dispose();
+      return bytes;
+    });
+    expect(() => local[op](hostile as never)).toThrow(full.FilterDisposedError);
+  }
+  other.dispose();
+});
+
+test('instanceof with a Proxy or an object whose getter throws: false, not the getter\'s error', () => {
+  const proxy = new Proxy({}, { get() { throw new Error('boom'); } });
+  expect(proxy instanceof full.FilterFullError).toBe(false);
+  const getter = Object.defineProperty({}, Symbol.for('cuckoo-wasm.error-code'), { get() { throw new Error('boom'); } });
+  expect(getter instanceof reader.FilterFormatError).toBe(false);
+});
