@@ -98,7 +98,7 @@ export class BloomFilter extends BloomFilterReader {
   }
 
   static {
-    named(this, 'BloomFilter');
+    named(this, BLOOM.className);
     installWriters(this);
   }
 

@@ -128,7 +128,7 @@ export class CuckooFilter extends CuckooFilterReader {
   }
 
   static {
-    named(this, 'CuckooFilter');
+    named(this, CUCKOO.className);
     installWriters(this);
   }
 

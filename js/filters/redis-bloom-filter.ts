@@ -59,7 +59,7 @@ export class RedisBloomFilter extends RedisBloomFilterReader {
   }
 
   static {
-    named(this, 'RedisBloomFilter');
+    named(this, REDIS_BLOOM.className);
     installRedisMethods(this);
   }
 

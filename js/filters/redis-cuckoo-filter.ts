@@ -65,7 +65,7 @@ export class RedisCuckooFilter extends RedisCuckooFilterReader {
   }
 
   static {
-    named(this, 'RedisCuckooFilter');
+    named(this, REDIS_CUCKOO.className);
     installRedisMethods(this);
   }
 

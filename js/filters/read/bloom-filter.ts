@@ -157,7 +157,7 @@ export interface BloomFilter {
  */
 export class BloomFilter extends FamilyFilter {
   static {
-    named(this, 'BloomFilter');
+    named(this, BLOOM.className);
   }
 
   /** Hash functions k of the first sub-filter (sub-filter j has about k + j). */

@@ -92,7 +92,7 @@ export interface CuckooFilterInfo {
  */
 export class CuckooFilter extends FamilyFilter {
   static {
-    named(this, 'CuckooFilter');
+    named(this, CUCKOO.className);
   }
 
   /** Fingerprint size f, in bits (4..32). */

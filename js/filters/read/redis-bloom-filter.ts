@@ -42,7 +42,7 @@ export interface CoreInfo extends RedisBloomFilterInfo {
  */
 export class RedisBloomFilter extends FamilyFilter {
   static {
-    named(this, 'RedisBloomFilter');
+    named(this, REDIS_BLOOM.className);
   }
 
   /** The error rate BF.RESERVE was given (the first link is sized for half of it when the filter scales). */

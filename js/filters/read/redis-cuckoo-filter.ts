@@ -45,7 +45,7 @@ export interface CoreInfo extends RedisCuckooFilterInfo {
  */
 export class RedisCuckooFilter extends FamilyFilter {
   static {
-    named(this, 'RedisCuckooFilter');
+    named(this, REDIS_CUCKOO.className);
   }
 
   /** Slots per bucket b. */
