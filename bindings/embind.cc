@@ -1,6 +1,7 @@
 // The embind layer of both modules: one class per family of
 // src/common/families.def (Module.Cuckoo, Module.Bloom, Module.RedisCuckoo,
-// Module.RedisBloom), registered from that list, the statuses as constants
+// Module.RedisBloom), each registered from that list on the family's first use
+// (register_family, a plain export), the statuses as constants
 // `status<Name>` (src/status.h's list; constants, not an enum_, because
 // embind's enum support costs 1.0 KB gzipped of each bundle, the constants
 // 0.4 KB), and the constants both sides agree on. A class's
@@ -36,13 +37,15 @@
 //
 // Out of memory is a status, never an abort: in this Emscripten (3.1.6)
 // libc++ has no exceptions, so operator new aborts when memory runs out.
-// Only embind's registration calls it, a few bytes per method when the module
-// starts (`--profiling-funcs` shows __wasm_call_ctors as its only caller); no
-// call after that does: no value_object or std::string crosses (embind
+// Only embind's registration calls it, a few bytes per method: the constants
+// and functions when the module starts, a family's class on its first use
+// (register_family, which checks for room first); `--profiling-funcs` shows
+// those two as its only callers. No other call does: no value_object or std::string crosses (embind
 // marshals those through `new`), objects are built on the JS side (emval),
 // the byte views are of malloc'd blocks, and the core allocates with calloc
 // and reports kOutOfMemory.
 #include <emscripten/bind.h>
+#include <emscripten/em_macros.h>
 #include <emscripten/val.h>
 
 #include <cmath>
@@ -411,6 +414,32 @@ CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace
 
+// Registers the class of the family numbered `family` (families.def's id) on
+// its first use, not when the module starts: a page that only checks a
+// Cuckoo filter's bytes registers one class, not four (a new Node.js process's
+// first create() is about 3 ms sooner). embind's registration calls operator
+// new (a few bytes per method), which aborts when memory runs out, so a block
+// larger than all of it is malloc'd and freed first: out of memory is a
+// status. Returns kOk (registered now or before), kOutOfMemory, or
+// kInvalidArgument for a number that names no family.
+extern "C" EMSCRIPTEN_KEEPALIVE int register_family(int family) {
+  static bool registered[256] = {};
+  if (family < 0 || family > 255) return static_cast<int>(Status::kInvalidArgument);
+  if (registered[family]) return static_cast<int>(Status::kOk);
+  // Through a volatile: the compiler may otherwise drop a malloc whose block is only freed.
+  static void* volatile room;
+  room = std::malloc(4096);
+  if (room == nullptr) return static_cast<int>(Status::kOutOfMemory);
+  std::free(room);
+  const bool known = OnFamily(family, false, [](auto row) {
+    RegisterFamily<decltype(row)::kFamily>(decltype(row)::kName);
+    return true;
+  });
+  if (!known) return static_cast<int>(Status::kInvalidArgument);
+  registered[family] = true;
+  return static_cast<int>(Status::kOk);
+}
+
 // What both sides must agree on, read by js/boundary/read-core.ts once at load
 // (and checked against the registry, js/registry.ts checkRegistry).
 #define CUCKOO_CONSTANTS(X)                                         \
@@ -441,8 +470,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
 #define CUCKOO_STATUS(Name, number) emscripten::constant("status" #Name, number);
   CUCKOO_STATUSES(CUCKOO_STATUS)
 #undef CUCKOO_STATUS
-#define CUCKOO_FAMILY(Name, id, ...) RegisterFamily<Family::k##Name>(#Name);
-#include "common/families.def"
   emscripten::function("statusMessage", &StatusMessage);
   emscripten::function("peekFamily", &PeekFamily);
   emscripten::function("patchApply", &PatchCall<cuckoo::ApplyPatch>);

@@ -48,6 +48,7 @@ struct Registered;
   template <>                                                                           \
   struct Registered<Family::k##Name> {                                                  \
     static constexpr Family kFamily = Family::k##Name;                                  \
+    static constexpr const char* kName = #Name;                                         \
     using Filter = cuckoo::Class;                                                       \
     static constexpr bool kScanDump = dump;                                             \
     static constexpr bool kJoin = join;                                                 \

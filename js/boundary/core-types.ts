@@ -53,6 +53,8 @@ export interface ReadExports extends Record<KeyOp, (handle: number, key: number,
   url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
   url_canonicalize: UrlCall;
   url_expressions: UrlCall;
+  /** Registers the embind class of a family on its first use (bindings/embind.cc): a status, 0 when it is there. */
+  register_family(family: number): number;
 }
 /** The plain exports of the full module only (CUCKOO_WRITER). */
 export interface WriteExports {

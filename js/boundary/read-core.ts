@@ -138,10 +138,19 @@ export class ReadCore {
     return this.m as unknown as EmbindFunctions;
   }
 
-  /** The embind class of a family (bindings/embind.cc: named as families.def names it). */
+  /**
+   * The embind class of a family (bindings/embind.cc: named as families.def names it), registered on its first use.
+   * @throws OutOfMemoryError where wasm memory has no room left to register it.
+   */
   protected classOf(family: number): EmbindClass {
     const row = familyOf(family);
-    const cls = row === undefined ? undefined : (this.m[row.constant.slice('family'.length)] as EmbindClass | undefined);
+    const name = row?.constant.slice('family'.length);
+    if (name !== undefined && this.m[name] === undefined) {
+      const status = this.x.register_family(family);
+      // register_family's room check: one 4,096-byte block.
+      if (status === Status.OutOfMemory) throw statusError(status, { bytes: 4096 });
+    }
+    const cls = name === undefined ? undefined : (this.m[name] as EmbindClass | undefined);
     if (cls === undefined) throw new Error(`the module has no class of family ${family}: rebuild the package`);
     return cls;
   }

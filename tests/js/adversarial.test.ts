@@ -588,7 +588,7 @@ describe('out of memory', () => {
     // A child process: it takes the module's memory to its 2 GiB limit. The sizes below are those
     // of bit-packed tables (13 bits per slot).
     const script = `
-const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
+const { BloomFilter, CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
 (async () => {
   const keys = Array.from({ length: 1000 }, (_, i) => 'kept-' + i);
   const small = await CuckooFilter.create({ capacity: 1000 });
@@ -604,12 +604,23 @@ const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
     try { big.push(await CuckooFilter.create({ capacity: 290e6, fingerprintBits: 13, semiSort: false })); } // ~500 MB each
     catch (e) { createError = e; }
   }
+  // The rest of memory taken by smaller filters, down to less than 200 bytes free: the first BloomFilter, whose
+  // class is registered on first use, then fails as any call does (the embind test, embind.test.ts, checks the
+  // registration itself when the room is less than it needs).
+  const filler = [];
+  for (const capacity of [1e6, 1000, 1]) {
+    for (;;) { try { filler.push(await CuckooFilter.create({ capacity })); } catch { break; } }
+  }
+  let bloomError;
+  try { await BloomFilter.create({ capacity: 10 }); } catch (e) { bloomError = e; }
   // Free one 500 MB filter: the 300 MB of bytes fit, but not the 300 MB table beside them.
   big.pop().dispose();
   let loadError;
   try { (await CuckooFilter.fromBytes(midBytes)).dispose(); } catch (e) { loadError = e; }
+  for (const f of filler) f.dispose();
   const describe = (e) => e && ({ name: e.name, code: e.code, oom: e instanceof OutOfMemoryError, requestedBytes: e.requestedBytes, message: e.message });
-  const out = { bigFilters: big.length + 1, create: describe(createError), load: describe(loadError) };
+  const out = { bigFilters: big.length + 1, fillers: filler.length, create: describe(createError), load: describe(loadError), bloom: describe(bloomError) };
+  out.bloomAfterFree = (await BloomFilter.create({ capacity: 10 })).add('x').has('x');
   out.smallStillAnswers = small.hasAll(keys).every(Boolean) && small.has('kept-999');
   const fresh = await CuckooFilter.create({ capacity: 100 });
   out.newSmallFilter = fresh.add('x').has('x');
@@ -625,6 +636,7 @@ const { CuckooFilter, OutOfMemoryError } = require(${JSON.stringify(dist)});
     expect(out.create.requestedBytes).toBeGreaterThan(400e6);
     expect(out.create.message).toMatch(/dispose filters you no longer need/);
     expect(out.load).toMatchObject({ name: 'OutOfMemoryError', code: 'ERR_OUT_OF_MEMORY', oom: true });
-    expect(out).toMatchObject({ smallStillAnswers: true, newSmallFilter: true, loadAfterFree: true });
+    expect(out.bloom).toMatchObject({ name: 'OutOfMemoryError', code: 'ERR_OUT_OF_MEMORY', oom: true });
+    expect(out).toMatchObject({ smallStillAnswers: true, newSmallFilter: true, loadAfterFree: true, bloomAfterFree: true });
   });
 });
