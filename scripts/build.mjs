@@ -148,7 +148,7 @@ async function bundle({ glue, embed, module, format, outfile, banner, ...first }
         name: 'glue',
         setup(b) {
           b.onResolve({ filter: /.*/ }, (args) => (args.path === 'cuckoo-core-glue' ? { path: glue } : { path: args.path, external: true }));
-          b.onLoad({ filter: /.*/ }, (args) => ({ contents: withoutFetchers(withoutWideStrings(withoutExportWrappers(readFileSync(args.path, 'utf8'), args.path), args.path), args.path), loader: 'js' }));
+          b.onLoad({ filter: /.*/ }, (args) => ({ contents: withoutFetchers(withoutStrings(withoutExportWrappers(readFileSync(args.path, 'utf8'), args.path), args.path), args.path), loader: 'js' }));
         },
       },
     ],
@@ -217,29 +217,37 @@ function functionDeclaration(text, name) {
 }
 
 /**
- * The glue less embind's std::wstring type, which no binding of this package passes (bindings/embind.cc crosses
- * numbers, vals and memory views): its registration (which embind's builtin types always make) keeps the name, and
- * a value of it would throw; the UTF-16 and UTF-32 codecs only it used go. About 0.5 KB gzipped of each bundle.
+ * The glue less embind's string types, std::string and std::wstring, which no binding of this package passes
+ * (bindings/embind.cc crosses numbers, vals and memory views; emval makes its strings from C strings): their
+ * registrations (which embind's builtin types always make) keep the names, and a value of one would throw; the
+ * UTF-8, UTF-16 and UTF-32 codecs only they used go. About 1.2 KB gzipped of each bundle.
  */
-function withoutWideStrings(text, path) {
-  const registration = functionDeclaration(text, '__embind_register_std_wstring');
-  if (registration === undefined) throw new Error(`${path}: found no std::wstring registration (has the Emscripten glue changed?)`);
-  const refuse = 'function(){throw new TypeError("cuckoo-wasm passes no std::wstring")}';
-  let kept = text.replace(
-    registration,
-    'function __embind_register_std_wstring(rawType,charSize,name){registerType(rawType,{name:readLatin1String(name),' +
-      `"fromWireType":${refuse},"toWireType":${refuse},"argPackAdvance":8,"readValueFromPointer":simpleReadValueFromPointer,destructorFunction:null})}`,
-  );
-  for (const name of ['UTF16ToString', 'stringToUTF16', 'lengthBytesUTF16', 'UTF32ToString', 'stringToUTF32', 'lengthBytesUTF32']) {
+function withoutStrings(text, path) {
+  let kept = text;
+  const refuse = (type) => `function(){throw new TypeError("cuckoo-wasm passes no ${type}")}`;
+  for (const [registration, type, parameters] of [
+    ['__embind_register_std_string', 'std::string', 'rawType,name'],
+    ['__embind_register_std_wstring', 'std::wstring', 'rawType,charSize,name'],
+  ]) {
+    const declaration = functionDeclaration(kept, registration);
+    if (declaration === undefined) throw new Error(`${path}: found no ${type} registration (has the Emscripten glue changed?)`);
+    kept = kept.replace(
+      declaration,
+      `function ${registration}(${parameters}){registerType(rawType,{name:readLatin1String(name),` +
+        `"fromWireType":${refuse(type)},"toWireType":${refuse(type)},"argPackAdvance":8,"readValueFromPointer":simpleReadValueFromPointer,destructorFunction:null})}`,
+    );
+  }
+  for (const name of ['UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8', 'UTF16ToString', 'stringToUTF16', 'lengthBytesUTF16', 'UTF32ToString', 'stringToUTF32', 'lengthBytesUTF32', 'UTF8ArrayToString', 'stringToUTF8Array']) {
     const declaration = functionDeclaration(kept, name);
     if (declaration === undefined) continue;
     const without = kept.replace(declaration, '');
     if (new RegExp(`(?<![\\w$])${name}(?![\\w$])`).test(without)) continue; // still used elsewhere: kept
     kept = without;
   }
-  const decoder = /var UTF16Decoder=[^;]*;/;
-  const withoutDecoder = kept.replace(decoder, '');
-  if (!/(?<![\w$])UTF16Decoder(?![\w$])/.test(withoutDecoder)) kept = withoutDecoder;
+  for (const decoder of ['UTF8Decoder', 'UTF16Decoder']) {
+    const withoutDecoder = kept.replace(new RegExp(`var ${decoder}=[^;]*;`), '');
+    if (!new RegExp(`(?<![\\w$])${decoder}(?![\\w$])`).test(withoutDecoder)) kept = withoutDecoder;
+  }
   return kept;
 }
 

@@ -10,6 +10,8 @@ declare const CUCKOO_WASM_DEFLATE_BASE64: string;
 /** Node.js's zlib, where the realm is Node.js 20.16+ / 22.3+ (a call, not an import: bundlers see none). */
 type Zlib = { inflateRawSync(data: Uint8Array): Uint8Array };
 const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined } }).process;
+/** Node.js's (and Bun's) Buffer, whose native base64 decoder is some ten times faster than fromBase64's first run. */
+const nodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'base64'): Uint8Array<ArrayBuffer> } }).Buffer;
 
 /**
  * The .wasm bytes: as the bundle embeds them in the Node.js build (dist/node.*),
@@ -22,7 +24,7 @@ const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string)
  */
 export default async function defaultWasm(): Promise<Uint8Array | WebAssembly.Module> {
   if (!CUCKOO_WASM_DEFLATED) return wasmEmbedded;
-  const deflated = fromBase64(CUCKOO_WASM_DEFLATE_BASE64);
+  const deflated = nodeBuffer?.from(CUCKOO_WASM_DEFLATE_BASE64, 'base64') ?? fromBase64(CUCKOO_WASM_DEFLATE_BASE64);
   const zlib = nodeProcess?.getBuiltinModule?.('zlib');
   if (zlib) return zlib.inflateRawSync(deflated);
   // The stream alone (no Blob or Response): a realm needs nothing else to load the module.
