@@ -44,7 +44,12 @@ async function diff(args: string[]): Promise<void> {
     patch = await diffBytes(older, newer);
   } catch (e) {
     if (!(e instanceof FilterFormatError)) throw e;
-    throw new Error(`${oldPath} and ${newPath}: ${e.message}`);
+    // Filters that `build` sized each by its own list differ in size as soon as the list's length changes.
+    const hint =
+      e.reason === 'patch-family'
+        ? '; build every version with the same --capacity (with --expansion N, a list that outgrows it still fits: docs/updates-by-patch.md)'
+        : '';
+    throw new Error(`${oldPath} and ${newPath}: ${e.message}${hint}`);
   }
   const { changes } = await patchInfo(patch);
   await writeOutput(output, patch, 'patch');

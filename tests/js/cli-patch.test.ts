@@ -119,3 +119,28 @@ test('usage and file errors: one line, exit code 1', () => {
   expect(missing.stderr).toMatch(/^cuckoo-wasm: cannot read filter .*nope\.cuckoo: ENOENT \(no such file or directory\)\n$/);
   expect(existsSync(file('x'))).toBe(false);
 });
+
+test('build, then diff of the next day\'s list: refused with what to do when each was sized by its own list; with --capacity pinned, a patch of a few bytes per changed key that gives the newer file', () => {
+  // Day 1: 2000 domains; day 2: 20 of them gone, 100 new ones (the list grew).
+  const day1 = keysOf('list', 2000);
+  const day2 = [...day1.slice(20), ...keysOf('new', 100)];
+  writeFileSync(file('list1.txt'), day1.join('\n'));
+  writeFileSync(file('list2.txt'), day2.join('\n'));
+  for (const [list, out, pinned] of [
+    ['list1.txt', 'sized1.cuckoo', []],
+    ['list2.txt', 'sized2.cuckoo', []],
+    ['list1.txt', 'pinned1.cuckoo', ['--capacity', '2500', '--expansion', '2']],
+    ['list2.txt', 'pinned2.cuckoo', ['--capacity', '2500', '--expansion', '2']],
+  ] as const) {
+    expect(run(['build', file(list), '-o', file(out), ...pinned]).status).toBe(0);
+  }
+  const refused = run(['diff', file('sized1.cuckoo'), file('sized2.cuckoo'), '-o', file('sized.patch')]);
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toMatch(/differ in bucket count: \d+ in the older filter, \d+ in the newer; build every version with the same --capacity/);
+  expect(existsSync(file('sized.patch'))).toBe(false);
+  expect(run(['diff', file('pinned1.cuckoo'), file('pinned2.cuckoo'), '-o', file('pinned.patch')]).status).toBe(0);
+  const patch = readFileSync(file('pinned.patch'));
+  expect(patch.length).toBeLessThan(120 * 8); // 120 changed keys, at most 8 bytes each
+  expect(run(['patch', file('pinned1.cuckoo'), file('pinned.patch'), '-o', file('pinned2-again.cuckoo')]).status).toBe(0);
+  expect(readFileSync(file('pinned2-again.cuckoo')).equals(readFileSync(file('pinned2.cuckoo')))).toBe(true);
+});
