@@ -1,0 +1,105 @@
+// The code blocks of README.md and docs/*.md, as the docs test (docs.test.ts) runs them. Each fenced block has a
+// declaration on the line before it, an HTML comment the rendered page does not show, that says how it runs and what
+// it leaves to the reader:
+//
+//   <!-- snippet: node given=entries,links -->       a module run in Node.js, `given` names defined before it (GIVENS)
+//   <!-- snippet: node redis=blocklist:cf-grow -->    the same, with the fake Redis server (fake-redis.ts) holding the
+//                                                    key `blocklist` from fixture cf-grow, at redis://localhost:6379
+//   <!-- snippet: sh given=day1.txt,day2.txt -->      each command run in a folder holding the given files
+//   <!-- snippet: json -->                            JSON (a member alone, `"key": value`, is read inside braces)
+//   <!-- snippet: chromium-page given=… -->           run by tests/browser/docs.test.ts in a page under the strict CSP
+//   <!-- snippet: not run: why -->                    a synopsis or a contributor's command, with the reason
+//
+// In a node snippet, a statement whose comment starts with a value (`filter.has('x'); // true: …`, `// null`,
+// `// 'evil.example/'`) is checked: the statement's value must be that one.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ts from 'typescript';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export interface Snippet {
+  /** README.md or docs/NAME.md, and the line of the opening fence (1-based). */
+  file: string;
+  line: number;
+  lang: string;
+  code: string;
+  /** The declaration's kind: node, sh, json, chromium-page, or 'not run'. */
+  kind: string;
+  /** given=…: names the harness defines (node) or files it writes (sh). */
+  given: string[];
+  /** redis=key:fixture,…: the fake server's keys. */
+  redis: Record<string, string> | undefined;
+  /** The declaration as written (for messages), or undefined where there is none. */
+  declaration: string | undefined;
+}
+
+/** The markdown files whose blocks are run: what the package ships and what a contributor reads. */
+export function docFiles(): string[] {
+  return ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+}
+
+/** Every fenced block of `file`, with its declaration. */
+export function snippetsOf(file: string): Snippet[] {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const out: Snippet[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```([\w+-]*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    let before = start - 1;
+    while (before >= 0 && lines[before].trim() === '') before--;
+    const declared = before >= 0 ? /^<!-- snippet: (.*) -->$/.exec(lines[before].trim()) : null;
+    const declaration = declared?.[1];
+    const words = declaration?.startsWith('not run:') ? ['not run'] : (declaration ?? '').split(/\s+/).filter(Boolean);
+    const option = (name: string) => words.find((w) => w.startsWith(`${name}=`))?.slice(name.length + 1);
+    const redis = option('redis');
+    out.push({
+      file,
+      line: start + 1,
+      lang: open[1],
+      code: body.join('\n'),
+      kind: words[0] ?? '',
+      given: option('given')?.split(',') ?? [],
+      redis: redis === undefined ? undefined : Object.fromEntries(redis.split(',').filter(Boolean).map((kv) => kv.split(':') as [string, string])),
+      declaration,
+    });
+  }
+  return out;
+}
+
+/** Every block of every doc file. */
+export function allSnippets(): Snippet[] {
+  return docFiles().flatMap(snippetsOf);
+}
+
+/** A value a comment may state: true, false, null, undefined, a number, or a single-quoted string. */
+const STATED = String.raw`(true|false|null|undefined|-?\d+(?:\.\d+)?|'(?:[^'\\]|\\.)*')`;
+const CHECKED = new RegExp(String.raw`^(\s*)(?!(?:const|let|var|for|if|return|import|export|await using|using)\b)([^/].*?);\s*//\s*${STATED}(?=$|:|\s\(|\s*$)`);
+
+/**
+ * The snippet's TypeScript with each stated value checked: `expr; // true: …` becomes `__check(expr, true, 'file:line');`.
+ * Returns the code and how many statements it checks.
+ */
+export function withChecks(s: Snippet): { code: string; checks: number } {
+  let checks = 0;
+  const code = s.code
+    .split('\n')
+    .map((line, i) => {
+      const m = CHECKED.exec(line);
+      if (!m) return line;
+      checks++;
+      return `${m[1]}__check(${m[2]}, ${m[3]}, ${JSON.stringify(`${s.file}:${s.line + 1 + i}`)});`;
+    })
+    .join('\n');
+  return { code, checks };
+}
+
+/** The snippet's TypeScript as a JavaScript module (types erased; imports, comments and lines kept). */
+export function toJavaScript(code: string): string {
+  return ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+  }).outputText;
+}

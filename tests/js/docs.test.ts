@@ -1,0 +1,158 @@
+// Every code block of README.md and docs/*.md, run as written (doc-snippets.ts says how each declares what it leaves
+// to the reader): a Node.js snippet as a module importing the built package, its stated values checked; a shell
+// snippet's commands with the package's `cuckoo-wasm` command; JSON parsed. Page snippets run in Chromium
+// (tests/browser/docs.test.ts); this test checks that each is declared.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, Snippet, allSnippets, toJavaScript, withChecks } from './doc-snippets';
+import { FakeRedis, fixtureChunks, readFixture, startFakeRedis } from './fake-redis';
+
+const DIST = join(ROOT, 'dist');
+const DATA = join(ROOT, 'examples', 'data');
+const KINDS = ['node', 'sh', 'json', 'chromium-page', 'not run'];
+
+/**
+ * What a node snippet leaves to the reader, by name: JavaScript run before it in the same module (`__lines(file)` reads
+ * a list of examples/data). `FILE#name` is the name's meaning in that file, where its guide means another thing by it.
+ */
+const GIVENS: Record<string, string> = {
+  CuckooFilter: `import { CuckooFilter } from 'cuckoo-wasm';`,
+  RedisCuckooFilter: `import { RedisCuckooFilter } from 'cuckoo-wasm';`,
+  entries: `const entries = __lines('phishing-urls-sample.txt').slice(0, 2000);`,
+  domains: `const domains = __lines('blocklist-sample.txt').slice(0, 5000);`,
+  badDomains: `const badDomains = [...__lines('blocklist-sample.txt').slice(0, 20000), 'phish.example', 'cleaned-site.example'];`,
+  keysOfUnknownCount: `const keysOfUnknownCount = __lines('benign-opendns.txt');`,
+  links: `const links = [{ href: 'https://www.evil.example/a' }, { href: 'https://example.org/' }];`,
+  // A day's domains: 2,000 listed yesterday, 20 of them removed and 30 new ones added today.
+  yesterdayBytes: `const __old = await (await import('cuckoo-wasm')).CuckooFilter.create({ capacity: 2500, falsePositiveRate: 0.001, expansion: 2 });
+__old.addAll(__lines('blocklist-sample.txt').slice(0, 2000));
+const yesterdayBytes = __old.toBytes();`,
+  removed: `const removed = __lines('blocklist-sample.txt').slice(0, 20);`,
+  added: `const added = __lines('blocklist-sample.txt').slice(2000, 2030);`,
+  filter: `const filter = await (await import('cuckoo-wasm/reader')).CuckooFilter.fromBytes(yesterdayBytes);`,
+  // README snippet 3 follows snippet 1's URL filter: entries as stored ('host/' for a site), and new URLs.
+  'README.md#yesterdayBytes': `const __old = await (await import('cuckoo-wasm')).CuckooFilter.create({ capacity: 2500, falsePositiveRate: 0.01 / 30, expansion: 2 });
+__old.addUrls(__lines('blocklist-sample.txt').slice(0, 2000));
+const yesterdayBytes = __old.toBytes();`,
+  'README.md#removed': `const removed = __lines('blocklist-sample.txt').slice(0, 20).map((host) => host + '/');`,
+  'README.md#added': `const added = __lines('phishing-urls-sample.txt').slice(0, 500);`,
+  client: `const client = await (await import('redis')).createClient({ url: 'redis://localhost:6379' }).connect();`,
+};
+
+/** What a shell snippet's given files hold: lists of examples/data. */
+const FILES: Record<string, (dir: string) => void> = {
+  'day1.txt': (dir) => writeFileSync(join(dir, 'day1.txt'), lines('blocklist-sample.txt').slice(0, 20000).join('\n')),
+  'day2.txt': (dir) => writeFileSync(join(dir, 'day2.txt'), lines('blocklist-sample.txt').slice(100, 20400).join('\n')),
+  'blocklist.txt': (dir) => copyFileSync(join(DATA, 'blocklist-sample.txt'), join(dir, 'blocklist.txt')),
+};
+
+function lines(file: string): string[] {
+  return readFileSync(join(DATA, file), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+const snippets = allSnippets();
+const where = (s: Snippet) => `${s.file}:${s.line}`;
+const ofKind = (kind: string) => snippets.filter((s) => s.kind === kind).map((s) => [where(s), s] as const);
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'cuckoo-docs-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+test('every code block says how it runs and what it leaves to the reader, and the harness knows each name', () => {
+  const problems: string[] = [];
+  for (const s of snippets) {
+    if (s.declaration === undefined) problems.push(`${where(s)}: no <!-- snippet: … --> line before the block`);
+    else if (!KINDS.includes(s.kind)) problems.push(`${where(s)}: unknown kind '${s.kind}'`);
+    for (const name of s.given) {
+      const known = s.kind === 'sh' ? name in FILES : name in GIVENS || `${s.file}#${name}` in GIVENS;
+      if (!known && s.kind !== 'chromium-page') problems.push(`${where(s)}: the harness has no given '${name}'`);
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(snippets.filter((s) => s.kind === 'node').length).toBeGreaterThanOrEqual(8);
+});
+
+/** Runs `file` with Node.js in `cwd`; resolves with its exit code and output. */
+function runNode(args: string[], cwd: string): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
+/** The module a node snippet runs as: the givens, then the snippet, the package's imports pointed at dist/. */
+function moduleOf(s: Snippet, redisUrl: string | undefined): { text: string; checks: number } {
+  const { code, checks } = withChecks(s);
+  const givens = s.given.map((name) => GIVENS[`${s.file}#${name}`] ?? GIVENS[name]).join('\n');
+  let text = [
+    `import { readFileSync as __read } from 'node:fs';`,
+    `const __lines = (file) => __read(${JSON.stringify(DATA)} + '/' + file, 'utf8').split('\\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));`,
+    `const __check = (got, want, at) => { const g = JSON.stringify(got), w = JSON.stringify(want); if (g !== w) throw new Error(at + ': the guide says ' + w + ', the code gives ' + g); };`,
+    // One module, so that a given import the snippet uses is kept.
+    toJavaScript(`${givens}\n${code}`),
+    // A Redis client keeps the process open: the run ends after the snippet's last statement.
+    redisUrl ? 'process.exit(0);' : '',
+  ].join('\n');
+  text = text.replace(/(['"])cuckoo-wasm(\/reader)?\1/g, (_, q, reader) => `${q}${pathToFileURL(join(DIST, reader ? 'reader-node.mjs' : 'node.mjs')).href}${q}`);
+  if (redisUrl) text = text.replace(/redis:\/\/localhost:6379/g, redisUrl);
+  return { text, checks };
+}
+
+const nodeSnippets = ofKind('node');
+test.each(nodeSnippets)('%s runs in Node.js as written, its stated values true', async (at, s) => {
+  let fake: FakeRedis | undefined;
+  if (s.redis) {
+    fake = await startFakeRedis(
+      Object.fromEntries(
+        Object.entries(s.redis).map(([key, fixture]) => {
+          const f = readFixture(fixture);
+          return [key, { type: f.type, chunks: fixtureChunks(f) }];
+        }),
+      ),
+    );
+  }
+  try {
+    const { text, checks } = moduleOf(s, fake?.url);
+    // Under the repository, so that the snippet's other imports (redis, ioredis) resolve as in a project.
+    const dir = join(ROOT, 'build', 'docs-snippets');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${at.replace(/[/:.]/g, '_')}.mjs`);
+    writeFileSync(file, text);
+    const cwd = mkdtempSync(join(work, 'run-'));
+    for (const name of ['blocklist.txt']) FILES[name](cwd);
+    const r = await runNode([file], cwd);
+    expect([at, r.status, r.output]).toEqual([at, 0, '']);
+    console.log(`${at}: ran, ${checks} stated values checked${fake ? `; Redis commands: ${[...new Set(fake.log.map((c) => c[0].toUpperCase()))].join(' ')}` : ''}`);
+  } finally {
+    await fake?.close();
+  }
+});
+
+test.each(ofKind('sh'))('%s: each command runs with the package\'s cuckoo-wasm command', async (at, s) => {
+  const cwd = mkdtempSync(join(work, 'sh-'));
+  for (const name of s.given) FILES[name](cwd);
+  const commands = s.code
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  expect(commands.length).toBeGreaterThan(0);
+  for (const command of commands) {
+    const words = command.split(/\s+/);
+    expect([at, words.slice(0, 2)]).toEqual([at, ['npx', 'cuckoo-wasm']]);
+    const r = await runNode([join(DIST, 'cli.cjs'), ...words.slice(2)], cwd);
+    expect([command, r.status]).toEqual([command, 0]);
+  }
+});
+
+test.each(ofKind('json'))('%s is JSON', (_, s) => {
+  const text = s.code.trim().startsWith('"') ? `{${s.code}}` : s.code;
+  expect(() => JSON.parse(text)).not.toThrow();
+});
