@@ -7,10 +7,13 @@
 //                                                    key `blocklist` from fixture cf-grow, at redis://localhost:6379
 //   <!-- snippet: sh given=day1.txt,day2.txt -->      each command run in a folder holding the given files
 //   <!-- snippet: json -->                            JSON (a member alone, `"key": value`, is read inside braces)
-//   <!-- snippet: chromium-page given=… -->           run by tests/browser/docs.test.ts in a page under the strict CSP
+//   <!-- snippet: chromium-page given=… -->           a page's script (and its worker's, after a line `// worker.js`),
+//                                                    run by tests/browser/docs.test.ts under the strict CSP
+//   <!-- snippet: extension given=chrome -->          an extension service worker's script: type-checked only
 //   <!-- snippet: not run: why -->                    a synopsis or a contributor's command, with the reason
 //
-// In a node snippet, a statement whose comment starts with a value (`filter.has('x'); // true: …`, `// null`,
+// Every TypeScript snippet is also type-checked as a strict project that installed the package would (docs.test.ts).
+// In a node or page snippet, a statement whose comment starts with a value (`filter.has('x'); // true: …`, `// null`,
 // `// 'evil.example/'`) is checked: the statement's value must be that one.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +71,20 @@ export function snippetsOf(file: string): Snippet[] {
     });
   }
   return out;
+}
+
+/**
+ * The files a snippet holds: a line `// NAME.js …` (or .ts) starts one, as in a snippet that shows a worker and the
+ * page beside it; a snippet without such a line is one file, named ''.
+ */
+export function filesOf(s: Snippet): { name: string; code: string }[] {
+  const files: { name: string; code: string[] }[] = [{ name: '', code: [] }];
+  for (const line of s.code.split('\n')) {
+    const start = /^\/\/ ([\w-]+)\.(?:js|ts)\b/.exec(line);
+    if (start) files.push({ name: start[1], code: [] });
+    files[files.length - 1].code.push(line);
+  }
+  return files.filter((f) => f.code.some((l) => l.trim() !== '')).map((f) => ({ name: f.name, code: f.code.join('\n') }));
 }
 
 /** Every block of every doc file. */

@@ -3,16 +3,16 @@
 // snippet's commands with the package's `cuckoo-wasm` command; JSON parsed. Page snippets run in Chromium
 // (tests/browser/docs.test.ts); this test checks that each is declared.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, Snippet, allSnippets, toJavaScript, withChecks } from './doc-snippets';
+import { ROOT, Snippet, allSnippets, filesOf, toJavaScript, withChecks } from './doc-snippets';
 import { FakeRedis, fixtureChunks, readFixture, startFakeRedis } from './fake-redis';
 
 const DIST = join(ROOT, 'dist');
 const DATA = join(ROOT, 'examples', 'data');
-const KINDS = ['node', 'sh', 'json', 'chromium-page', 'not run'];
+const KINDS = ['node', 'sh', 'json', 'chromium-page', 'extension', 'not run'];
 
 /**
  * What a node snippet leaves to the reader, by name: JavaScript run before it in the same module (`__lines(file)` reads
@@ -40,6 +40,25 @@ const yesterdayBytes = __old.toBytes();`,
   'README.md#removed': `const removed = __lines('blocklist-sample.txt').slice(0, 20).map((host) => host + '/');`,
   'README.md#added': `const added = __lines('phishing-urls-sample.txt').slice(0, 500);`,
   client: `const client = await (await import('redis')).createClient({ url: 'redis://localhost:6379' }).connect();`,
+};
+
+/** The givens' types, for type-checking the TypeScript snippets (browser ones too) as a user's project would. */
+const GIVEN_TYPES: Record<string, string> = {
+  CuckooFilter: GIVENS.CuckooFilter,
+  RedisCuckooFilter: GIVENS.RedisCuckooFilter,
+  ...Object.fromEntries(['entries', 'domains', 'badDomains', 'keysOfUnknownCount', 'removed', 'added'].map((n) => [n, `declare const ${n}: string[];`])),
+  links: 'declare const links: { href: string }[];',
+  yesterdayBytes: 'declare const yesterdayBytes: Uint8Array;',
+  filter: `declare const filter: import('cuckoo-wasm/reader').CuckooFilter;`,
+  client: `declare const client: Awaited<ReturnType<ReturnType<typeof import('redis').createClient>['connect']>>;`,
+  // The slice of @types/chrome an extension snippet uses, as that package types it.
+  chrome: `declare const chrome: {
+  runtime: { getURL(path: string): string };
+  webNavigation: { onBeforeNavigate: { addListener(callback: (details: { url: string; tabId: number; frameId: number }) => void): void } };
+  tabs: { update(tabId: number, properties: { url?: string }): Promise<unknown> };
+};`,
+  // The page's worker, as the page made it (new Worker(…, { type: 'module' })).
+  worker: 'declare const worker: Worker;',
 };
 
 /** What a shell snippet's given files hold: lists of examples/data. */
@@ -70,7 +89,7 @@ test('every code block says how it runs and what it leaves to the reader, and th
     else if (!KINDS.includes(s.kind)) problems.push(`${where(s)}: unknown kind '${s.kind}'`);
     for (const name of s.given) {
       const known = s.kind === 'sh' ? name in FILES : name in GIVENS || `${s.file}#${name}` in GIVENS;
-      if (!known && s.kind !== 'chromium-page') problems.push(`${where(s)}: the harness has no given '${name}'`);
+      if (!known && !(name in GIVEN_TYPES)) problems.push(`${where(s)}: the harness has no given '${name}'`);
     }
   }
   expect(problems).toEqual([]);
@@ -155,4 +174,45 @@ test.each(ofKind('sh'))('%s: each command runs with the package\'s cuckoo-wasm c
 test.each(ofKind('json'))('%s is JSON', (_, s) => {
   const text = s.code.trim().startsWith('"') ? `{${s.code}}` : s.code;
   expect(() => JSON.parse(text)).not.toThrow();
+});
+
+test('the TypeScript snippets type-check in a strict project that installed the package (node16 resolution; a page with the DOM lib alone, a worker or service worker with the WebWorker lib)', async () => {
+  const dir = join(ROOT, 'build', 'docs-snippets', 'types');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(ROOT, join(dir, 'node_modules', 'cuckoo-wasm'), 'dir'); // resolved through package.json, as installed
+  const groups: Record<'node' | 'dom' | 'webworker', string[]> = { node: [], dom: [], webworker: [] };
+  for (const s of snippets.filter((x) => x.lang === 'ts' && ['node', 'chromium-page', 'extension'].includes(x.kind))) {
+    for (const part of filesOf(s)) {
+      const lib = s.kind === 'node' ? 'node' : s.kind === 'extension' || part.name.includes('worker') ? 'webworker' : 'dom';
+      const name = `${where(s).replace(/[/:.]/g, '_')}${part.name ? `_${part.name}` : ''}.mts`;
+      const givens = s.given.map((g) => GIVEN_TYPES[g]).join('\n');
+      writeFileSync(join(dir, name), `${givens}\n${part.code}\nexport {};\n`);
+      groups[lib].push(name);
+    }
+  }
+  const problems: string[] = [];
+  for (const [lib, files] of Object.entries(groups)) {
+    if (files.length === 0) continue;
+    const config = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: 'es2022',
+        module: 'node16',
+        moduleResolution: 'node16',
+        lib: lib === 'node' ? ['es2022'] : ['es2022', lib],
+        types: lib === 'node' ? ['node'] : [],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files,
+    };
+    writeFileSync(join(dir, `tsconfig.${lib}.json`), JSON.stringify(config));
+    const r = await runNode([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${lib}.json`], dir);
+    if (r.status !== 0) problems.push(r.output.trim());
+  }
+  expect(existsSync(join(ROOT, 'dist', 'types-esm', 'index.d.ts'))).toBe(true);
+  expect(problems).toEqual([]);
+  expect(groups.node.length).toBeGreaterThanOrEqual(8);
 });
