@@ -2,10 +2,10 @@
 // to the reader): a Node.js snippet as a module importing the built package, its stated values checked; a shell
 // snippet's commands with the package's `cuckoo-wasm` command; JSON parsed. Page snippets run in Chromium
 // (tests/browser/docs.test.ts); this test checks that each is declared.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, Snippet, allSnippets, filesOf, toJavaScript, withChecks } from './doc-snippets';
 import { FakeRedis, fixtureChunks, readFixture, startFakeRedis } from './fake-redis';
@@ -215,4 +215,20 @@ test('the TypeScript snippets type-check in a strict project that installed the 
   expect(existsSync(join(ROOT, 'dist', 'types-esm', 'index.d.ts'))).toBe(true);
   expect(problems).toEqual([]);
   expect(groups.node.length).toBeGreaterThanOrEqual(8);
+});
+
+test('README.md and the guides the package ships link only to files it ships (images included)', () => {
+  const listed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }));
+  const shipped = new Set<string>(listed[0].files.map((f: { path: string }) => f.path));
+  const outside: string[] = [];
+  for (const md of [...shipped].filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(join(ROOT, md), 'utf8').replace(/```[\s\S]*?```/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z][a-z+.-]*:/i.test(target) || target.startsWith('#')) continue;
+      const path = normalize(join(dirname(md), target.split('#')[0]));
+      if (!shipped.has(path) && ![...shipped].some((f) => f.startsWith(`${path.replace(/\/$/, '')}/`))) outside.push(`${md}: ${target}`);
+    }
+  }
+  expect(outside).toEqual([]);
+  expect(shipped.has('docs/cli.md')).toBe(true);
 });
