@@ -1,14 +1,15 @@
-// The guides' page snippets (tests/js/doc-snippets.ts: `<!-- snippet: chromium-page … -->`), run as written in
-// Chromium: each file of a snippet (a page, its worker) is bundled by esbuild as an app would bundle it (the package
+// The guides' page and extension snippets (tests/js/doc-snippets.ts: `<!-- snippet: chromium-page … -->`,
+// `<!-- snippet: extension … -->`), run as written in Chromium (an extension's in a temporary MV3 extension): each file of a snippet (a page, its worker) is bundled by esbuild as an app would bundle it (the package
 // resolved through node_modules and its "exports"), with the givens defined before it, and served under the strict
 // CSP; the page runs its own script and publishes its stated values' checks, which the test only reads (harness.ts).
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
 import { CuckooFilter } from 'cuckoo-wasm';
 import { allSnippets, filesOf, toJavaScript, withChecks } from '../js/doc-snippets';
-import { Browser, STRICT_CSP, StaticServer, launchChromium, openPage, realDomains, root, serve } from './harness';
+import { Browser, CHROMIUM, CHROMIUM_ARGS, STRICT_CSP, StaticServer, launchChromium, openPage, realDomains, root, serve } from './harness';
 
 /** What a page snippet leaves to the reader, by name: JavaScript run before it in the same file. */
 const GIVENS: Record<string, (domains: string[]) => string> = {
@@ -43,6 +44,7 @@ beforeAll(async () => {
   mkdirSync(join(tmp, 'site'));
   writeFileSync(join(tmp, 'site', 'blocklist.cuckoo'), filter.toBytes());
   filter.dispose();
+  writeFileSync(join(tmp, 'site', 'index.html'), '<!doctype html><title>a page</title>');
   server = await serve([{ prefix: '/', path: join(tmp, 'site') }], () => STRICT_CSP);
   browser = await launchChromium();
 }, 60000);
@@ -98,3 +100,58 @@ test.each(pageSnippets.map((s) => [`${s.file}:${s.line}`, s] as const))('%s runs
   expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
   console.log(`${at}: ran in Chromium, ${result.checks.length} stated values checked`);
 });
+
+const extensionSnippets = allSnippets().filter((s) => s.kind === 'extension');
+
+test.each(extensionSnippets.map((s) => [`${s.file}:${s.line}`, s] as const))(
+  '%s runs as an MV3 extension\'s service worker as written: a listed site\'s tab goes to the warning page naming the entry; others load',
+  async (at, s) => {
+    const dir = join(tmp, 'extension');
+    mkdirSync(dir, { recursive: true });
+    // The snippet alone is the worker (its givens: the chrome.* API, which the browser gives it).
+    writeFileSync(join(tmp, 'sw-src.js'), toJavaScript(s.code));
+    await build({ entryPoints: [join(tmp, 'sw-src.js')], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'sw.js'), logLevel: 'warning' });
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        manifest_version: 3,
+        name: 'docs snippet',
+        version: '1',
+        background: { service_worker: 'sw.js', type: 'module' },
+        permissions: ['webNavigation', 'tabs'],
+        content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'" },
+      }),
+    );
+    writeFileSync(join(dir, 'warning.html'), '<!doctype html><title>blocked</title>');
+    const filter = await CuckooFilter.create({ capacity: 100 });
+    filter.addUrls(['blocked.test']);
+    writeFileSync(join(dir, 'blocklist.cuckoo'), filter.toBytes());
+    filter.dispose();
+    const context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: false, // --headless=new in CHROMIUM_ARGS: the headless mode that runs extensions
+      ignoreDefaultArgs: ['--disable-extensions'],
+      args: [...CHROMIUM_ARGS, `--disable-extensions-except=${dir}`, `--load-extension=${dir}`, '--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP clean.test 127.0.0.1'],
+      timeout: 20000,
+    });
+    try {
+      const worker =
+        context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://')) ??
+        (await context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 10000 }));
+      const id = new URL(worker.url()).host;
+      const port = new URL(server.origin).port;
+      const page = await context.newPage();
+      const warned = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() && f.url().startsWith(`chrome-extension://${id}/warning.html`), timeout: 10000 });
+      await page.goto(`http://www.blocked.test:${port}/index.html`, { timeout: 10000 }).catch(() => {}); // the extension sends the tab elsewhere
+      await warned;
+      expect([at, page.url()]).toEqual([at, `chrome-extension://${id}/warning.html#${encodeURIComponent('blocked.test/')}`]);
+      // about:blank has no host: matchUrl throws InvalidUrlError, which the snippet lets pass.
+      await page.goto('about:blank');
+      const clean = await page.goto(`http://clean.test:${port}/index.html`, { timeout: 10000 });
+      expect([at, clean?.status(), page.url()]).toEqual([at, 200, `http://clean.test:${port}/index.html`]);
+      console.log(`${at}: ran as an extension's service worker; a listed site went to its warning page`);
+    } finally {
+      await context.close();
+    }
+  },
+);

@@ -9,7 +9,8 @@
 //   <!-- snippet: json -->                            JSON (a member alone, `"key": value`, is read inside braces)
 //   <!-- snippet: chromium-page given=… -->           a page's script (and its worker's, after a line `// worker.js`),
 //                                                    run by tests/browser/docs.test.ts under the strict CSP
-//   <!-- snippet: extension given=chrome -->          an extension service worker's script: type-checked only
+//   <!-- snippet: extension given=chrome -->          an extension's service worker, run by tests/browser/docs.test.ts
+//                                                    in a temporary MV3 extension
 //   <!-- snippet: not run: why -->                    a synopsis or a contributor's command, with the reason
 //
 // Every TypeScript snippet is also type-checked as a strict project that installed the package would (docs.test.ts).
