@@ -1,7 +1,9 @@
 // The guides' page and extension snippets (tests/js/doc-snippets.ts: `<!-- snippet: chromium-page … -->`,
-// `<!-- snippet: extension … -->`), run as written in Chromium (an extension's in a temporary MV3 extension): each file of a snippet (a page, its worker) is bundled by esbuild as an app would bundle it (the package
-// resolved through node_modules and its "exports"), with the givens defined before it, and served under the strict
-// CSP; the page runs its own script and publishes its stated values' checks, which the test only reads (harness.ts).
+// `<!-- snippet: extension … -->`), run as written in Chromium. Each file of a snippet (a page, its worker, an
+// extension's service worker) is bundled by esbuild as an app would bundle it (the package resolved through
+// node_modules and its "exports"), with the givens defined before it. A page is served under the strict CSP, runs
+// its own script and publishes its stated values' checks, which the test only reads (harness.ts); a service worker
+// runs in a temporary MV3 extension, and the test watches where it sends the tab.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
