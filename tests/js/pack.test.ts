@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packInto, root } from './packed';
 
-const root = join(__dirname, '..', '..');
 let dir: string;
 let tarball: string;
 
@@ -15,11 +15,9 @@ const sh = (cmd: string, args: string[], cwd: string) =>
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-pack-'));
-  // dist/ was built by `npm test`'s setup step; --ignore-scripts skips the prepack rebuild.
-  const out = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
-  const info = JSON.parse(out.slice(out.indexOf('[')));
-  tarball = join(dir, info[0].filename);
-  const files: string[] = info[0].files.map((f: { path: string }) => f.path);
+  const packed = packInto(dir);
+  tarball = packed.tarball;
+  const files = packed.files;
   expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'docs/redis.md', 'docs/url-blocklists.md', 'THIRD_PARTY_NOTICES.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
