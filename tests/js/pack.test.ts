@@ -1,7 +1,7 @@
 // The package as a user gets it: npm pack, install the tarball into an empty
 // folder, run an ES-module script, a CommonJS script, the bin, and TypeScript
 // against it (types resolved through package.json "exports").
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -195,4 +195,40 @@ test('an uncaught error prints its own line of the bundle, not the whole minifie
   }
   expect(stderr).toMatch(/ArgumentRangeError: capacity must be an integer from 1/);
   expect(stderr.length).toBeLessThan(4000);
+});
+
+test('the .wasm subpaths have types (no DOM lib needed): imported as a module and handed to initWasm; with ?module, through the line a project declares', () => {
+  const app = join(dir, 'app');
+  // As Workers' and Vercel Edge's bundlers give a .wasm import: its default export, for initWasm.
+  const edge = `import wasm from 'cuckoo-wasm/cuckoo-core.wasm';
+import readerWasm from 'cuckoo-wasm/cuckoo-reader.wasm';
+import { initWasm } from 'cuckoo-wasm';
+import { initWasm as initReader } from 'cuckoo-wasm/reader';
+export const ready: Promise<void[]> = Promise.all([initWasm(wasm), initReader(readerWasm)]);
+`;
+  writeFileSync(join(app, 'edge.mts'), edge);
+  writeFileSync(join(app, 'edge-node10.ts'), edge);
+  // Vercel Edge's form: the suffix is part of the subpath TypeScript looks up, so a project declares it
+  // (js/wasm-module.d.ts, docs/browsers-and-extensions.md).
+  writeFileSync(join(app, 'vercel.mts'), `import wasm from 'cuckoo-wasm/cuckoo-core.wasm?module';
+import { initWasm } from 'cuckoo-wasm';
+await initWasm(wasm);
+`);
+  writeFileSync(join(app, 'wasm-modules.d.ts'), `declare module 'cuckoo-wasm/cuckoo-core.wasm?module' {
+  export { default } from 'cuckoo-wasm/cuckoo-core.wasm';
+}
+`);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  // No @types and no DOM lib: the declarations need neither.
+  const common = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--lib', 'es2022'];
+  const runs = [
+    ['--module', 'esnext', '--moduleResolution', 'bundler', 'edge.mts', 'vercel.mts', 'wasm-modules.d.ts'],
+    ['--module', 'nodenext', '--moduleResolution', 'nodenext', 'edge.mts', 'vercel.mts', 'wasm-modules.d.ts'],
+    // node10 reads no "exports": package.json "typesVersions" names the same declarations.
+    ['--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '5.0', 'edge-node10.ts'],
+  ];
+  for (const run of runs) {
+    const r = spawnSync(process.execPath, [tsc, ...common, ...run], { cwd: app, encoding: 'utf8' });
+    expect([run, r.status, r.stdout + r.stderr]).toEqual([run, 0, '']);
+  }
 });
