@@ -14,6 +14,7 @@ const LONG = [
   'cli', // the command-line tool, one process per call
   'cli-redis',
   'pack', // npm pack, installed into a fresh project under each resolver
+  'bundlers', // the packed package built by each bundler and run in Chromium; Deno, Bun; attw and publint
   'redis-differential', // against the recorded Redis server's model
 ];
 

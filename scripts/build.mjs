@@ -21,7 +21,8 @@
 //   dist/cli.cjs      the `cuckoo-wasm` command (the .wasm as is)
 //   dist/testing.mjs  test- and bench-only raw access to the boundary (js/testing.ts), over
 //                     ./index.mjs; not in package.json "exports"
-//   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view)
+//   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view), with
+//                     wasm-module.d.ts (js/wasm-module.d.ts), the types of the .wasm exports
 // and writes dist/index.mjs's size into README.md, between <!-- size:begin --> and
 // <!-- size:end -->, and dist/reader.mjs's between <!-- reader-size:begin --> and <!-- reader-size:end -->.
 import { build } from 'esbuild';
@@ -307,6 +308,8 @@ await bundle({
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
   stdio: 'inherit',
 });
+// The .wasm exports' declarations (hand-written: tsc emits no .d.ts it is given), in both views below.
+cpSync(join(root, 'js', 'wasm-module.d.ts'), join(dist, 'types', 'wasm-module.d.ts'));
 // The same declarations under a "type": "module" scope, so TypeScript reads them
 // as the ES-module entry's types (the "import" condition of package.json exports).
 cpSync(join(dist, 'types'), join(dist, 'types-esm'), { recursive: true });

@@ -9,7 +9,7 @@
 #   npm run test:all       (bash scripts/test.sh --all)  the rest, run by .ci/run after npm test: the native tests
 #     (GoogleTest, g++, preset native) and the same under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14,
 #     preset asan); a fuzz of each libFuzzer target (50,000 executions); Jest's projects `long` (the property,
-#     adversarial, CLI, packing and Redis-differential suites) and `runtimes` (workerd, Deno, Bun) on this Node.js;
+#     adversarial, CLI, packing, bundler and Redis-differential suites) and `runtimes` (workerd, Deno, Bun) on this Node.js;
 #     and Jest's `quick` and `long` on each other Node.js major of NODE_VERSIONS (package.json "engines" accepts
 #     every Node.js from 20 on; these are the majors tested). Ends with a line per Jest run and per runtime, then
 #     the total.

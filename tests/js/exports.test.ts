@@ -32,7 +32,11 @@ test.each(ENTRIES)('$key: every runtime condition resolves to a file that exists
   expect(readFileSync(join(root, `dist/types-esm/${types}.d.ts`), 'utf8')).toBe(readFileSync(join(root, `dist/types/${types}.d.ts`), 'utf8'));
   expect(entry.deno).toEqual(entry.node);
   expect(entry.bun).toEqual(entry.node);
-  expect(pkg.exports[`./${wasm}.wasm`]).toBe(`./dist/${wasm}.wasm`);
+  // The module as a file, typed as the hosts that import a .wasm give it (js/wasm-module.d.ts).
+  expect(pkg.exports[`./${wasm}.wasm`]).toEqual({ types: './dist/types-esm/wasm-module.d.ts', default: `./dist/${wasm}.wasm` });
+  expect(pkg.typesVersions['*'][`${wasm}.wasm`]).toEqual(['./dist/types/wasm-module.d.ts']);
+  expect(readFileSync(join(root, 'dist/types-esm/wasm-module.d.ts'), 'utf8')).toBe(readFileSync(join(root, 'js/wasm-module.d.ts'), 'utf8'));
+  expect(readFileSync(join(root, 'dist/types/wasm-module.d.ts'), 'utf8')).toBe(readFileSync(join(root, 'js/wasm-module.d.ts'), 'utf8'));
 });
 
 test.each(ENTRIES)('$key: the Workers bundle imports its own .wasm and embeds no WebAssembly', ({ workerd, wasm }) => {

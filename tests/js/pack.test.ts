@@ -1,12 +1,12 @@
 // The package as a user gets it: npm pack, install the tarball into an empty
 // folder, run an ES-module script, a CommonJS script, the bin, and TypeScript
 // against it (types resolved through package.json "exports").
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packInto, root } from './packed';
 
-const root = join(__dirname, '..', '..');
 let dir: string;
 let tarball: string;
 
@@ -15,11 +15,9 @@ const sh = (cmd: string, args: string[], cwd: string) =>
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-pack-'));
-  // dist/ was built by `npm test`'s setup step; --ignore-scripts skips the prepack rebuild.
-  const out = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
-  const info = JSON.parse(out.slice(out.indexOf('[')));
-  tarball = join(dir, info[0].filename);
-  const files: string[] = info[0].files.map((f: { path: string }) => f.path);
+  const packed = packInto(dir);
+  tarball = packed.tarball;
+  const files = packed.files;
   expect(files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/index.cjs', 'dist/node.mjs', 'dist/node.cjs', 'dist/cli.cjs', 'dist/types/index.d.ts', 'docs/FORMAT.md', 'docs/URLS.md', 'docs/redis.md', 'docs/url-blocklists.md', 'THIRD_PARTY_NOTICES.md', 'package.json', 'README.md']));
   expect(files.filter((f) => /^(src|js|tests|build|node_modules)\//.test(f))).toEqual([]);
   const app = join(dir, 'app');
@@ -197,4 +195,40 @@ test('an uncaught error prints its own line of the bundle, not the whole minifie
   }
   expect(stderr).toMatch(/ArgumentRangeError: capacity must be an integer from 1/);
   expect(stderr.length).toBeLessThan(4000);
+});
+
+test('the .wasm subpaths have types (no DOM lib needed): imported as a module and handed to initWasm; with ?module, through the line a project declares', () => {
+  const app = join(dir, 'app');
+  // As Workers' and Vercel Edge's bundlers give a .wasm import: its default export, for initWasm.
+  const edge = `import wasm from 'cuckoo-wasm/cuckoo-core.wasm';
+import readerWasm from 'cuckoo-wasm/cuckoo-reader.wasm';
+import { initWasm } from 'cuckoo-wasm';
+import { initWasm as initReader } from 'cuckoo-wasm/reader';
+export const ready: Promise<void[]> = Promise.all([initWasm(wasm), initReader(readerWasm)]);
+`;
+  writeFileSync(join(app, 'edge.mts'), edge);
+  writeFileSync(join(app, 'edge-node10.ts'), edge);
+  // Vercel Edge's form: the suffix is part of the subpath TypeScript looks up, so a project declares it
+  // (js/wasm-module.d.ts, docs/browsers-and-extensions.md).
+  writeFileSync(join(app, 'vercel.mts'), `import wasm from 'cuckoo-wasm/cuckoo-core.wasm?module';
+import { initWasm } from 'cuckoo-wasm';
+await initWasm(wasm);
+`);
+  writeFileSync(join(app, 'wasm-modules.d.ts'), `declare module 'cuckoo-wasm/cuckoo-core.wasm?module' {
+  export { default } from 'cuckoo-wasm/cuckoo-core.wasm';
+}
+`);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  // No @types and no DOM lib: the declarations need neither.
+  const common = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--lib', 'es2022'];
+  const runs = [
+    ['--module', 'esnext', '--moduleResolution', 'bundler', 'edge.mts', 'vercel.mts', 'wasm-modules.d.ts'],
+    ['--module', 'nodenext', '--moduleResolution', 'nodenext', 'edge.mts', 'vercel.mts', 'wasm-modules.d.ts'],
+    // node10 reads no "exports": package.json "typesVersions" names the same declarations.
+    ['--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '5.0', 'edge-node10.ts'],
+  ];
+  for (const run of runs) {
+    const r = spawnSync(process.execPath, [tsc, ...common, ...run], { cwd: app, encoding: 'utf8' });
+    expect([run, r.status, r.stdout + r.stderr]).toEqual([run, 0, '']);
+  }
 });
