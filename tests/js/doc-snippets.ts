@@ -48,11 +48,12 @@ export function snippetsOf(file: string): Snippet[] {
   const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
   const out: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```([\w+-]*)\s*$/.exec(lines[i]);
+    // A fence may be indented (a block inside a list item): its lines lose that indentation.
+    const open = /^(\s*)```([\w+-]*)\s*$/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i].slice(open[1].length));
     let before = start - 1;
     while (before >= 0 && lines[before].trim() === '') before--;
     const declared = before >= 0 ? /^<!-- snippet: (.*) -->$/.exec(lines[before].trim()) : null;
@@ -63,7 +64,7 @@ export function snippetsOf(file: string): Snippet[] {
     out.push({
       file,
       line: start + 1,
-      lang: open[1],
+      lang: open[2],
       code: body.join('\n'),
       kind: words[0] ?? '',
       given: option('given')?.split(',') ?? [],
