@@ -23,11 +23,10 @@
 //                     ./index.mjs; not in package.json "exports"
 //   dist/types/       .d.ts (CommonJS view) and dist/types-esm/ (same files, ES-module view), with
 //                     wasm-module.d.ts (js/wasm-module.d.ts), the types of the .wasm exports
-// and writes dist/index.mjs's size into README.md, between <!-- size:begin --> and
-// <!-- size:end -->, and dist/reader.mjs's between <!-- reader-size:begin --> and <!-- reader-size:end -->.
+// and writes the bundles' sizes where README.md and docs/*.md state them, between markers (FIGURES below).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { deflateAsync } from '@gfx/zopfli';
@@ -316,7 +315,9 @@ cpSync(join(dist, 'types'), join(dist, 'types-esm'), { recursive: true });
 writeFileSync(join(dist, 'types-esm', 'package.json'), '{ "type": "module" }\n');
 mkdirSync(join(dist, 'types'), { recursive: true });
 
-// Each entry's size where README.md states it (between its markers).
+// Each entry's sizes where README.md and the guides state them, between markers: <!-- size:begin --> and
+// <!-- size:end --> (dist/index.mjs, in KB and KB gzipped), <!-- reader-size:begin --> and <!-- reader-size:end -->
+// (dist/reader.mjs), and <!-- figure:NAME -->…<!-- /figure --> for the FIGURES below.
 const sizeOf = (file) => {
   const bytes = readFileSync(join(dist, file));
   const gzipped = gzipSync(bytes, { level: 9 }).length;
@@ -324,12 +325,27 @@ const sizeOf = (file) => {
 };
 const index = sizeOf('index.mjs');
 const reader = sizeOf('reader.mjs');
-const readmePath = join(root, 'README.md');
-const readme = readFileSync(readmePath, 'utf8');
-const updated = readme
-  .replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${index.figures}$2`)
-  .replace(/(<!-- reader-size:begin -->)[^]*?(<!-- reader-size:end -->)/g, `$1${reader.figures}$2`);
-if (updated !== readme) writeFileSync(readmePath, updated);
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+const FIGURES = {
+  'index-gzipped': kb(index.gzipped),
+  'reader-gzipped': kb(reader.gzipped),
+  // The JavaScript alone: the Workers bundle, which embeds no module.
+  'index-js-gzipped': kb(sizeOf('workerd.mjs').gzipped),
+  'reader-js-gzipped': kb(sizeOf('reader-workerd.mjs').gzipped),
+  'index-wasm-deflated': kb(readFileSync(fullModule.deflated).length),
+  'reader-wasm-deflated': kb(readFileSync(readerModule.deflated).length),
+};
+for (const path of [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))]) {
+  const text = readFileSync(path, 'utf8');
+  const updated = text
+    .replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${index.figures}$2`)
+    .replace(/(<!-- reader-size:begin -->)[^]*?(<!-- reader-size:end -->)/g, `$1${reader.figures}$2`)
+    .replace(/(<!-- figure:([\w-]+) -->)[^]*?(<!-- \/figure -->)/g, (all, open, name, close) => {
+      if (!(name in FIGURES)) throw new Error(`${path}: no figure named ${name} (scripts/build.mjs FIGURES)`);
+      return `${open}${FIGURES[name]}${close}`;
+    });
+  if (updated !== text) writeFileSync(path, updated);
+}
 console.log(
   `built dist/ (index.mjs: ${index.bytes} bytes, ${index.gzipped} gzipped; reader.mjs: ${reader.bytes} bytes, ${reader.gzipped} gzipped; ` +
     'index.cjs, node.*, workerd.mjs, cuckoo-core.wasm, reader.cjs, reader-node.*, reader-workerd.mjs, cuckoo-reader.wasm, cli.cjs, testing.mjs, types)',
