@@ -3,7 +3,7 @@
 // snippet's commands with the package's `cuckoo-wasm` command; JSON parsed. Page snippets run in Chromium
 // (tests/browser/docs.test.ts); this test checks that each is declared.
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -231,4 +231,31 @@ test('README.md and the guides the package ships link only to files it ships (im
   }
   expect(outside).toEqual([]);
   expect(shipped.has('docs/cli.md')).toBe(true);
+});
+
+test("the guides' tables state the benchmarks' figures: each number of their rows is one bench/ wrote in bench/results/", () => {
+  // What bench/ wrote, at every precision a guide may round it to (0.0952% is stated as 0.095%).
+  const dir = join(ROOT, 'bench', 'results');
+  const written = new Set<string>();
+  for (const f of readdirSync(dir).filter((name) => name.endsWith('.md'))) {
+    for (const n of readFileSync(join(dir, f), 'utf8').match(/\d[\d,]*(?:\.\d+)?/g) ?? []) {
+      const value = Number(n.replace(/,/g, ''));
+      for (let digits = 0; digits <= 6; digits++) written.add(value.toFixed(digits));
+    }
+  }
+  const unknown: string[] = [];
+  for (const doc of ['docs/choosing-a-filter.md', 'docs/performance.md', 'docs/updates-by-patch.md']) {
+    let section = '';
+    for (const row of readFileSync(join(ROOT, doc), 'utf8').split('\n')) {
+      if (row.startsWith('## ')) section = row;
+      // Table rows of measured figures: not the download sizes (scripts/build.mjs writes them, and the size history
+      // is of builds past), nor the budget (tests/size-budget.json).
+      if (!row.startsWith('|') || section === '## Download size') continue;
+      for (const n of row.match(/\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+|\d{4,}/g) ?? []) {
+        if (/^(19|20)\d\d$/.test(n)) continue; // a year (a citation's), not a figure
+        if (!written.has(n.replace(/,/g, ''))) unknown.push(`${doc}: ${n} in ${row.slice(0, 90)}`);
+      }
+    }
+  }
+  expect(unknown).toEqual([]);
 });
