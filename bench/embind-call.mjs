@@ -26,6 +26,7 @@ const m = await createCuckooCore({
 });
 
 const status = m._malloc(4);
+exports.register_family(m.familyCuckoo); // a family's class is registered on its first use
 const filter = m.Cuckoo.create({ capacity: 100000, fingerprintBits: 13, bucketSize: 4, maxKicks: 500, seed: [1, 2], expansion: 0, encoding: 0 }, status);
 const handle = filter.handle();
 const key = m._malloc(16);
