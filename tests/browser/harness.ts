@@ -163,7 +163,7 @@ export interface WebKitBrowser {
   newPage(): Promise<WebKitPage>;
   /** e.g. "MiniBrowser (WebKitGTK 2.50.6)" */
   version(): Promise<string>;
-  /** Ends the session, then stops the driver (and the browser with it) and Xvfb; safe to call twice. */
+  /** Ends the session, then stops the driver and Xvfb (a MiniBrowser left behind exits with its display); safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -193,7 +193,7 @@ async function startXvfb(): Promise<{ xvfb: ChildProcess; display: string }> {
       });
       xvfb.once('error', reject);
       xvfb.once('exit', (code, signal) => reject(new Error(`Xvfb exited (${code ?? signal}) before it had a display:\n${log}`)));
-      setTimeout(() => reject(new Error(`Xvfb gave no display within 10 s:\n${log}`)), 10000);
+      setTimeout(() => reject(new Error(`Xvfb gave no display within 10 s:\n${log}`)), 10000).unref();
     });
     return { xvfb, display };
   } catch (e) {
@@ -273,7 +273,7 @@ export async function launchWebKit(): Promise<WebKitBrowser> {
 
     for (const deadline = Date.now() + 15000; ; ) {
       if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited (${driver.exitCode}):\n${log}`);
-      const ready = await command<{ ready: boolean }>('GET', `${base}/status`).catch(() => undefined);
+      const ready = await command<{ ready: boolean }>('GET', `${base}/status`, undefined, 2000).catch(() => undefined);
       if (ready?.ready) break;
       if (Date.now() > deadline) throw new Error(`WebKitWebDriver was not ready within 15 s:\n${log}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
