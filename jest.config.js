@@ -5,7 +5,7 @@
  * Four projects, which scripts/test.sh selects by name (`--selectProjects`); `npx jest` alone runs them all:
  *   quick     tests/js/ but the long suites: `npm test`
  *   long      the suites below, each 10 s to 70 s on a 2-core machine: `npm run test:all`
- *   browser   tests/browser/ (Chromium, Firefox, the MV3 extension, the example app): `npm test`
+ *   browser   tests/browser/ (Chromium, Firefox, WebKit, the MV3 extension, the example app): `npm test`
  *   runtimes  tests/runtimes/ (workerd, Deno, Bun): `npm run test:all`
  */
 const LONG = [

@@ -3,9 +3,11 @@
 # Debian's packages if it is missing (emscripten, cmake, make; xxHash is
 # vendored in third_party/), runs `npm ci` when node_modules is missing or
 # older than package-lock.json, then builds the package (scripts/build.sh).
-# With --browser (npm test) also chromium and firefox-esr, which the browser
-# tests drive; with --all (npm run test:all) those and g++ and GoogleTest (the
-# native tests), clang-14 with its sanitizer and fuzzer runtimes (ASan,
+# With --browser (npm test) also the browsers the browser tests drive:
+# chromium, firefox-esr, and webkit2gtk-driver (WebKitWebDriver, which pulls in
+# libwebkit2gtk-4.1-0 and its MiniBrowser) with xvfb (MiniBrowser has no
+# headless mode); with --all (npm run test:all) those and g++ and GoogleTest
+# (the native tests), clang-14 with its sanitizer and fuzzer runtimes (ASan,
 # libFuzzer). Safe to run again: each step skips what is done.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,6 +27,8 @@ fi
 if [ "$mode" = --all ] || [ "$mode" = --browser ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   [ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
+  [ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
+  [ -x /usr/bin/Xvfb ] || need+=(xvfb)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} (Debian packages)"

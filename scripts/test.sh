@@ -5,7 +5,7 @@
 #     included: the tests' types (tsc, once: Jest itself only transpiles them, tests/tsconfig.json's isolatedModules)
 #     and Jest's projects `quick` (tests/js/ but the long suites: the API, real data, the byte format, URLs, patches,
 #     Redis, the boundary, the reader against the full entry, the bundles' sizes and exports) and `browser`
-#     (Chromium, Firefox, the MV3 extension, the example app) on the Node.js running this script.
+#     (Chromium, Firefox, WebKit, the MV3 extension, the example app) on the Node.js running this script.
 #   npm run test:all       (bash scripts/test.sh --all)  the rest, run by .ci/run after npm test: the native tests
 #     (GoogleTest, g++, preset native) and the same under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14,
 #     preset asan); a fuzz of each libFuzzer target (50,000 executions); Jest's projects `long` (the property,
@@ -18,7 +18,7 @@
 # installs what is missing and builds. Arguments after --all (or all arguments, without it) go to Jest.
 # The other Node.js versions and where their binaries come from: scripts/node-versions.sh (NODE_VERSIONS, node_binary;
 # the npm registry's node-<platform>-<arch> packages, cached in ~/.cache/cuckoo-wasm/node, reused by later runs).
-# The browser tests run once: they test the package inside Chromium and Firefox, where Node.js only serves the pages
+# The browser tests run once: they test the package inside Chromium, Firefox and WebKit, where Node.js only serves the pages
 # and drives the browsers. So do the runtime tests (tests/runtimes/): the scenario in workerd, Deno and Bun, whose
 # binaries and versions come from scripts/runtime-versions.sh (the npm registry's packages, cached in
 # ~/.cache/cuckoo-wasm/runtimes); each ends with a line "RUNTIME VERSION: scenario passed|FAILED (...)" in the summary.

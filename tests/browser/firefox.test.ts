@@ -6,15 +6,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scenarioInputFile, scenarioPath } from '../runtimes/input';
-import { FirefoxBrowser, Problems, StaticServer, launchFirefox, openPage, runNodeScript } from './harness';
+import { scenarioInputFile } from '../runtimes/input';
+import { FirefoxBrowser, StaticServer, launchFirefox, openPage } from './harness';
 import {
   JobResult,
   NoWasmResult,
   Reference,
+  ScenarioResult,
   expectClean,
+  expectScenarioAsNode,
   expectWasmBlocked,
+  nodeScenario,
   referenceJob,
+  scenarioMounts,
+  scenarioPage,
   servePages,
   writePageData,
 } from './page-jobs';
@@ -31,10 +36,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'cuckoo-firefox-'));
   reference = await referenceJob(writePageData(tmp));
   scenarioInput = scenarioInputFile();
-  server = await servePages(tmp, [
-    { prefix: '/runtimes/scenario.mjs', path: scenarioPath },
-    { prefix: '/runtimes/input.json', path: scenarioInput },
-  ]);
+  server = await servePages(tmp, scenarioMounts(scenarioInput));
   browser = await launchFirefox();
   console.log(`firefox: ${await browser.version()}`);
 }, 60000);
@@ -60,24 +62,14 @@ test("ES module page under script-src 'self' 'wasm-unsafe-eval': the same filter
   expectClean(result, problems, reference);
 });
 
-test("page under script-src 'self' (no wasm): create() and fromBytes() reject promptly with WasmLoadError, reason csp-blocked", async () => {
+test("page under script-src 'self' (no wasm): create() and fromBytes(), and create() after initWasm(fetch(...)), reject promptly with WasmLoadError, reason csp-blocked", async () => {
   const { result } = await open<NoWasmResult>('/pages/no-wasm.html');
   console.log(`firefox no-wasm page: create ${result.create.settled} (${result.create.reason}): ${result.create.message}`);
   expectWasmBlocked(result);
 });
 
-/** What runScenario returns (tests/runtimes/scenario.mjs), as pages/scenario.js publishes it. */
-type ScenarioResult = { ok: boolean; failures: string[]; ms: number; violations: string[] } & Record<string, unknown>;
-
 test('the runtime scenario on the browsers\' build under the strict CSP: ok, and the result Node.js gets on the same input', async () => {
-  const { result, problems } = await open<ScenarioResult>('/pages/scenario.html');
+  const { result, problems } = await open<ScenarioResult>(scenarioPage('cuckoo-wasm'));
   console.log(`firefox scenario page: ${JSON.stringify(result)}`);
-  // Node.js runs it with tests/runtimes/host.mjs, which imports the package by its name (dist/node.mjs).
-  const node = JSON.parse(runNodeScript('tests/runtimes/host.mjs', [scenarioInput]).trim().split('\n').pop()!);
-  expect({ ok: result.ok, failures: result.failures }).toEqual({ ok: true, failures: [] });
-  const { ms, violations, ...firefox } = result;
-  const { ms: nodeMs, runtime, resolved, ...nodeResult } = node;
-  expect(firefox).toEqual(nodeResult);
-  expect(violations).toEqual([]);
-  expect(problems).toEqual<Problems>({ consoleErrors: [], pageErrors: [] });
+  expectScenarioAsNode(result, problems, nodeScenario(scenarioInput, 'cuckoo-wasm'));
 });

@@ -1,15 +1,17 @@
 // Shared pieces of the browser tests: a static server on 127.0.0.1 that sets a
 // Content-Security-Policy per response, Debian's Chromium launched through
 // playwright-core, Debian's Firefox ESR launched through puppeteer-core (over
-// WebDriver BiDi), and a watcher for console errors and CSP violations.
+// WebDriver BiDi), Debian's WebKitGTK MiniBrowser driven over W3C WebDriver
+// (plain HTTP calls to WebKitWebDriver, under Xvfb), and a watcher for console
+// errors and CSP violations.
 //
 // Pages under test run their own scripts and publish results (on `window` or
 // in the DOM); tests only read them with `evaluate`, because Playwright's and
-// Puppeteer's `evaluate` are exempt from the page's CSP and would hide exactly
-// the failures these tests look for.
-import { spawnSync } from 'node:child_process';
+// Puppeteer's `evaluate` (and WebDriver's Execute Script) are exempt from the
+// page's CSP and would hide exactly the failures these tests look for.
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
@@ -45,6 +47,7 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
 };
 
 /** A URL prefix served from a folder or a single file. */
@@ -128,8 +131,184 @@ export function launchFirefox(): Promise<FirefoxBrowser> {
   return launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, timeout: 30000 });
 }
 
-/** A page of either browser: Playwright's (Chromium) or Puppeteer's (Firefox). */
-export type AnyPage = Page | FirefoxPage;
+export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
+export const XVFB = '/usr/bin/Xvfb';
+
+/**
+ * Debian's WebKitGTK MiniBrowser (package libwebkit2gtk-4.1-0, which webkit2gtk-driver depends on): it lives in
+ * the architecture's library folder, /usr/lib/<triplet>/webkit2gtk-4.1/MiniBrowser. Undefined when not installed.
+ */
+export function miniBrowserPath(): string | undefined {
+  for (const dir of readdirSync('/usr/lib')) {
+    const path = join('/usr/lib', dir, 'webkit2gtk-4.1', 'MiniBrowser');
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/**
+ * A page of WebKit: the WebDriver session's one window. `goto` navigates it, `evaluate` reads from it (WebDriver's
+ * Execute Script), `close` leaves it on about:blank for the next page; one page at a time. It emits no console or
+ * error events (WebDriver classic reports none), so `watch` cannot see its console: tests rely on what the page
+ * records itself (its CSP violations, its errors in the published result).
+ */
+export interface WebKitPage {
+  goto(url: string, options?: { timeout?: number }): Promise<void>;
+  evaluate<R>(fn: (arg: string) => R, arg: string): Promise<R>;
+  close(): Promise<void>;
+}
+
+/** WebKitGTK's MiniBrowser in a WebDriver session of its own WebKitWebDriver, on an Xvfb display of its own. */
+export interface WebKitBrowser {
+  newPage(): Promise<WebKitPage>;
+  /** e.g. "MiniBrowser (WebKitGTK 2.50.6)" */
+  version(): Promise<string>;
+  /** Ends the session, then stops the driver and Xvfb (a MiniBrowser left behind exits with its display); safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Stops a process the harness started: SIGTERM, then SIGKILL if it is still there after `graceMs`. */
+async function stopProcess(child: ChildProcess | undefined, graceMs = 3000): Promise<void> {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts Xvfb on a free display (it writes the number to fd 3: -displayfd) and returns it with the display. */
+async function startXvfb(): Promise<{ xvfb: ChildProcess; display: string }> {
+  const xvfb = spawn(XVFB, ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24'], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  xvfb.stderr!.on('data', (d) => (log += d));
+  try {
+    const display = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      xvfb.stdio[3]!.on('data', (d) => {
+        text += d;
+        if (text.includes('\n')) resolve(`:${text.trim()}`);
+      });
+      xvfb.once('error', reject);
+      xvfb.once('exit', (code, signal) => reject(new Error(`Xvfb exited (${code ?? signal}) before it had a display:\n${log}`)));
+      setTimeout(() => reject(new Error(`Xvfb gave no display within 10 s:\n${log}`)), 10000).unref();
+    });
+    return { xvfb, display };
+  } catch (e) {
+    await stopProcess(xvfb);
+    throw e;
+  }
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Launches Debian's WebKitGTK MiniBrowser (scripts/setup.sh --browser installs webkit2gtk-driver and xvfb):
+ * Xvfb on a free display (MiniBrowser has no headless mode), WebKitWebDriver on a free port of 127.0.0.1, and a
+ * session (capabilities `browserName: 'MiniBrowser'`, `webkitgtk:browserOptions` with the binary and
+ * `--automation`), all driven by W3C WebDriver HTTP calls. Whatever fails, what was started is stopped again; the
+ * processes are also killed if this Node.js exits without `close()`.
+ */
+export async function launchWebKit(): Promise<WebKitBrowser> {
+  const binary = miniBrowserPath();
+  if (!binary) throw new Error('no /usr/lib/*/webkit2gtk-4.1/MiniBrowser: run scripts/setup.sh --browser (Debian package webkit2gtk-driver)');
+  let xvfb: ChildProcess | undefined;
+  let driver: ChildProcess | undefined;
+  let sessionUrl: string | undefined;
+  const killAtExit = () => {
+    for (const child of [driver, xvfb]) if (child?.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killAtExit);
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      try {
+        if (sessionUrl) await fetch(sessionUrl, { method: 'DELETE', signal: AbortSignal.timeout(10000) }).catch(() => undefined);
+      } finally {
+        await stopProcess(driver);
+        await stopProcess(xvfb); // a MiniBrowser left without a session exits with its display
+        process.removeListener('exit', killAtExit);
+      }
+    })());
+  try {
+    const started = await startXvfb();
+    xvfb = started.xvfb;
+    const port = await freePort();
+    driver = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=local'], {
+      env: { ...process.env, DISPLAY: started.display },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    driver.stdout!.on('data', (d) => (log += d));
+    driver.stderr!.on('data', (d) => (log += d));
+    const base = `http://127.0.0.1:${port}`;
+
+    /** One WebDriver command; its `value`, or an Error with WebDriver's error and message (or the driver's output). */
+    const command = async <T>(method: string, url: string, body?: unknown, timeoutMs = 30000): Promise<T> => {
+      const what = `WebDriver ${method} ${url.slice(base.length)}`;
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers: body === undefined ? undefined : { 'content-type': 'application/json; charset=utf-8' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (e) {
+        throw new Error(`${what}: no answer within ${timeoutMs} ms (${e}); WebKitWebDriver's output:\n${log}`);
+      }
+      const { value } = (await response.json()) as { value: T & { error?: string; message?: string } };
+      if (!response.ok) throw new Error(`${what}: ${value?.error}: ${value?.message}`);
+      return value;
+    };
+
+    for (const deadline = Date.now() + 15000; ; ) {
+      if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited (${driver.exitCode}):\n${log}`);
+      const ready = await command<{ ready: boolean }>('GET', `${base}/status`, undefined, 2000).catch(() => undefined);
+      if (ready?.ready) break;
+      if (Date.now() > deadline) throw new Error(`WebKitWebDriver was not ready within 15 s:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const session = await command<{ sessionId: string; capabilities: { browserVersion: string } }>('POST', `${base}/session`, {
+      capabilities: {
+        alwaysMatch: {
+          browserName: 'MiniBrowser',
+          'webkitgtk:browserOptions': { binary, args: ['--automation'] },
+          timeouts: { pageLoad: 15000, script: 30000 },
+        },
+      },
+    });
+    sessionUrl = `${base}/session/${session.sessionId}`;
+    const page: WebKitPage = {
+      async goto(url, { timeout = 15000 } = {}) {
+        await command('POST', `${sessionUrl}/timeouts`, { pageLoad: timeout });
+        await command('POST', `${sessionUrl}/url`, { url }, timeout + 5000);
+      },
+      evaluate: (fn, arg) => command('POST', `${sessionUrl}/execute/sync`, { script: `return (${fn})(arguments[0]);`, args: [arg] }),
+      close: () => command('POST', `${sessionUrl}/url`, { url: 'about:blank' }),
+    };
+    return {
+      newPage: async () => page,
+      version: async () => `MiniBrowser (WebKitGTK ${session.capabilities.browserVersion})`,
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** A page of any browser: Playwright's (Chromium), Puppeteer's (Firefox) or a WebKitPage. */
+export type AnyPage = Page | FirefoxPage | WebKitPage;
 
 /** Console errors, uncaught page errors and CSP violations seen by a page or context. */
 export interface Problems {
@@ -144,7 +323,7 @@ interface PageEvents {
 }
 
 /** Starts recording a page's console errors and uncaught errors. */
-export function watch(page: AnyPage, problems: Problems = { consoleErrors: [], pageErrors: [] }): Problems {
+export function watch(page: Page | FirefoxPage, problems: Problems = { consoleErrors: [], pageErrors: [] }): Problems {
   const events = page as unknown as PageEvents;
   events.on('console', (m) => {
     if (m.type() === 'error') problems.consoleErrors.push(`${m.text()} (${m.location().url})`);
@@ -168,7 +347,8 @@ export async function readResult<T>(page: AnyPage, name: string, timeoutMs = 300
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await (page as Evaluates).evaluate((n) => (window as unknown as Record<string, unknown>)[n], name);
-    if (value !== undefined) return value as T;
+    // null too: WebDriver's Execute Script answers null for undefined.
+    if (value !== undefined && value !== null) return value as T;
     if (Date.now() > deadline) throw new Error(`the page published no window.${name} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -177,11 +357,15 @@ export async function readResult<T>(page: AnyPage, name: string, timeoutMs = 300
 /**
  * Opens `url` in a new page of `browser`, waits for the result its own script
  * publishes on `window.__result`, and returns it with the page's console
- * problems. The page is closed either way.
+ * problems (undefined for WebKit, whose WebDriver reports no console: see
+ * WebKitPage). The page is closed either way.
  */
-export async function openPage<T>(browser: Browser | FirefoxBrowser, url: string): Promise<{ result: T; problems: Problems }> {
+export async function openPage<T>(
+  browser: Browser | FirefoxBrowser | WebKitBrowser,
+  url: string,
+): Promise<{ result: T; problems: Problems | undefined }> {
   const page: AnyPage = await browser.newPage();
-  const problems = watch(page);
+  const problems = 'on' in page ? watch(page) : undefined;
   try {
     await page.goto(url, { timeout: 15000 });
     const result = await readResult<T>(page, '__result', 30000);
