@@ -37,10 +37,10 @@
 //
 // Out of memory is a status, never an abort: in this Emscripten (3.1.6)
 // libc++ has no exceptions, so operator new aborts when memory runs out.
-// Only embind's registration calls it, a few bytes per method: the constants
-// and functions when the module starts, a family's class on its first use
-// (register_family, which checks for room first); `--profiling-funcs` shows
-// those two as its only callers. No other call does: no value_object or std::string crosses (embind
+// Only embind's registration of a class calls it, a block per method, on the
+// family's first use (register_family, which checks for room first; the
+// constants and functions registered at start allocate nothing). No other call
+// does: no value_object or std::string crosses (embind
 // marshals those through `new`), objects are built on the JS side (emval),
 // the byte views are of malloc'd blocks, and the core allocates with calloc
 // and reports kOutOfMemory.
@@ -414,35 +414,41 @@ CUCKOO_SIZE_OPTIMIZED_END
 
 }  // namespace
 
+// The room register_family checks for before a class's registration: more than
+// all the blocks embind's operator new takes for one class (one per method), in
+// bytes.
+constexpr int kRegisterRoomBytes = 4096;
+
 // Registers the class of the family numbered `family` (families.def's id) on
 // its first use, not when the module starts: a page that only checks a
 // Cuckoo filter's bytes registers one class, not four (a new Node.js process's
-// first create() is about 3 ms sooner). embind's registration calls operator
-// new (a few bytes per method), which aborts when memory runs out, so a block
-// larger than all of it is malloc'd and freed first: out of memory is a
-// status. Returns kOk (registered now or before), kOutOfMemory, or
-// kInvalidArgument for a number that names no family.
+// first create() is about 2 ms sooner). A class's registration calls operator
+// new (a block per method), which aborts when memory runs out, so a block of
+// kRegisterRoomBytes is malloc'd and freed first: out of memory is a status.
+// Returns 0 (registered now or before) or -status (families.h's convention):
+// kOutOfMemory, or kInvalidArgument for a number that names no family.
 extern "C" EMSCRIPTEN_KEEPALIVE int register_family(int family) {
   static bool registered[256] = {};
-  if (family < 0 || family > 255) return static_cast<int>(Status::kInvalidArgument);
-  if (registered[family]) return static_cast<int>(Status::kOk);
+  if (family < 0 || family > 255) return Answer(Status::kInvalidArgument);
+  if (registered[family]) return Answer(Status::kOk);
   // Through a volatile: the compiler may otherwise drop a malloc whose block is only freed.
   static void* volatile room;
-  room = std::malloc(4096);
-  if (room == nullptr) return static_cast<int>(Status::kOutOfMemory);
+  room = std::malloc(kRegisterRoomBytes);
+  if (room == nullptr) return Answer(Status::kOutOfMemory);
   std::free(room);
   const bool known = OnFamily(family, false, [](auto row) {
     RegisterFamily<decltype(row)::kFamily>(decltype(row)::kName);
     return true;
   });
-  if (!known) return static_cast<int>(Status::kInvalidArgument);
+  if (!known) return Answer(Status::kInvalidArgument);
   registered[family] = true;
-  return static_cast<int>(Status::kOk);
+  return Answer(Status::kOk);
 }
 
 // What both sides must agree on, read by js/boundary/read-core.ts once at load
 // (and checked against the registry, js/registry.ts checkRegistry).
 #define CUCKOO_CONSTANTS(X)                                         \
+  X(registerRoomBytes, kRegisterRoomBytes)                          \
   X(urlCanonicalAt, kCanonicalAt)                                   \
   X(urlSpanAt, kSpanAt)                                             \
   X(urlSpansAt, kSpansAt)                                           \

@@ -53,7 +53,7 @@ export interface ReadExports extends Record<KeyOp, (handle: number, key: number,
   url_match_batch(family: number, handle: number, keys: number, offsets: number, n: number, results: number, region: number, regionLen: number): number;
   url_canonicalize: UrlCall;
   url_expressions: UrlCall;
-  /** Registers the embind class of a family on its first use (bindings/embind.cc): a status, 0 when it is there. */
+  /** Registers the embind class of a family on its first use (bindings/embind.cc): 0 when it is there, else -status. */
   register_family(family: number): number;
 }
 /** The plain exports of the full module only (CUCKOO_WRITER). */
@@ -70,6 +70,8 @@ export const WRITE_EXPORTS: readonly (keyof WriteExports)[] = ['url_add', 'url_a
  * load), and these.
  */
 export interface CoreConstants extends Record<RegistryConstant, number> {
+  /** The room register_family checks for before it registers a family's class, bytes. */
+  registerRoomBytes: number;
   urlCanonicalAt: number;
   urlSpanAt: number;
   urlSpansAt: number;
@@ -89,6 +91,7 @@ export interface CoreConstants extends Record<RegistryConstant, number> {
 
 /** The names of {@link CoreConstants}, each an embind constant of the module: these, and the registry's. */
 export const CONSTANT_NAMES: readonly (keyof CoreConstants)[] = [
+  'registerRoomBytes',
   'urlCanonicalAt',
   'urlSpanAt',
   'urlSpansAt',

@@ -146,9 +146,9 @@ export class ReadCore {
     const row = familyOf(family);
     const name = row?.constant.slice('family'.length);
     if (name !== undefined && this.m[name] === undefined) {
-      const status = this.x.register_family(family);
-      // register_family's room check: one 4,096-byte block.
-      if (status === Status.OutOfMemory) throw statusError(status, { bytes: 4096 });
+      if (this.x.register_family(family) === -Status.OutOfMemory) {
+        throw statusError(Status.OutOfMemory, { bytes: this.constants.registerRoomBytes });
+      }
     }
     const cls = name === undefined ? undefined : (this.m[name] as EmbindClass | undefined);
     if (cls === undefined) throw new Error(`the module has no class of family ${family}: rebuild the package`);
