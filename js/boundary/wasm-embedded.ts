@@ -9,13 +9,16 @@ declare const CUCKOO_WASM_DEFLATE_BASE64: string;
 
 /** Node.js's zlib, where the realm is Node.js 20.16+ / 22.3+ (a call, not an import: bundlers see none). */
 type Zlib = { inflateRawSync(data: Uint8Array): Uint8Array };
-const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined } }).process;
+const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => Zlib | undefined; versions?: { node?: string } } }).process;
 /**
  * The realm's own base64 decoders, each some ten times faster than fromBase64's first run: `Uint8Array.fromBase64`
- * (Chromium 140+, Firefox 133+, Safari 18.2+, Node.js 25+, Deno, Bun), else Node.js's Buffer (Node.js 20 to 24).
+ * (Chromium 140+, Firefox 133+, Safari 18.2+, Node.js 25+, Deno, Bun), else Node.js's Buffer (Node.js 20 to 24;
+ * not a page's Buffer shim, whose base64 a bundler may not have given it).
  */
 const nativeFromBase64 = (Uint8Array as { fromBase64?: (text: string) => Uint8Array<ArrayBuffer> }).fromBase64;
-const nodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'base64'): Uint8Array<ArrayBuffer> } }).Buffer;
+const nodeBuffer = nodeProcess?.versions?.node
+  ? (globalThis as { Buffer?: { from(text: string, encoding: 'base64'): Uint8Array<ArrayBuffer> } }).Buffer
+  : undefined;
 
 /**
  * The .wasm bytes: as the bundle embeds them in the Node.js build (dist/node.*),

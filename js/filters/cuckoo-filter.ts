@@ -308,7 +308,8 @@ export interface WasmMemoryUsage {
   /**
    * Bytes asked for by the allocations in use in it: filters, their tables, and the library's
    * scratch buffers (bindings/allocator.cc counts them exactly; the allocator's own block headers
-   * and alignment are not included). Back to the same number after a filter is created and disposed.
+   * and alignment are not included). Back to the same number after a filter is created and disposed, once its
+   * family has been used: the first filter of each family registers its class, which keeps a few hundred bytes.
    */
   allocatedBytes: number;
 }
