@@ -44,11 +44,15 @@ async function diff(args: string[]): Promise<void> {
     patch = await diffBytes(older, newer);
   } catch (e) {
     if (!(e instanceof FilterFormatError)) throw e;
-    // Filters that `build` sized each by its own list differ in size as soon as the list's length changes.
+    // Filters that `build` sized each by its own list differ in size as soon as the list's length changes; other
+    // fields differ when the versions were built with other options.
+    const sized = /differ in (?:sub-filter \d+'s )?(?:bucket count|bit count|capacity):/.test(e.message);
     const hint =
-      e.reason === 'patch-family'
-        ? '; build every version with the same --capacity (with --expansion N, a list that outgrows it still fits: docs/updates-by-patch.md)'
-        : '';
+      e.reason !== 'patch-family'
+        ? ''
+        : sized
+          ? '; build every version with the same --capacity (with --expansion N, a list that outgrows it still fits: docs/updates-by-patch.md)'
+          : '; build every version with the same --type and options (--fpr or --url-fpr, --bucket-size, --[no-]semi-sort, --expansion)';
     throw new Error(`${oldPath} and ${newPath}: ${e.message}${hint}`);
   }
   const { changes } = await patchInfo(patch);

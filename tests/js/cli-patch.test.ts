@@ -138,6 +138,10 @@ test('build, then diff of the next day\'s list: refused with what to do when eac
   expect(refused.status).toBe(1);
   expect(refused.stderr).toMatch(/differ in bucket count: \d+ in the older filter, \d+ in the newer; build every version with the same --capacity/);
   expect(existsSync(file('sized.patch'))).toBe(false);
+  // Versions built with other options: the hint names the options, not the capacity.
+  expect(run(['build', file('list1.txt'), '-o', file('coarse1.cuckoo'), '--capacity', '2500', '--expansion', '2', '--fpr', '0.01']).status).toBe(0);
+  const options = run(['diff', file('coarse1.cuckoo'), file('pinned2.cuckoo'), '-o', file('options.patch')]);
+  expect(options.stderr).toMatch(/differ in fingerprint bits: \d+ in the older filter, \d+ in the newer; build every version with the same --type and options/);
   expect(run(['diff', file('pinned1.cuckoo'), file('pinned2.cuckoo'), '-o', file('pinned.patch')]).status).toBe(0);
   const patch = readFileSync(file('pinned.patch'));
   expect(patch.length).toBeLessThan(120 * 8); // 120 changed keys, at most 8 bytes each
