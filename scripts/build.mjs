@@ -340,10 +340,13 @@ for (const path of [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).
   const updated = text
     .replace(/(<!-- size:begin -->)[^]*?(<!-- size:end -->)/g, `$1${index.figures}$2`)
     .replace(/(<!-- reader-size:begin -->)[^]*?(<!-- reader-size:end -->)/g, `$1${reader.figures}$2`)
-    .replace(/(<!-- figure:([\w-]+) -->)[^]*?(<!-- \/figure -->)/g, (all, open, name, close) => {
+    .replace(/(<!-- figure:([\w-]+) -->)[^<\n]*(<!-- \/figure -->)/g, (all, open, name, close) => {
       if (!(name in FIGURES)) throw new Error(`${path}: no figure named ${name} (scripts/build.mjs FIGURES)`);
       return `${open}${FIGURES[name]}${close}`;
     });
+  // A marker without its end on the same line would otherwise be left as it is, its figure stale.
+  const unclosed = updated.split('\n').find((line) => (line.match(/<!-- figure:/g) ?? []).length !== (line.match(/<!-- \/figure -->/g) ?? []).length);
+  if (unclosed !== undefined) throw new Error(`${path}: a figure marker without its <!-- /figure --> on the same line: ${unclosed}`);
   if (updated !== text) writeFileSync(path, updated);
 }
 console.log(

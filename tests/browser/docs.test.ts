@@ -65,7 +65,7 @@ test('the guides have page snippets to run', () => {
 
 test.each(pageSnippets.map((s) => [`${s.file}:${s.line}`, s] as const))('%s runs in a page under the strict CSP as written', async (at, s) => {
   const site = join(tmp, 'site');
-  const { code } = withChecks(s);
+  const { code, checks } = withChecks(s);
   for (const part of filesOf({ ...s, code })) {
     const name = part.name === 'worker' ? 'worker' : 'page';
     const givens = s.given.filter((g) => name === 'page' || g !== 'worker').map((g) => GIVENS[g](domains)).join('\n');
@@ -98,6 +98,8 @@ test.each(pageSnippets.map((s) => [`${s.file}:${s.line}`, s] as const))('%s runs
   );
   expect([at, result.error]).toEqual([at, undefined]);
   for (const c of result.checks) expect([c.at, c.got]).toEqual([c.at, c.want]);
+  // Every stated value was checked in the page (a worker's would not reach it: the page publishes the result).
+  expect([at, result.checks.length]).toEqual([at, checks]);
   if (result.members !== undefined) expect(result.members).toBe(0); // the worker's filter, read in the page: every member found
   expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
   console.log(`${at}: ran in Chromium, ${result.checks.length} stated values checked`);

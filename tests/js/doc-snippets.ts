@@ -49,11 +49,12 @@ export function snippetsOf(file: string): Snippet[] {
   const out: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
     // A fence may be indented (a block inside a list item): its lines lose that indentation.
-    const open = /^(\s*)```([\w+-]*)\s*$/.exec(lines[i]);
+    const open = /^(\s*)(`{3,}|~{3,})([\w+-]*)/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i].slice(open[1].length));
+    const close = new RegExp(`^\\s*${open[2]}\\s*$`);
+    for (i++; i < lines.length && !close.test(lines[i]); i++) body.push(lines[i].slice(open[1].length));
     let before = start - 1;
     while (before >= 0 && lines[before].trim() === '') before--;
     const declared = before >= 0 ? /^<!-- snippet: (.*) -->$/.exec(lines[before].trim()) : null;
@@ -64,7 +65,7 @@ export function snippetsOf(file: string): Snippet[] {
     out.push({
       file,
       line: start + 1,
-      lang: open[2],
+      lang: open[3],
       code: body.join('\n'),
       kind: words[0] ?? '',
       given: option('given')?.split(',') ?? [],

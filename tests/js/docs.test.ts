@@ -114,11 +114,15 @@ function moduleOf(s: Snippet, redisUrl: string | undefined): { text: string; che
   let text = [
     `import { readFileSync as __read } from 'node:fs';`,
     `const __lines = (file) => __read(${JSON.stringify(DATA)} + '/' + file, 'utf8').split('\\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));`,
-    `const __check = (got, want, at) => { const g = JSON.stringify(got), w = JSON.stringify(want); if (g !== w) throw new Error(at + ': the guide says ' + w + ', the code gives ' + g); };`,
+    `let __checked = 0;`,
+    `const __check = (got, want, at) => { __checked++; const g = JSON.stringify(got), w = JSON.stringify(want); if (g !== w) throw new Error(at + ': the guide says ' + w + ', the code gives ' + g); };`,
     // One module, so that a given import the snippet uses is kept.
     toJavaScript(`${givens}\n${code}`),
-    // A Redis client keeps the process open: the run ends after the snippet's last statement.
-    redisUrl ? 'process.exit(0);' : '',
+    // Every stated value was checked: none sat in a callback that never ran.
+    `if (__checked !== ${checks}) throw new Error('checked ' + __checked + ' of the ${checks} stated values');`,
+    // A Redis client keeps the process open: the run ends after the snippet's last statement, once what that
+    // started has had a turn to fail.
+    redisUrl ? 'await new Promise((resolve) => setTimeout(resolve, 50));\nprocess.exit(process.exitCode ?? 0);' : '',
   ].join('\n');
   text = text.replace(/(['"])cuckoo-wasm(\/reader)?\1/g, (_, q, reader) => `${q}${pathToFileURL(join(DIST, reader ? 'reader-node.mjs' : 'node.mjs')).href}${q}`);
   if (redisUrl) text = text.replace(/redis:\/\/localhost:6379/g, redisUrl);
@@ -223,7 +227,13 @@ test('README.md and the guides the package ships link only to files it ships (im
   const outside: string[] = [];
   for (const md of [...shipped].filter((f) => f.endsWith('.md'))) {
     const text = readFileSync(join(ROOT, md), 'utf8').replace(/```[\s\S]*?```/g, '');
-    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    // Inline links and images, reference definitions, and HTML src / href.
+    const targets = [
+      ...[...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((m) => m[1]),
+      ...[...text.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]),
+    ];
+    for (const target of targets) {
       if (/^[a-z][a-z+.-]*:/i.test(target) || target.startsWith('#')) continue;
       const path = normalize(join(dirname(md), target.split('#')[0]));
       if (!shipped.has(path) && ![...shipped].some((f) => f.startsWith(`${path.replace(/\/$/, '')}/`))) outside.push(`${md}: ${target}`);
@@ -234,17 +244,25 @@ test('README.md and the guides the package ships link only to files it ships (im
 });
 
 test("the guides' tables state the benchmarks' figures: each number of their rows is one bench/ wrote in bench/results/", () => {
-  // What bench/ wrote, at every precision a guide may round it to (0.0952% is stated as 0.095%).
+  // What bench/ wrote in `files`, as written and rounded to fewer decimals (0.0952% may be stated as 0.095%).
   const dir = join(ROOT, 'bench', 'results');
-  const written = new Set<string>();
-  for (const f of readdirSync(dir).filter((name) => name.endsWith('.md'))) {
-    for (const n of readFileSync(join(dir, f), 'utf8').match(/\d[\d,]*(?:\.\d+)?/g) ?? []) {
-      const value = Number(n.replace(/,/g, ''));
-      for (let digits = 0; digits <= 6; digits++) written.add(value.toFixed(digits));
+  const writtenIn = (files: string[]) => {
+    const written = new Set<string>();
+    for (const f of files) {
+      for (const n of readFileSync(join(dir, f), 'utf8').match(/\d[\d,]*(?:\.\d+)?/g) ?? []) {
+        const value = Number(n.replace(/,/g, ''));
+        const decimals = n.split('.')[1]?.length ?? 0;
+        for (let digits = 0; digits <= decimals; digits++) written.add(value.toFixed(digits));
+      }
     }
-  }
+    return written;
+  };
   const unknown: string[] = [];
   for (const doc of ['docs/choosing-a-filter.md', 'docs/performance.md', 'docs/updates-by-patch.md']) {
+    // The results files the guide cites.
+    const cited = [...new Set([...readFileSync(join(ROOT, doc), 'utf8').matchAll(/bench\/results\/([\w-]+\.md)/g)].map((m) => m[1]))];
+    expect([doc, cited.length > 0]).toEqual([doc, true]);
+    const written = writtenIn(cited);
     let section = '';
     for (const row of readFileSync(join(ROOT, doc), 'utf8').split('\n')) {
       if (row.startsWith('## ')) section = row;
