@@ -20,9 +20,9 @@ const GIVENS: Record<string, (domains: string[]) => string> = {
   worker: () => `const worker = new Worker('/worker.js', { type: 'module' });`,
 };
 
-/** After a page file: what it publishes once its own work is done (the worker's filter, for the worker snippet). */
-function epilogue(code: string, domains: string[]): string {
-  if (!code.includes('worker.onmessage')) return 'window.__result = { checks: __checks };';
+/** After a page file: what it publishes once its own work is done (with a given worker, the filter it sends). */
+function epilogue(givens: string[], domains: string[]): string {
+  if (!givens.includes('worker')) return 'window.__result = { checks: __checks };';
   return `import { CuckooFilter as __Reader } from 'cuckoo-wasm/reader';
 worker.addEventListener('message', async (e) => {
   const f = await __Reader.fromBytes(e.data);
@@ -75,7 +75,7 @@ test.each(pageSnippets.map((s) => [`${s.file}:${s.line}`, s] as const))('%s runs
       `addEventListener('error', (e) => { self.__result = { error: String(e.message) }; });`,
       `addEventListener('unhandledrejection', (e) => { self.__result = { error: String(e.reason) }; });`,
       toJavaScript(`${givens}\n${part.code}`),
-      name === 'page' ? epilogue(part.code, domains) : '',
+      name === 'page' ? epilogue(s.given, domains) : '',
     ].join('\n');
     writeFileSync(join(tmp, `${name}-src.js`), text);
     await build({

@@ -5,7 +5,8 @@
 //   <!-- snippet: node given=entries,links -->       a module run in Node.js, `given` names defined before it (GIVENS)
 //   <!-- snippet: node redis=blocklist:cf-grow -->    the same, with the fake Redis server (fake-redis.ts) holding the
 //                                                    key `blocklist` from fixture cf-grow, at redis://localhost:6379
-//   <!-- snippet: sh given=day1.txt,day2.txt -->      each command run in a folder holding the given files
+//   <!-- snippet: sh files=day1.txt,day2.txt -->      each command run in a folder holding those files (FILES);
+//                                                    a node snippet takes files= too
 //   <!-- snippet: json -->                            JSON (a member alone, `"key": value`, is read inside braces)
 //   <!-- snippet: chromium-page given=… -->           a page's script (and its worker's, after a line `// worker.js`),
 //                                                    run by tests/browser/docs.test.ts under the strict CSP
@@ -30,8 +31,10 @@ export interface Snippet {
   code: string;
   /** The declaration's kind: node, sh, json, chromium-page, or 'not run'. */
   kind: string;
-  /** given=…: names the harness defines (node) or files it writes (sh). */
+  /** given=…: names the harness defines before the snippet. */
   given: string[];
+  /** files=…: files the harness writes in the folder the snippet runs in. */
+  files: string[];
   /** redis=key:fixture,…: the fake server's keys. */
   redis: Record<string, string> | undefined;
   /** The declaration as written (for messages), or undefined where there is none. */
@@ -69,6 +72,7 @@ export function snippetsOf(file: string): Snippet[] {
       code: body.join('\n'),
       kind: words[0] ?? '',
       given: option('given')?.split(',') ?? [],
+      files: option('files')?.split(',') ?? [],
       redis: redis === undefined ? undefined : Object.fromEntries(redis.split(',').filter(Boolean).map((kv) => kv.split(':') as [string, string])),
       declaration,
     });

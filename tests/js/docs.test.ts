@@ -61,7 +61,7 @@ const GIVEN_TYPES: Record<string, string> = {
   worker: 'declare const worker: Worker;',
 };
 
-/** What a shell snippet's given files hold: lists of examples/data. */
+/** What the files a snippet declares (files=…) hold: lists of examples/data. */
 const FILES: Record<string, (dir: string) => void> = {
   'day1.txt': (dir) => writeFileSync(join(dir, 'day1.txt'), lines('blocklist-sample.txt').slice(0, 20000).join('\n')),
   'day2.txt': (dir) => writeFileSync(join(dir, 'day2.txt'), lines('blocklist-sample.txt').slice(100, 20400).join('\n')),
@@ -87,8 +87,9 @@ test('every code block says how it runs and what it leaves to the reader, and th
   for (const s of snippets) {
     if (s.declaration === undefined) problems.push(`${where(s)}: no <!-- snippet: … --> line before the block`);
     else if (!KINDS.includes(s.kind)) problems.push(`${where(s)}: unknown kind '${s.kind}'`);
+    for (const name of s.files) if (!(name in FILES)) problems.push(`${where(s)}: the harness has no file '${name}'`);
     for (const name of s.given) {
-      const known = s.kind === 'sh' ? name in FILES : name in GIVENS || `${s.file}#${name}` in GIVENS;
+      const known = name in GIVENS || `${s.file}#${name}` in GIVENS;
       if (!known && !(name in GIVEN_TYPES)) problems.push(`${where(s)}: the harness has no given '${name}'`);
     }
   }
@@ -150,7 +151,7 @@ test.each(nodeSnippets)('%s runs in Node.js as written, its stated values true',
     const file = join(dir, `${at.replace(/[/:.]/g, '_')}.mjs`);
     writeFileSync(file, text);
     const cwd = mkdtempSync(join(work, 'run-'));
-    for (const name of ['blocklist.txt']) FILES[name](cwd);
+    for (const name of s.files) FILES[name](cwd);
     const r = await runNode([file], cwd);
     expect([at, r.status, r.output]).toEqual([at, 0, '']);
     console.log(`${at}: ran, ${checks} stated values checked${fake ? `; Redis commands: ${[...new Set(fake.log.map((c) => c[0].toUpperCase()))].join(' ')}` : ''}`);
@@ -161,7 +162,7 @@ test.each(nodeSnippets)('%s runs in Node.js as written, its stated values true',
 
 test.each(ofKind('sh'))('%s: each command runs with the package\'s cuckoo-wasm command', async (at, s) => {
   const cwd = mkdtempSync(join(work, 'sh-'));
-  for (const name of s.given) FILES[name](cwd);
+  for (const name of s.files) FILES[name](cwd);
   const commands = s.code
     .split('\n')
     .map((l) => l.replace(/\s+#.*$/, '').trim())
