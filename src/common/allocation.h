@@ -1,6 +1,7 @@
 // Heap allocation for the cuckoo-wasm core. Every block the core allocates (a
 // CuckooFilter and its table) comes from AllocateZeroed and goes back through
-// Deallocate: std::calloc and std::free, checked for null. The core never uses
+// Deallocate: std::calloc and std::free, checked for null (a block the caller
+// frees, a patch's result, comes from AllocateForCaller). The core never uses
 // operator new, not even new (std::nothrow): Emscripten's libc++ is built
 // without exceptions, and its nothrow new calls the throwing new, which aborts
 // the whole WebAssembly module when memory runs out. calloc returns null
@@ -43,6 +44,16 @@ inline void* AllocateZeroed(size_t bytes) {
   void* p = std::calloc(1, bytes == 0 ? 1 : bytes);
   if (p != nullptr) g_live_allocations.fetch_add(1, std::memory_order_relaxed);
   return p;
+}
+
+// `bytes` bytes, not zeroed, for a block the core hands over to its caller,
+// who frees it with std::free (a patch's result, patch.h): the test hook sees
+// it (and may refuse it), the count of live blocks does not. Null if memory
+// is short.
+inline void* AllocateForCaller(size_t bytes) {
+  const AllocationHook hook = g_allocation_hook.load(std::memory_order_relaxed);
+  if (hook != nullptr && !hook(bytes)) return nullptr;
+  return std::malloc(bytes == 0 ? 1 : bytes);
 }
 
 // Releases a block from AllocateZeroed; null does nothing.

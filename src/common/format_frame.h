@@ -203,6 +203,42 @@ inline uint8_t HashIdFor(uint8_t type) {
   return type <= kFamilyCount ? kHashIdOf[type] : 0;
 }
 
+// A file's bytes as the readers of its layout (ReadStackLayout,
+// patch::ReadLayout) reach them: one header at a time, `n` contiguous bytes
+// at an offset. Over a file in memory, pointers into it. Over a file not yet
+// made (a patch's result: its base's bytes with the patch's byte edits,
+// patch.cc), each header is made on demand into the view's window by `fill`,
+// so that the file's length can be judged by its headers before anything of
+// that length is allocated.
+class FileView {
+ public:
+  // The most bytes one At gives: any header (HeaderLayout::bytes is a u8).
+  static constexpr size_t kWindowBytes = 255;
+  // Writes bytes [offset, offset + n) of the file to out.
+  using Fill = void (*)(void* context, uint64_t offset, size_t n, uint8_t* out);
+
+  FileView(const uint8_t* data, size_t len) : data_(data), size_(len) {}
+  FileView(size_t len, Fill fill, void* context) : size_(len), fill_(fill), context_(context) {}
+  FileView(const FileView&) = delete;
+  FileView& operator=(const FileView&) = delete;
+
+  size_t size() const { return size_; }
+  // Bytes [offset, offset + n) of the file, n <= kWindowBytes and
+  // offset + n <= size(); valid until the next call.
+  const uint8_t* At(uint64_t offset, size_t n) {
+    if (data_ != nullptr) return data_ + offset;
+    fill_(context_, offset, n, window_);
+    return window_;
+  }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  Fill fill_ = nullptr;
+  void* context_ = nullptr;
+  uint8_t window_[kWindowBytes];
+};
+
 // Writes the magic and `version` to out[0, kPrefixBytes).
 void WritePrefix(uint16_t version, uint8_t* out);
 

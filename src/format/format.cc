@@ -85,7 +85,8 @@ bool ReadExplicitHeader(const uint8_t* data, StackHeader* h) {
 Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
                  uint64_t offsets[kMaxSubFilters + 1]) {
   StackHeader h;
-  const Status s = ReadStackLayout(data, len, version, &h, offsets);
+  FileView file(data, len);
+  const Status s = ReadStackLayout(file, version, &h, offsets);
   if (s != Status::kOk) return s;
   // Check 9.
   if (!ChecksumMatches(data, len - kChecksumBytes)) return Status::kFormatChecksumMismatch;
@@ -93,13 +94,15 @@ Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader*
   return Status::kOk;
 }
 
-Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackHeader* out,
+Status ReadStackLayout(FileView& file, uint16_t version, StackHeader* out,
                        uint64_t offsets[kMaxSubFilters + 1]) {
+  const size_t len = file.size();
   const size_t header_bytes = StackHeaderBytes(version);
   // Check 5: the stack header and a checksum fit.
   if (len < header_bytes + kChecksumBytes) return Status::kFormatTruncated;
   StackHeader h;
   h.version = version;
+  const uint8_t* data = file.At(0, header_bytes);
   const bool fields_ok = version == kFormatVersionExplicit
                              ? ReadExplicitHeader(data, &h)
                              : ReadLegacyStackHeader(data, version, &h);
@@ -118,7 +121,10 @@ Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackH
   uint64_t at = header_bytes;
   for (uint32_t j = 0; j < h.sub_filter_count; ++j) {
     offsets[j] = at;
-    const uint64_t n = SectionLength(*family, data + at, body - at);
+    const uint64_t remaining = body - at;
+    const uint64_t n = SectionLength(
+        *family, file.At(at, remaining < family->header->bytes ? remaining : family->header->bytes),
+        remaining);
     if (n == 0 || n > body - at) return Status::kFormatTruncated;
     at += n;
   }

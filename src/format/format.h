@@ -153,8 +153,9 @@ Status ReadStack(const uint8_t* data, size_t len, uint16_t version, StackHeader*
 
 // ReadStack without check 9 (the checksum): the stack header's fields and the
 // sections' lengths, for a reader that makes the checksum itself (a patch's
-// result, patch.cc). Same statuses otherwise.
-Status ReadStackLayout(const uint8_t* data, size_t len, uint16_t version, StackHeader* header,
+// result, patch.cc), read through `file` (only the stack header and each
+// section's header). Same statuses otherwise.
+Status ReadStackLayout(FileView& file, uint16_t version, StackHeader* header,
                        uint64_t section_offsets[kMaxSubFilters + 1]);
 
 }  // namespace format

@@ -117,13 +117,69 @@ bool DiffBytes(const Layout& rl, const uint8_t* base, size_t base_len, const uin
   return WritePositions(positions, w, [&](size_t k) { w->Bits(edits[k], 8); });
 }
 
+// XORs the byte edits into res[0, res_len); with res null, only checks that
+// they decode, each within the result and non-zero.
 bool ApplyBytes(BitReader* in, uint8_t* res, size_t res_len, uint64_t* changes) {
   return ReadPositions(in, res_len, changes, [&](uint64_t p) {
     const uint8_t x = static_cast<uint8_t>(in->Bits(8));
-    res[p] ^= x;
+    if (res != nullptr) res[p] ^= x;
     return in->ok() && x != 0;
   });
 }
+
+// The bytes of a patch's result before it is made, as a format::FileView
+// fills them: the base's bytes (zeros past its end) with the byte edits
+// XORed in. The edits are read from the body as bytes are asked for; asked
+// for at ascending offsets (as the layout's walk asks for headers), each edit
+// is read once, and an offset below the last edit read reads the list again
+// from its start. The edits were checked (ApplyBytes with no result) before.
+class ResultBytes {
+ public:
+  // `edits`: a reader at the byte edits' list (its count).
+  ResultBytes(const uint8_t* base, size_t base_len, BitReader edits) : base_(base), base_len_(base_len) {
+    count_ = edits.Gamma() - 1;
+    if (count_ > 0) rice_ = static_cast<uint32_t>(edits.Bits(6));
+    first_ = edits;
+    Restart();
+  }
+
+  static void Fill(void* self, uint64_t offset, size_t n, uint8_t* out) {
+    static_cast<ResultBytes*>(self)->Read(offset, n, out);
+  }
+
+ private:
+  void Restart() {
+    at_ = first_;
+    read_ = 0;
+    next_ = 0;
+  }
+
+  void Read(uint64_t offset, size_t n, uint8_t* out) {
+    for (size_t i = 0; i < n; ++i) out[i] = offset + i < base_len_ ? base_[offset + i] : 0;
+    if (offset < next_) Restart();
+    while (read_ < count_) {
+      const BitReader before = at_;
+      const uint64_t p = next_ + at_.Rice(rice_);
+      if (p >= offset + n) {
+        at_ = before;  // read again by the next call
+        return;
+      }
+      const auto x = static_cast<uint8_t>(at_.Bits(8));
+      if (p >= offset) out[p - offset] ^= x;
+      next_ = p + 1;
+      ++read_;
+    }
+  }
+
+  const uint8_t* base_;
+  size_t base_len_;
+  uint64_t count_ = 0;
+  uint32_t rice_ = 0;
+  BitReader first_{nullptr, 0};  // at the first edit's gap
+  BitReader at_{nullptr, 0};     // at the next edit's gap
+  uint64_t read_ = 0;            // edits read
+  uint64_t next_ = 0;            // the least position the next edit may have
+};
 
 // A bit array: the positions of the bits that differ.
 bool DiffBits(const Region& r, const uint8_t* base, const uint8_t* res, BitWriter* w, uint64_t* changes) {
@@ -226,16 +282,47 @@ Status ReadHeader(const uint8_t* p, size_t len, PatchInfo* info) {
   return Status::kOk;
 }
 
-// The result of a patch whose header `info` was read and whose base was
-// checked, into *out (malloc'd, result_length bytes); kOk only if it has the
-// checksum the patch names, loads, and has the base's parameters.
-Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
-              const PatchInfo& info, uint8_t* out, PatchMismatch* why) {
+// What ApplyPatch checks of a patch whose header `info` was read and whose
+// base was checked, before it allocates the result: the base's layout (its
+// format status); then that the count of changes and the byte edits decode,
+// each edit within the result; that the result's headers, read through the
+// base's bytes and the edits without making the result (ResultBytes), give a
+// file of the patch's family whose length is exactly the result length the
+// patch names (ReadLayout: the stack header, each section's length and
+// shape); and that every table and bit array of a sub-filter the base has has
+// the base's shape (else kPatchCorrupt). Fills l->base and l->result: the
+// result's regions, as Decode makes it.
+Status Plan(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
+            const PatchInfo& info, Layouts* l) {
   const size_t res_len = static_cast<size_t>(info.result_length);
-  LayoutsPtr l = NewLayouts();
-  if (l == nullptr) return Status::kOutOfMemory;
-  Status s = ReadLayout(base, base_len, &l->base);
+  const Status s = ReadLayout(base, base_len, &l->base);
   if (s != Status::kOk) return s;
+  BitReader in(patch + kPatchHeaderBytes, patch_len - kPatchHeaderBytes - kPatchChecksumBytes);
+  in.Gamma();
+  const BitReader edits = in;
+  uint64_t changes = 0;
+  if (!in.ok() || !ApplyBytes(&in, nullptr, res_len, &changes)) return Status::kPatchCorrupt;
+  ResultBytes bytes(base, base_len, edits);
+  format::FileView result(res_len, &ResultBytes::Fill, &bytes);
+  if (ReadLayout(result, &l->result) != Status::kOk || l->result.family != info.family) {
+    return Status::kPatchCorrupt;
+  }
+  for (uint32_t i = 0; i < l->result.count; ++i) {
+    const Region& r = l->result.regions[i];
+    if (r.kind != RegionKind::kSlots && r.kind != RegionKind::kBits) continue;
+    bool ok = true;
+    Paired(l->base, r, &ok);
+    if (!ok) return Status::kPatchCorrupt;
+  }
+  return Status::kOk;
+}
+
+// The result of a patch that Plan accepted, with the layouts it read, into
+// *out (result_length bytes); kOk only if it has the checksum the patch
+// names, loads, and has the base's parameters.
+Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t patch_len,
+              const PatchInfo& info, const Layouts& l, uint8_t* out, PatchMismatch* why) {
+  const size_t res_len = static_cast<size_t>(info.result_length);
   const size_t common = base_len < res_len ? base_len : res_len;
   std::memcpy(out, base, common);
   std::memset(out + common, 0, res_len - common);
@@ -243,20 +330,17 @@ Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t
   const uint64_t declared = in.Gamma() - 1;
   uint64_t changes = 0;
   if (!in.ok() || !ApplyBytes(&in, out, res_len, &changes)) return Status::kPatchCorrupt;
-  // The result's headers are now whole: they give its regions.
-  if (ReadLayout(out, res_len, &l->result) != Status::kOk || l->result.family != info.family) {
-    return Status::kPatchCorrupt;
-  }
-  for (uint32_t i = 0; i < l->result.count; ++i) {
-    const Region& r = l->result.regions[i];
+  // The result's headers are now whole, as Plan read them: l.result is its regions.
+  for (uint32_t i = 0; i < l.result.count; ++i) {
+    const Region& r = l.result.regions[i];
     if (r.kind != RegionKind::kSlots && r.kind != RegionKind::kBits) continue;
     bool ok = true;
-    const Region* b = Paired(l->base, r, &ok);
+    const Region* b = Paired(l.base, r, &ok);
     if (!ok) return Status::kPatchCorrupt;
     const uint8_t* from = b == nullptr ? nullptr : base + b->offset;
     uint64_t n = 0;
     if (r.kind == RegionKind::kSlots) {
-      s = ApplyTable(r, from, &in, out + r.offset, &n);
+      const Status s = ApplyTable(r, from, &in, out + r.offset, &n);
       if (s != Status::kOk) return s;
     } else {
       if (from != nullptr) std::memcpy(out + r.offset, from, static_cast<size_t>(r.length));
@@ -266,8 +350,8 @@ Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t
     changes += n;
   }
   if (!in.AtPaddedEnd() || changes != declared) return Status::kPatchCorrupt;
-  for (uint32_t i = 0; i < l->result.count; ++i) {
-    const Region& r = l->result.regions[i];
+  for (uint32_t i = 0; i < l.result.count; ++i) {
+    const Region& r = l.result.regions[i];
     if (r.kind != RegionKind::kChecksum) continue;
     format::PutU64(out + r.offset, Checksum(out + r.cover_from, static_cast<size_t>(r.offset - r.cover_from)));
   }
@@ -277,7 +361,7 @@ Status Decode(const uint8_t* base, size_t base_len, const uint8_t* patch, size_t
   if (Loads(info.family, out, res_len) != Status::kOk) return Status::kPatchResultMismatch;
   // A valid filter, but is it another version of the base? (A patch can
   // carry byte edits to any header field; Diff never makes such a patch.)
-  return SameParameters(*l, base, out, why);
+  return SameParameters(l, base, out, why);
 }
 
 }  // namespace
@@ -365,9 +449,14 @@ Status ApplyPatch(const uint8_t* base, size_t base_len, const uint8_t* patch, si
       info.result_length < format::kPrefixBytes + format::kChecksumBytes) {
     return Status::kPatchCorrupt;
   }
-  auto* out = static_cast<uint8_t*>(std::malloc(static_cast<size_t>(info.result_length)));
+  // Nothing of the result's length is allocated before its headers give it.
+  patch::LayoutsPtr l = patch::NewLayouts();
+  if (l == nullptr) return Status::kOutOfMemory;
+  s = patch::Plan(base, base_len, patch, patch_len, info, l.get());
+  if (s != Status::kOk) return s;
+  auto* out = static_cast<uint8_t*>(internal::AllocateForCaller(static_cast<size_t>(info.result_length)));
   if (out == nullptr) return Status::kOutOfMemory;
-  s = patch::Decode(base, base_len, patch, patch_len, info, out, why);
+  s = patch::Decode(base, base_len, patch, patch_len, info, *l, out, why);
   if (s != Status::kOk) {
     std::free(out);
     return s;

@@ -94,7 +94,9 @@ Status Diff(const uint8_t* older, size_t older_len, const uint8_t* newer, size_t
 // if it is not a filter (kFormatTruncated, kFormatBadMagic, ...);
 // kPatchFamily (the patch is for another family); kPatchWrongBase (the base's
 // length or checksum is not the patch's base); kFormatChecksumMismatch (the
-// base's bytes do not match its own checksum); kPatchCorrupt (the body does
+// base's bytes do not match its own checksum); kPatchCorrupt (the result's
+// headers, read through the base and the byte edits before the result is
+// allocated, do not give the result length the patch names, or the body does
 // not decode against this base); kPatchResultMismatch (the result's checksum
 // is not the one the patch names, or the result does not load); kPatchFamily
 // (the result differs from the base in format version or a parameter, as

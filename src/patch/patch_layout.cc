@@ -26,15 +26,16 @@ Region* Add(Layout* l, RegionKind kind, uint64_t offset, uint64_t length, uint8_
   return r;
 }
 
-// The regions of section j, `n` bytes at d + o, from its family's shape.
-Status AddSection(const format::SectionFormat& family, const uint8_t* d, uint64_t o, uint64_t n,
+// The regions of section j, `n` bytes of `file` at o, from its family's shape.
+Status AddSection(const format::SectionFormat& family, format::FileView& file, uint64_t o, uint64_t n,
                   uint32_t j, uint32_t expansion, uint64_t* base, Layout* l) {
   format::SectionShape shape;
   shape.bytes = n;
   shape.level = j;
   shape.expansion = expansion;
   shape.base_bucket_count = *base;
-  const Status s = family.Shape(d + o, &shape);
+  const uint64_t header = family.header->bytes;
+  const Status s = family.Shape(file.At(o, n < header ? n : header), &shape);
   if (s != Status::kOk) return s;
   *base = shape.base_bucket_count;
   const auto section = static_cast<uint8_t>(j);
@@ -72,9 +73,11 @@ Status AddSection(const format::SectionFormat& family, const uint8_t* d, uint64_
 
 }  // namespace
 
-Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
+Status ReadLayout(format::FileView& file, Layout* out) {
+  const size_t len = file.size();
   uint16_t version = 0;
-  Status s = format::ReadPrefix(data, len, &version);
+  Status s = format::ReadPrefix(file.At(0, len < format::kPrefixBytes ? len : format::kPrefixBytes),
+                                len, &version);
   if (s != Status::kOk) return s;
   if (!format::KnownVersion(version)) return Status::kFormatUnsupportedVersion;
   out->count = 0;
@@ -86,12 +89,12 @@ Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
     out->sub_filters = 1;
     out->stack = format::StackHeader();
     if (len < format::kCuckooHeaderBytes + format::kChecksumBytes) return Status::kFormatTruncated;
-    const uint64_t t = format::GetU64(data + format::cuckoo_field::kTableBytes);
+    const uint64_t t = format::GetU64(file.At(format::cuckoo_field::kTableBytes, 8));
     if (t > len) return Status::kFormatTruncated;
-    return AddSection(*format::SectionFormatOf(format::kTypeCuckoo), data, 0, len, 0, 0, &m0, out);
+    return AddSection(*format::SectionFormatOf(format::kTypeCuckoo), file, 0, len, 0, 0, &m0, out);
   }
   uint64_t offsets[format::kMaxSubFilters + 1];
-  s = format::ReadStackLayout(data, len, version, &out->stack, offsets);
+  s = format::ReadStackLayout(file, version, &out->stack, offsets);
   if (s != Status::kOk) return s;
   const format::StackHeader& h = out->stack;
   out->family = h.type;
@@ -102,7 +105,7 @@ Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
     const uint64_t n = offsets[j + 1] - o;
     // h.type is a family (ReadStackLayout checked it; checked again, cheaply).
     const format::SectionFormat* family = format::SectionFormatOf(h.type);
-    s = family != nullptr ? AddSection(*family, data, o, n, j, h.expansion, &m0, out)
+    s = family != nullptr ? AddSection(*family, file, o, n, j, h.expansion, &m0, out)
                           : Status::kFormatBadParameter;
   }
   if (s != Status::kOk) return s;

@@ -91,7 +91,13 @@ struct Layout {
 // checksum, no table contents (a patch's result is walked before its tables
 // and checksums are made; the family's Deserialize judges the rest).
 // Statuses as the format readers (kFormatTruncated, kFormatBadParameter, ...).
-Status ReadLayout(const uint8_t* data, size_t len, Layout* out);
+// Reads only the headers, through `file`: a patch's result is walked before
+// it is made (patch.cc), its length judged by what its headers give.
+Status ReadLayout(format::FileView& file, Layout* out);
+inline Status ReadLayout(const uint8_t* data, size_t len, Layout* out) {
+  format::FileView file(data, len);
+  return ReadLayout(file, out);
+}
 
 // True and *m if no patch joins `older` and `newer`, whose layouts are `lo`
 // and `ln`: they differ in family, format version, a field of the stack

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "alloc_probe.h"
 #include "cuckoo/cuckoo_filter.h"
 #include "common/family.h"
 #include "format/format.h"
@@ -274,6 +275,55 @@ TEST_P(PatchShapes, ReChecksummedCorruptionsAreRefused) {
       }
     }
   }
+}
+
+// A patch (checksums right) that names a result length the result's headers
+// do not give: far more than the base (2^30 bytes, 64 MiB more) with the
+// headers as the base has them, or a byte edit to a header field that gives
+// the length (the sub-filter count; version 1: the table's bytes). Refused
+// with kPatchCorrupt before anything of the claimed length is allocated: the
+// headers are read through the base's bytes and the edits, the result is not
+// made.
+TEST_P(PatchShapes, ResultLengthItsHeadersDoNotGiveIsRefusedBeforeItIsAllocated) {
+  const std::vector<Bytes> day = Days(GetParam(), 1);
+  const Bytes& base = day[0];
+  const Bytes p = MustDiff(base, day[1]);
+  const auto claiming = [](Bytes patch, uint64_t length) {
+    format::PutU64(patch.data() + patch_field::kResultLength, length);
+    format::WriteChecksum(patch.data(), patch.size() - kPatchChecksumBytes);
+    return patch;
+  };
+  const uint16_t version = format::GetU16(base.data() + format::kVersionOffset);
+  const size_t field = version == format::kFormatVersion ? format::cuckoo_field::kTableBytes
+                       : version == format::kFormatVersionExplicit ? format::v4_field::kSubFilterCount
+                                                                   : format::stack_field::kSubFilterCount;
+  Bytes edited = base;
+  edited[field] ^= 1;
+  const Family family = static_cast<Family>(p[patch_field::kFamily]);
+  // No lists for the tables: the refusal comes before them.
+  const Bytes header_edit = CraftPatch(base, edited, family, 0);
+  const uint64_t more = base.size() + (uint64_t{64} << 20);
+  const struct {
+    const char* what;
+    Bytes patch;
+  } cases[] = {
+      {"2^30 bytes", claiming(p, uint64_t{1} << 30)},
+      {"64 MiB more than the base", claiming(p, more)},
+      {"a header edit, 64 MiB more", claiming(header_edit, more)},
+      {"a header edit, the base's length", header_edit},
+  };
+  for (const auto& c : cases) {
+    Status s = Status::kOk;
+    Bytes result;
+    const size_t largest = alloc_probe::LargestAllocationDuring([&] { s = Apply(base, c.patch, &result); });
+    EXPECT_EQ(s, Status::kPatchCorrupt) << c.what;
+    EXPECT_LT(largest, size_t{1} << 20) << c.what;
+  }
+  // The real patch still applies; its result is allocated at its length.
+  Bytes result;
+  EXPECT_GE(alloc_probe::LargestAllocationDuring([&] { ASSERT_EQ(Apply(base, p, &result), Status::kOk); }),
+            day[1].size());
+  EXPECT_EQ(result, day[1]);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFamilies, PatchShapes, ::testing::ValuesIn(Shapes()),
