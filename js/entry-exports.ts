@@ -11,6 +11,7 @@ export type { PatchInfo } from './patch/patch.js';
 export {
   ArgumentRangeError,
   ArgumentTypeError,
+  FeedError,
   FilterDisposedError,
   FilterFormatError,
   FilterFullError,
@@ -19,6 +20,6 @@ export {
   WasmInitError,
   WasmLoadError,
 } from './common/errors.js';
-export type { FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
+export type { FeedErrorReason, FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
 export { initWasm } from './boundary/load.js';
 export type { WasmSource } from './boundary/load.js';

@@ -273,3 +273,61 @@ export class InvalidUrlError extends codedError('ERR_INVALID_URL', TypeError) {
     this.index = index;
   }
 }
+
+/** Why {@link FeedError} was thrown (docs/FEED.md says what each check is). */
+export type FeedErrorReason =
+  /** The request failed: no connection, or it closed before the body was whole. `cause` holds fetch's error. */
+  | 'network'
+  /** The server answered with a status other than 200 (`status` holds it). */
+  | 'http-status'
+  /** No complete answer within the feed's `timeoutMs`. */
+  | 'timeout'
+  /** A file's length is not the `size` the manifest gives (truncated, or longer), or a manifest is over 1 MiB. */
+  | 'size-mismatch'
+  /** A file's SHA-256 is not the manifest's, or a patched filter's is not the full filter's. */
+  | 'hash-mismatch'
+  /** `manifest.json` is not a feed's envelope or manifest (docs/FEED.md §2, §3): the message names the member. */
+  | 'manifest-invalid'
+  /** The feed was opened with a `publicKey` and the manifest carries no signature. */
+  | 'unsigned'
+  /** The feed was opened with a `publicKey` and no signature of the manifest verifies with it. */
+  | 'bad-signature'
+  /** The manifest's version is below the one held: an old manifest served again (a stale cache, or an attacker). */
+  | 'replay'
+  /** The manifest is another list's (its `name` is not the one held). */
+  | 'wrong-feed'
+  /** Verified bytes that are not a filter of the manifest's family, or a patch that does not apply. `cause` holds the FilterFormatError. */
+  | 'bad-filter'
+  /** The store could not load or save the filter (a full disk, a quota). `cause` holds its error. */
+  | 'store'
+  /** The feed was disposed before the update finished. */
+  | 'disposed'
+  /** The realm has no WebCrypto (`crypto.subtle`: pages need a secure context) or no Ed25519 in it. */
+  | 'no-crypto';
+
+/**
+ * Thrown (as a rejection) by `FilterFeed.open` and `update` when an update cannot be made. Whatever failed, the feed
+ * keeps the filter and version it held, which keep answering, and its store is unchanged.
+ */
+export class FeedError extends codedError('ERR_FEED', Error) {
+  static {
+    named(this, 'FeedError');
+  }
+
+  /** What failed. */
+  readonly reason: FeedErrorReason;
+  /** The URL of the request that failed, if a request did. */
+  readonly url: string | undefined;
+  /** For 'http-status': the response's status. */
+  readonly status: number | undefined;
+  /** The error that caused this one, if any (fetch's, the store's, a FilterFormatError). */
+  readonly cause: unknown;
+
+  constructor(message: string, reason: FeedErrorReason, details: { url?: string; status?: number; cause?: unknown } = {}) {
+    super(message);
+    this.reason = reason;
+    this.url = details.url;
+    this.status = details.status;
+    this.cause = details.cause;
+  }
+}
