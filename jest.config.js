@@ -26,6 +26,8 @@ const base = {
   moduleNameMapper: {
     '^cuckoo-wasm$': '<rootDir>/dist/node.cjs',
     '^cuckoo-wasm/reader$': '<rootDir>/dist/reader-node.cjs',
+    // Tests that import js/ sources directly: their relative imports name the .js the build writes.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
   },
 };
 const long = LONG.map((name) => `<rootDir>/tests/js/${name}.test.ts`);
