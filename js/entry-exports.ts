@@ -23,3 +23,6 @@ export {
 export type { FeedErrorReason, FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
 export { initWasm } from './boundary/load.js';
 export type { WasmSource } from './boundary/load.js';
+export { MemoryFeedStore, FileFeedStore, IndexedDbFeedStore } from './feed/stores.js';
+export type { FeedStore, StoredFeed } from './feed/stores.js';
+export type { FeedBase, FeedClasses, FeedFilter, FeedTimers, FeedUpdate, FilterFeedOptions } from './feed/filter-feed.js';
