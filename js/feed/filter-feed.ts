@@ -5,7 +5,7 @@
  * {@link FeedClasses} table keyed by the registry's class names, so a feed makes its entry's filters.
  */
 import { FeedError, ArgumentTypeError, FilterFormatError } from '../common/errors.js';
-import type { Key } from '../common/checks.js';
+import { isUint8Array, type Key } from '../common/checks.js';
 import type { FamilyDescriptor } from '../registry.js';
 import { applyPatchBytes } from '../patch/patch.js';
 import { MAX_MANIFEST_BYTES, parseEnvelope, parseManifest, publicKeyBytes, sha256Hex, verifyEnvelope, type FeedFile } from './manifest.js';
@@ -158,7 +158,7 @@ export class FeedBase<F extends FeedFilter> {
   private async fromStored(s: StoredFeed): Promise<F> {
     if (
       typeof s !== 'object' || s === null || typeof s.name !== 'string' || !Number.isSafeInteger(s.version) || s.version < 1 ||
-      !Object.prototype.hasOwnProperty.call(this.classes, s.family) || typeof s.sha256 !== 'string' || !SHA256.test(s.sha256) || !(s.bytes instanceof Uint8Array)
+      !Object.prototype.hasOwnProperty.call(this.classes, s.family) || typeof s.sha256 !== 'string' || !SHA256.test(s.sha256) || !isUint8Array(s.bytes)
     ) {
       throw new FeedError("the store's state is not { name, version, family, sha256, bytes }: ignored", 'store');
     }
@@ -344,7 +344,7 @@ export class FeedBase<F extends FeedFilter> {
         for (;;) {
           const { done, value } = await Promise.race([reader!.read(), stopped]);
           if (done) break;
-          if (!(value instanceof Uint8Array)) throw fail("the Response's body gave something that is not a Uint8Array", 'network');
+          if (!isUint8Array(value)) throw fail("the Response's body gave something that is not a Uint8Array", 'network');
           length += value.length;
           count.bytes += value.length;
           if (length > size) throw fail(`the body is longer than ${exact ? 'the manifest says' : 'a manifest may be'}, ${size} bytes: refused`, 'size-mismatch');
