@@ -450,6 +450,21 @@ describe('faults: the previous filter answers, the store is unchanged, the error
     expect((await refusal(FilterFeed.open({ manifestUrl: s.server.manifestUrl, fetch: () => { throw new Error('sync'); } }))).reason).toBe('network');
   });
 
+  test('a fetch that ignores its signal and never answers: timeout; disposed when dispose() comes first', async () => {
+    const s = await setup();
+    await s.pub.publish(1, cuckooVersions[1].bytes);
+    const never = () => new Promise<never>(() => undefined);
+    const e = await refusal(FilterFeed.open({ manifestUrl: s.server.manifestUrl, fetch: never, timeoutMs: 50 }));
+    expect([e.reason, e.url]).toEqual(['timeout', s.server.manifestUrl]);
+    let hang = false;
+    const feed = await open(s, { fetch: (u, init) => (hang ? never() : fetch(u, init)) });
+    hang = true;
+    const update = feed.update();
+    await new Promise((resolve) => setImmediate(resolve));
+    feed.dispose();
+    expect((await refusal(update)).reason).toBe('disposed');
+  });
+
   test('a store whose save fails (ENOSPC): store; the new filter is not kept', async () => {
     const { store, feed } = await atOne();
     const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
