@@ -3,7 +3,8 @@
  * look keys and URLs up, apply patches and store the result, and never build a filter. Every family is here
  * (CuckooFilter, both table encodings; BloomFilter; RedisCuckooFilter; RedisBloomFilter) with `fromBytes`, the
  * lookups, `applyPatch`, `toBytes`, `info()`, the read-only properties and `dispose`; and `canonicalizeUrl`,
- * `urlExpressions`, `applyPatchBytes`, `patchInfo`, `initWasm` and the error classes. Its WebAssembly module
+ * `urlExpressions`, `applyPatchBytes`, `patchInfo`, `initWasm`, the error classes, and `FilterFeed` (docs/FEED.md),
+ * which follows a feed with these classes, and its stores. Its WebAssembly module
  * (cuckoo-reader.wasm) is built from the same C++ as the full entry's, without the writers (CMakeLists.txt), so
  * the same bytes give the same answers, the same bytes out and the same errors. Code written against it compiles
  * unchanged against the full entry (`cuckoo-wasm`), whose classes extend these.
