@@ -26,7 +26,8 @@ const base = {
   moduleNameMapper: {
     '^cuckoo-wasm$': '<rootDir>/dist/node.cjs',
     '^cuckoo-wasm/reader$': '<rootDir>/dist/reader-node.cjs',
-    // Tests that import js/ sources directly: their relative imports name the .js the build writes.
+    // js/'s own relative imports name the emitted '.js' files: a test importing js/ directly (the feed format's
+    // functions, for the tests' feed publisher) resolves them to the '.ts' sources.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
 };

@@ -1,7 +1,8 @@
 /**
  * What both entries export the same way, written once: the `cuckoo-wasm` entry (js/index.ts) and the read-only
  * `cuckoo-wasm/reader` (js/reader.ts) each re-export all of it beside their own filter classes (the full entry's
- * extend the reader's) and, for the full entry, `diffBytes` and `wasmMemoryUsage`.
+ * extend the reader's), their own `FilterFeed` (over those classes) and, for the full entry, `diffBytes` and
+ * `wasmMemoryUsage`.
  */
 export type { Key } from './common/checks.js';
 export type { TableEncoding } from './registry.js';
@@ -23,3 +24,6 @@ export {
 export type { FeedErrorReason, FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
 export { initWasm } from './boundary/load.js';
 export type { WasmSource } from './boundary/load.js';
+export { MemoryFeedStore, FileFeedStore, IndexedDbFeedStore } from './feed/stores.js';
+export type { FeedStore, StoredFeed } from './feed/stores.js';
+export type { FeedBase, FeedClasses, FeedFilter, FeedTimers, FeedUpdate, FilterFeedOptions } from './feed/filter-feed.js';

@@ -17,3 +17,51 @@ export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/re
 export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
 export { diffBytes } from './patch/patch.js';
 export * from './entry-exports.js';
+
+import { CuckooFilter as CuckooFilterClass } from './filters/cuckoo-filter.js';
+import { BloomFilter as BloomFilterClass } from './filters/bloom-filter.js';
+import { RedisCuckooFilter as RedisCuckooFilterClass } from './filters/redis-cuckoo-filter.js';
+import { RedisBloomFilter as RedisBloomFilterClass } from './filters/redis-bloom-filter.js';
+import { FeedBase, type FeedClasses, type FilterFeedOptions } from './feed/filter-feed.js';
+import { named } from './common/named.js';
+
+/** A filter of any family of the full entry (`cuckoo-wasm`). */
+export type AnyFilter = CuckooFilterClass | BloomFilterClass | RedisCuckooFilterClass | RedisBloomFilterClass;
+
+/** This entry's class of each family, for its {@link FilterFeed}. */
+const CLASSES: FeedClasses<AnyFilter> = {
+  CuckooFilter: CuckooFilterClass,
+  BloomFilter: BloomFilterClass,
+  RedisCuckooFilter: RedisCuckooFilterClass,
+  RedisBloomFilter: RedisBloomFilterClass,
+};
+
+/**
+ * A filter that follows a feed (docs/FEED.md §4): {@link FeedBase}, whose filters are the full entry (`cuckoo-wasm`)'s classes.
+ */
+export class FilterFeed extends FeedBase<AnyFilter> {
+  static {
+    named(this, 'FilterFeed');
+  }
+
+  /**
+   * Opens a feed: loads the store's filter when it holds a usable one (checking its SHA-256), then updates once.
+   * With a stored filter, that update's failure does not reject: it goes to `onError` and `lastError`, and the feed
+   * holds the stored version. With none (or one unusable, reported to `onError`), the update must succeed.
+   *
+   * @param options - {@link FilterFeedOptions}: `manifestUrl`, and optionally `publicKey`, `store`, `fetch`,
+   *   `timeoutMs` (ms), `pollSeconds` (s), `onUpdate`, `onError`, `timers`.
+   * @returns the feed, holding a filter.
+   * @throws ArgumentTypeError for a `manifestUrl` that is not a URL or a `publicKey` that is not 32 bytes (or their base64).
+   * @throws FeedError (as a rejection) when nothing was stored and the first update failed: see `update()`.
+   * @example
+   * ```ts
+   * const feed = await FilterFeed.open({ manifestUrl: 'https://lists.example/blocklist/manifest.json', publicKey, store: new IndexedDbFeedStore() });
+   * feed.start();
+   * if (feed.matchUrl(location.href) !== null) { /* blocked *\/ }
+   * ```
+   */
+  static async open(options: FilterFeedOptions): Promise<FilterFeed> {
+    return new FilterFeed(CLASSES, options).opened();
+  }
+}

@@ -61,7 +61,7 @@ interface Entry {
 const CLASSES = ['CuckooFilter', 'BloomFilter', 'RedisCuckooFilter', 'RedisBloomFilter'] as const;
 type ClassName = (typeof CLASSES)[number];
 /** What the reader exports besides the error classes. */
-const READER_EXPORTS = [...CLASSES, 'canonicalizeUrl', 'urlExpressions', 'applyPatchBytes', 'patchInfo', 'initWasm'];
+const READER_EXPORTS = [...CLASSES, 'canonicalizeUrl', 'urlExpressions', 'applyPatchBytes', 'patchInfo', 'initWasm', 'FilterFeed', 'MemoryFeedStore', 'FileFeedStore', 'IndexedDbFeedStore'];
 /** The methods a reader's filter has (count on the cuckoo families only). */
 const READ_METHODS = ['has', 'hasAll', 'hasUrl', 'matchUrl', 'hasAllUrls', 'applyPatch', 'toBytes', 'info', 'dispose'];
 /** What creates or changes keys, or a filter, in the full entry: none of it is in the reader. */

@@ -7,7 +7,11 @@ import {
   ArgumentTypeError,
   BloomFilter,
   CuckooFilter,
+  FeedError,
   FilterDisposedError,
+  FilterFeed,
+  IndexedDbFeedStore,
+  MemoryFeedStore,
   FilterFormatError,
   FilterFullError,
   InvalidUrlError,
@@ -23,6 +27,10 @@ import {
   urlExpressions,
   type BloomFilterInfo,
   type BloomSubFilterInfo,
+  type FeedErrorReason,
+  type FeedStore,
+  type FeedUpdate,
+  type StoredFeed,
   type CuckooFilterInfo,
   type CuckooSubFilterInfo,
   type FilterFormatReason,
@@ -129,6 +137,21 @@ function explain(e: unknown): string {
   if (e instanceof FilterFullError) return `${e.code} ${e.added}`;
   if (e instanceof FilterDisposedError || e instanceof ArgumentTypeError || e instanceof ArgumentRangeError) return `${e.code} ${e.message}`;
   return String(e);
+}
+
+/** A feed followed, its filter typed as the entry's union of filters. */
+export async function feed(manifestUrl: string, publicKey: string): Promise<string> {
+  const store: FeedStore = typeof indexedDB === 'undefined' ? new MemoryFeedStore() : new IndexedDbFeedStore('blocklist');
+  const saved: StoredFeed | undefined = await store.load();
+  const f: FilterFeed = await FilterFeed.open({ manifestUrl, publicKey, store, timeoutMs: 10000, pollSeconds: 600, onUpdate: (u: FeedUpdate) => u.to, onError: (e: Error) => e });
+  const filter: Loaded = f.filter;
+  const u: FeedUpdate = await f.update();
+  f.start();
+  f.stop();
+  const hit: boolean = f.has('evil.example') || f.hasUrl('https://evil.example/') || f.matchUrl('https://evil.example/') !== null;
+  const reason: FeedErrorReason | undefined = f.lastError instanceof FeedError ? f.lastError.reason : undefined;
+  f.dispose();
+  return `${saved?.version} ${f.version} ${f.name} ${u.from} ${u.to} ${u.via} ${u.bytes} ${hit} ${reason} ${filter.byteLength}`;
 }
 
 export async function page(source: WasmSource, bytes: Uint8Array, patch: Uint8Array): Promise<string> {
