@@ -357,6 +357,17 @@ export function listEntry(line: string): string | undefined {
   return entry === '' || entry.startsWith('#') ? undefined : entry;
 }
 
+/**
+ * Why `key`, whose canonical expression is `expression` (entryExpression), is not a URL, or undefined if it can be
+ * one: the canonicalizer escapes or keeps what no host name holds (white space, `%`, `<`, `|`, ...) rather than
+ * refusing it, so a host with such a character came from text that names no host (`not a url`).
+ */
+export function notAUrl(key: string, expression: string): string | undefined {
+  const host = expression.slice(0, expression.indexOf('/'));
+  // A canonical host: letters, digits, '.', '-', '_' (lowercased, in Punycode), or a bracketed IPv6 address.
+  return /^(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])$/.test(host) ? undefined : `"${key}" is not a URL: its host would be ${host}, which no host name can be`;
+}
+
 // ---- hosts ----
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
