@@ -1,51 +1,45 @@
 // Service worker of the cuckoo-wasm example extension (Manifest V3).
-// Loads the cuckoo filter that build.mjs packaged as blocklist.cuckoo, a URL blocklist, and
-// when a tab starts a top-level navigation, looks the whole URL up the way Google Safe Browsing
-// does (filter.matchUrl: its host and up to 4 parent domains, each with its exact path, with and
-// without the query, and up to 4 parent folders). On a match the tab goes to warning.html, which
-// says which entry matched: a bare host (`evil.example/`, the whole site and its subdomains),
-// a folder (`shared.example/~phisher/`) or one page.
+// Checks the whole URL of each top-level navigation against a URL blocklist the way Google Safe Browsing does
+// (matchUrl: its host and up to 4 parent domains, each with its exact path, with and without the query, and up to 4
+// parent folders). On a match the tab goes to warning.html, which says which entry matched: a bare host
+// (`evil.example/`, the whole site and its subdomains), a folder (`shared.example/~phisher/`) or one page.
 //
-// Updates (when built with --update-url; update.json holds the settings): at start and on a
-// chrome.alarms timer the worker fetches the update manifest
-//   { "version": 2, "full": "blocklist-2.cuckoo", "patches": { "1": "1-to-2.ckpt" } }
-// (URLs relative to the manifest's). When its version is newer than the filter's, the worker
-// applies the patch from the filter's version with filter.applyPatch, or, when there is none or
-// it fails (a missing file, a patch for another base, a corrupt one: FilterFormatError), loads
-// the full filter instead. The new filter's bytes and version go to chrome.storage.local, so
-// the next start loads them rather than the bundled filter. Lookups meanwhile answer from the
-// current filter: a patch is applied in one synchronous call that changes nothing when it
-// fails, and a full filter replaces the current one only once it has loaded.
+// The list comes from blocklist.cuckoo, which build.mjs packaged. Built with --update-url (feed.json holds the
+// settings), the extension follows a feed (docs/FEED.md) with FilterFeed: blocklist.cuckoo is then a version of that
+// feed, the one current when the extension was built (feed.json's `bundled` names it), and the feed's store is
+// chrome.storage.local (ChromeStorageFeedStore below). The feed starts from whichever is newer, the stored version or
+// the bundled one, so the bundled filter answers until the feed is first reached, and a patch from the bundled
+// version is the first update. FilterFeed.open updates once; then a chrome.alarms alarm runs feed.update() (a
+// service worker is stopped when idle, and its timers with it; an alarm wakes it). An update that fails changes
+// nothing: lookups answer from the filter held, which a new one replaces only once it is downloaded, checked and
+// stored.
 //
 // What it decided is readable at self.__cuckooExtension (see README.md):
-//   { ready, items, version, source, error, errors: [string], decisions: [{ url, match, listed, time }],
-//     checks, lastCheck: { time, version, error }, updates: [{ time, from, to, via, bytes, patchError, error }] }
-// The package's read-only entry (cuckoo-wasm/reader, copied by build.mjs): the worker loads, checks and
-// patches filters and never builds one, so it takes the smaller module that has no writers.
-import { CuckooFilter, InvalidUrlError } from './lib/cuckoo-reader.mjs';
+//   { ready, items, name, version, source, error, errors: [string], decisions: [{ url, match, listed, time, version }],
+//     checks, lastCheck: { time, version, error }, updates: [{ time, from, to, via, bytes, patchError }] }
+// The package's read-only entry (cuckoo-wasm/reader, copied by build.mjs): the worker loads, checks and patches
+// filters and never builds one, so it takes the smaller module that has no writers.
+import { CuckooFilter, FilterFeed, InvalidUrlError } from './lib/cuckoo-reader.mjs';
 
 const FILTER_FILE = 'blocklist.cuckoo';
-const CONFIG_FILE = 'update.json';
+const CONFIG_FILE = 'feed.json';
 const ALARM = 'cuckoo-blocklist-update';
+const STORAGE_KEY = 'feed';
 const MAX_DECISIONS = 100;
 const MAX_UPDATES = 20;
-// chrome.storage.local keys: the filter's version (a number) and its bytes (base64), and when the
-// update manifest was last fetched (ms since the epoch).
-const STORED_VERSION = 'filterVersion';
-const STORED_BYTES = 'filterBytes';
-const STORED_CHECK = 'lastCheck';
 
 const state = {
   ready: false,    // true once a filter is loaded
-  items: 0,        // fingerprints in the filter (the list's entries)
-  version: null,   // the filter's version (update manifests number them)
+  items: 0,        // entries in the filter
+  name: null,      // the feed's name (the manifest's), null without a feed
+  version: null,   // the filter's version in the feed, null without a feed
   source: null,    // where the filter came from: 'bundled', 'stored', 'patch' or 'full'
   error: null,     // why no filter could be loaded, if none could
   errors: [],      // anything else that went wrong in this worker
   decisions: [],   // the last MAX_DECISIONS checks, oldest first
-  checks: 0,       // update manifests fetched (or tried) by this worker
-  lastCheck: null, // { time, version: the manifest's, or null; error }
-  updates: [],     // the last MAX_UPDATES updates and failed updates, oldest first
+  checks: 0,       // manifests fetched (or tried) by this worker
+  lastCheck: null, // { time, version: the version held after it, or null; error: why it failed, or null }
+  updates: [],     // the last MAX_UPDATES updates that changed the filter, oldest first
 };
 self.__cuckooExtension = state;
 
@@ -54,166 +48,126 @@ self.addEventListener('unhandledrejection', (e) => state.errors.push(`unhandled 
 self.addEventListener('securitypolicyviolation', (e) =>
   state.errors.push(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI}`));
 
-/** The filter lookups use and its version; replaced only by a complete, loaded filter. */
-let current = null;
-/** The update settings from update.json: { updateUrl, version, periodMinutes }. */
-let config = null;
-/** The update under way, so that a start and an alarm never run two at once. */
-let updating = null;
+/**
+ * A FeedStore (cuckoo-wasm's interface: load and save a { name, version, family, sha256, bytes }) over
+ * chrome.storage.local: the extension's own storage, kept until the extension is removed. The state is one key,
+ * so a save replaces it whole; its bytes are base64, since chrome.storage keeps JSON.
+ */
+class ChromeStorageFeedStore {
+  constructor(key) {
+    this.key = key;
+  }
 
-// Resolves once the first filter is loaded (or could not be: navigations then go ahead unchecked);
-// updates start after that, and lookups never wait for them.
-const filterReady = start();
-filterReady.then(startUpdates).catch((e) => state.errors.push(`updates not started: ${e}`));
+  async load() {
+    const { [this.key]: saved } = await chrome.storage.local.get(this.key);
+    return saved === undefined ? undefined : { ...saved, bytes: fromBase64(saved.bytes) };
+  }
+
+  async save({ name, version, family, sha256, bytes }) {
+    await chrome.storage.local.set({ [this.key]: { name, version, family, sha256, bytes: toBase64(bytes) } });
+  }
+}
+
+/**
+ * The store the feed opens with: it loads the stored state, or the bundled one when that is of another feed or
+ * newer (a new release of the extension) or nothing is stored, and saves to `stored`. `state.source` says which.
+ */
+class BundledFirstStore {
+  constructor(stored, bundled) {
+    this.stored = stored;
+    this.bundled = bundled; // { name, version, family, sha256 } of blocklist.cuckoo
+  }
+
+  async load() {
+    const saved = await this.stored.load().catch((e) => {
+      state.errors.push(`the stored filter cannot be read: ${errorText(e)}`);
+      return undefined;
+    });
+    const b = this.bundled;
+    if (saved !== undefined && saved.name === b.name && saved.version >= b.version) {
+      state.source = 'stored';
+      return saved;
+    }
+    state.source = 'bundled';
+    return { ...b, bytes: await bundledBytes() };
+  }
+
+  save(s) {
+    return this.stored.save(s);
+  }
+}
+
+/** What lookups ask: the feed, or the bundled filter when the extension was built without a feed. */
+let lookup = null;
+let config = null;
+let feed = null;
+
+// Resolves once the first filter is loaded (or could not be: navigations then go ahead unchecked).
+const ready = start().catch((e) => {
+  state.error = errorText(e);
+});
 
 async function start() {
-  try {
-    config = await fetchJson(chrome.runtime.getURL(CONFIG_FILE));
-  } catch (e) {
-    state.errors.push(`cannot read ${CONFIG_FILE}: ${e}; no updates`);
-    config = { updateUrl: null, version: 1, periodMinutes: 60 };
-  }
-  await loadFirst();
-}
-
-/** Sets the update alarm, and checks for an update now unless the last check was less than a period ago. */
-async function startUpdates() {
-  if (!current || !config.updateUrl) return;
-  // A worker stopped when idle starts again at the next navigation: not every start checks.
-  // The alarm is created once and then keeps its schedule.
-  const periodMs = config.periodMinutes * 60000;
-  const { [STORED_CHECK]: lastCheck = 0 } = await chrome.storage.local.get(STORED_CHECK);
-  const alarm = await chrome.alarms.get(ALARM);
-  if (!alarm || alarm.periodInMinutes !== config.periodMinutes) {
-    await chrome.alarms.create(ALARM, { periodInMinutes: config.periodMinutes });
-  }
-  if (Date.now() - lastCheck >= periodMs) await update();
-}
-
-/** Loads the stored filter if it is newer than the bundled one (or the bundled one is missing), else the bundled one. */
-async function loadFirst() {
-  const stored = chrome.storage ? await loadStored() : null;
-  if (stored && stored.version >= config.version) {
-    use(stored.filter, stored.version, 'stored');
+  config = await fetchJson(chrome.runtime.getURL(CONFIG_FILE));
+  if (!config.manifestUrl) {
+    lookup = await CuckooFilter.fromBytes(await bundledBytes());
+    Object.assign(state, { ready: true, items: lookup.size, source: 'bundled' });
     return;
   }
-  try {
-    const response = await fetch(chrome.runtime.getURL(FILTER_FILE));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    use(await CuckooFilter.fromBytes(await response.arrayBuffer()), config.version, 'bundled');
-    stored?.filter.dispose();
-  } catch (e) {
-    if (stored) use(stored.filter, stored.version, 'stored');
-    else state.error = `cannot load ${FILTER_FILE}: ${e}`;
-  }
-}
-
-/** The filter in chrome.storage.local and its version, or null (none, or not loadable: then noted in errors). */
-async function loadStored() {
-  const saved = await chrome.storage.local.get([STORED_VERSION, STORED_BYTES]);
-  if (typeof saved[STORED_BYTES] !== 'string') return null;
-  try {
-    return { filter: await CuckooFilter.fromBytes(fromBase64(saved[STORED_BYTES])), version: saved[STORED_VERSION] };
-  } catch (e) {
-    state.errors.push(`stored filter version ${saved[STORED_VERSION]} not loaded: ${e}`);
-    return null;
-  }
-}
-
-/** Makes `filter` the one lookups use; the one it replaces is freed. */
-function use(filter, version, source) {
-  const old = current?.filter;
-  current = { filter, version };
-  if (old && old !== filter) old.dispose();
-  Object.assign(state, { ready: true, items: filter.size, version, source });
-}
-
-/** Checks the update manifest and updates, unless an update is already under way. */
-function update() {
-  updating ??= checkForUpdate().finally(() => {
-    updating = null;
+  feed = await FilterFeed.open({
+    manifestUrl: config.manifestUrl,
+    publicKey: config.publicKey ?? undefined,
+    store: new BundledFirstStore(new ChromeStorageFeedStore(STORAGE_KEY), config.bundled),
+    fetch: countedFetch,
+    onUpdate: recordUpdate,
+    onError: (e) => checked(e),
   });
-  return updating;
+  lookup = feed;
+  checked(feed.lastError);
+  Object.assign(state, { ready: true, items: feed.filter.size, name: feed.name, version: feed.version });
+  // The alarm keeps its schedule across the worker's restarts: created once, again only when its period changed.
+  const alarm = await chrome.alarms.get(ALARM);
+  if (alarm?.periodInMinutes !== config.periodMinutes) await chrome.alarms.create(ALARM, { periodInMinutes: config.periodMinutes });
 }
 
-async function checkForUpdate() {
-  const check = { time: Date.now(), version: null, error: null };
-  state.checks += 1;
-  state.lastCheck = check;
-  let manifest;
-  try {
-    manifest = readManifest(await fetchJson(config.updateUrl));
-    check.version = manifest.version;
-    await chrome.storage.local.set({ [STORED_CHECK]: check.time });
-  } catch (e) {
-    check.error = `${e}`;
-    return;
-  }
-  if (manifest.version <= current.version) return;
-  const record = { time: Date.now(), from: current.version, to: manifest.version, via: null, bytes: 0, patchError: null, error: null };
-  state.updates.push(record);
-  if (state.updates.length > MAX_UPDATES) state.updates.shift();
-
-  const patchUrl = manifest.patches.get(String(current.version));
-  if (patchUrl) {
-    try {
-      const patch = await fetchBytes(patchUrl);
-      // In place and atomic: on any error it throws and the filter is exactly as it was.
-      current.filter.applyPatch(patch);
-      use(current.filter, manifest.version, 'patch');
-      Object.assign(record, { via: 'patch', bytes: patch.byteLength });
-    } catch (e) {
-      record.patchError = errorText(e);
-    }
-  } else {
-    record.patchError = `no patch from version ${current.version}`;
-  }
-  if (record.via === null) {
-    try {
-      const bytes = await fetchBytes(manifest.full);
-      use(await CuckooFilter.fromBytes(bytes), manifest.version, 'full');
-      Object.assign(record, { via: 'full', bytes: bytes.byteLength });
-    } catch (e) {
-      record.error = `cannot load the full filter ${manifest.full}: ${errorText(e)}`;
-      return;
-    }
-  }
-  try {
-    const bytes = current.filter.toBytes();
-    await chrome.storage.local.set({ [STORED_VERSION]: current.version, [STORED_BYTES]: toBase64(bytes) });
-  } catch (e) {
-    record.error = `updated, but not stored: ${errorText(e)}`;
-  }
-}
-
-/** The manifest with its URLs resolved against the manifest's own; throws if it is not one. */
-function readManifest(m) {
-  const isUrl = (u) => typeof u === 'string' && u !== '';
-  if (typeof m !== 'object' || m === null) throw new Error('the update manifest is not a JSON object');
-  if (!Number.isSafeInteger(m.version) || m.version < 0) throw new Error(`version ${m.version} is not an integer >= 0`);
-  if (!isUrl(m.full)) throw new Error('no "full" URL');
-  const patches = new Map(); // from version (a string, as JSON keys are) → URL
-  for (const [from, url] of Object.entries(m.patches ?? {})) {
-    if (isUrl(url)) patches.set(from, new URL(url, config.updateUrl).href);
-  }
-  return { version: m.version, full: new URL(m.full, config.updateUrl).href, patches };
-}
-
-async function fetchJson(url) {
-  const response = await fetch(url, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.json();
-}
-
-async function fetchBytes(url) {
-  const response = await fetch(url, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+async function bundledBytes() {
+  const response = await fetch(chrome.runtime.getURL(FILTER_FILE));
+  if (!response.ok) throw new Error(`cannot load ${FILTER_FILE}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
-/** An error as `Name (reason): message`, the reason being FilterFormatError's. */
+/** fetch, counting the manifest's requests as checks. */
+function countedFetch(url, init) {
+  if (url === new URL(config.manifestUrl).href) {
+    state.checks += 1;
+    state.lastCheck = { time: Date.now(), version: null, error: null };
+  }
+  return fetch(url, { ...init, cache: 'no-cache' });
+}
+
+/** Notes how the last check ended: `error`, or the version held after it. */
+function checked(error) {
+  if (state.lastCheck === null) return;
+  if (error) state.lastCheck.error = errorText(error);
+  else state.lastCheck.version = feed?.version ?? null;
+}
+
+function recordUpdate({ from, to, via, bytes, patchError }) {
+  state.updates.push({ time: Date.now(), from, to, via, bytes, patchError: patchError ? errorText(patchError) : null });
+  if (state.updates.length > MAX_UPDATES) state.updates.shift();
+  // Called once feed.filter is the new one.
+  Object.assign(state, { items: feed?.filter.size ?? state.items, version: to, source: via });
+}
+
+/** An error as `Name (reason): message`, the reason being FeedError's or FilterFormatError's. */
 function errorText(e) {
   return e instanceof Error ? `${e.name}${e.reason ? ` (${e.reason})` : ''}: ${e.message}` : String(e);
+}
+
+async function fetchJson(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.json();
 }
 
 function toBase64(bytes) {
@@ -232,9 +186,9 @@ function fromBase64(base64) {
 // The list entry (an expression such as `evil.example/login/`) that the URL matches, or null.
 // An http(s) URL the browser navigates to always has a host, so InvalidUrlError is not expected;
 // if it comes, the navigation goes ahead and the error is kept.
-function matchOf(filter, url) {
+function matchOf(url) {
   try {
-    return filter.matchUrl(url);
+    return lookup.matchUrl(url);
   } catch (e) {
     if (!(e instanceof InvalidUrlError)) throw e;
     state.errors.push(`not checked: ${e.message}`);
@@ -251,17 +205,19 @@ function record(decision) {
 // (chrome.alarms exists only when build.mjs was given --update-url, which adds the permission.)
 chrome.alarms?.onAlarm.addListener(async (alarm) => {
   if (alarm.name !== ALARM) return;
-  await filterReady;
-  if (current && config.updateUrl) await update();
+  await ready;
+  if (feed === null) return;
+  // update() returns the update under way, if one is: two never run at once.
+  await feed.update().then(() => checked(null), (e) => checked(e));
 });
 
 chrome.webNavigation.onBeforeNavigate.addListener(async ({ tabId, frameId, url }) => {
   // frameId 0 is the top-level frame of the page a tab shows (not a subframe, not a prerender).
   if (frameId !== 0 || tabId < 0) return;
-  await filterReady;
-  if (!current) return;
-  const match = matchOf(current.filter, url);
-  record({ url, match, listed: match !== null, time: Date.now(), version: current.version });
+  await ready;
+  if (lookup === null) return;
+  const match = matchOf(url);
+  record({ url, match, listed: match !== null, time: Date.now(), version: state.version });
   if (match === null) return;
   const query = new URLSearchParams({ url, match });
   const warning = chrome.runtime.getURL(`warning.html?${query}`);

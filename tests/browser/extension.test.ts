@@ -1,24 +1,22 @@
-// The Manifest V3 example extension (examples/extension/) in Chromium: built by its
-// own build.mjs, on the package's read-only entry cuckoo-wasm/reader (dist/reader.mjs,
-// checked by the module id it embeds), from its default URL lists (the domain sample
-// and the phishing URL sample) plus entries for the test server (`--add blocked.test`, a bare host;
-// `--add 127.0.0.1/phish/kit/`, a folder; `--add 127.0.0.1/account/verify.php`, a page;
-// `--add gone.test`, which version 2 of the list removes), with an update URL on the
-// test server, loaded unpacked into a fresh profile, and exercised as a user would, by
-// opening URLs in a tab. Every URL goes to one local server on 127.0.0.1: the test's
-// entries name it by its address, and the other hosts resolve to it
-// (--host-resolver-rules), so nothing leaves the machine. The same server serves the
-// update manifest, the patches and the full filters, made here with the package's own
-// diff(). The service worker runs its own module under the manifest's CSP, checks for
-// updates on its own alarm (every 1.5 s in this build), and publishes what it decided
-// in self.__cuckooExtension; the test only reads that and chrome.storage (harness.ts
-// says why), and stops the worker once through CDP, as Chromium stops an idle worker.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// The Manifest V3 example extension (examples/extension/) in Chromium, following a feed (docs/FEED.md) published
+// here with the package's CLI (`cuckoo-wasm publish --urls --sign KEY`) from the default URL lists (the domain sample
+// and the phishing URL sample) plus entries for the test server (blocked.test, a bare host; 127.0.0.1/phish/kit/, a
+// folder; 127.0.0.1/account/verify.php, a page; gone.test, which version 2 removes). The extension is built by its
+// own build.mjs against that feed, with the publisher's public key (so the bundled filter is the feed's version 1,
+// downloaded and checked by build.mjs), on the package's read-only entry cuckoo-wasm/reader (dist/reader.mjs,
+// checked by the module id it embeds), loaded unpacked into a fresh profile, and exercised as a user would, by
+// opening URLs in a tab. Every URL goes to one local server on 127.0.0.1: the test's entries name it by its address,
+// and the other hosts resolve to it (--host-resolver-rules), so nothing leaves the machine. The same server serves
+// the feed's folder under /feed/. The service worker runs its own module under the manifest's CSP, follows the feed
+// with FilterFeed and its own alarm (every 1.5 s in this build), and publishes what it decided in
+// self.__cuckooExtension; the test only reads that and chrome.storage (harness.ts says why), and stops the worker
+// once through CDP, as Chromium stops an idle worker.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CuckooFilter, FilterFormatError } from 'cuckoo-wasm';
 import { chromium, Worker } from 'playwright-core';
 import {
   BrowserContext,
@@ -41,15 +39,20 @@ const REAL_PHISH_PATH = '/loading.html';
 const ADDED = ['blocked.test', '127.0.0.1/phish/kit/', '127.0.0.1/account/verify.php'];
 /** Listed in version 1 (the bundled filter), removed in version 2. */
 const REMOVED_IN_V2 = 'gone.test';
-/** Listed from version 2 on, and from version 3 on. */
+/** Listed from version 2 on, from version 3 on, in version 4 (signed with another key, refused) and in version 5. */
 const ADDED_IN_V2 = 'fresh.test';
 const ADDED_IN_V3 = 'third.test';
+const ADDED_IN_V4 = 'fourth.test';
+const ADDED_IN_V5 = 'fifth.test';
+/** Entries of the sample lists: 50,114 hosts and 4,926 URLs. */
+const SAMPLES = 50114 + 4926;
 /** The worker's alarm period in this build: 1.5 s (Chromium allows 1 s for an unpacked extension). */
 const UPDATE_MINUTES = 0.025;
 
 interface ExtensionState {
   ready: boolean;
   items: number;
+  name: string | null;
   version: number | null;
   source: 'bundled' | 'stored' | 'patch' | 'full' | null;
   error: string | null;
@@ -64,7 +67,6 @@ interface ExtensionState {
     via: 'patch' | 'full' | null;
     bytes: number;
     patchError: string | null;
-    error: string | null;
   }[];
 }
 
@@ -72,13 +74,20 @@ const temps: string[] = [];
 let extensionDir: string;
 let server: Server;
 let port: number;
-/** Host and path of every request the site server answered (but those for updates). */
+/** Host and path of every request the site server answered (but those for the feed). */
 const requests: string[] = [];
-/** What the server answers under /updates/: the update manifest, patches and full filters, by path. */
-const updateFiles = new Map<string, Uint8Array | string>();
-/** The path of every request under /updates/, in order. */
-const updateRequests: string[] = [];
-/** The bundled filter's bytes (version 1). */
+/** The feed's folder (served under /feed/), the publisher's state, its list and its keys. */
+let feedDir: string;
+let stateDir: string;
+let listFile: string;
+let keyFile: string;
+let otherKeyFile: string;
+let publicKey: string;
+/** Bytes the server answers in place of a feed file's, by file name. */
+const damaged = new Map<string, Uint8Array>();
+/** The path of every request under /feed/, in order. */
+const feedRequests: string[] = [];
+/** blocklist.cuckoo as build.mjs wrote it: the feed's version 1. */
 let bundled: Uint8Array;
 let context: BrowserContext;
 let worker: Worker;
@@ -98,22 +107,21 @@ function readState(): Promise<ExtensionState | null> {
   );
 }
 
-/** The filter version and bytes (base64) the worker keeps in chrome.storage.local. */
-function readStored(): Promise<{ version: unknown; bytes: unknown }> {
-  type StorageArea = { get(keys: string[]): Promise<Record<string, unknown>> };
+/** What the worker's store keeps in chrome.storage.local under 'feed': { name, version, family, sha256, bytes (base64) }. */
+function readStored(): Promise<Record<string, unknown> | undefined> {
+  type StorageArea = { get(key: string): Promise<Record<string, unknown>> };
   return worker.evaluate(async () => {
     const { storage } = (globalThis as unknown as { chrome: { storage: { local: StorageArea } } }).chrome;
-    const saved = await storage.local.get(['filterVersion', 'filterBytes']);
-    return { version: saved.filterVersion, bytes: saved.filterBytes };
+    return (await storage.local.get('feed')).feed as Record<string, unknown> | undefined;
   });
 }
 
-/** Reads chrome.storage.local every 50 ms until it holds `version` (the worker stores after it switches filters). */
-async function waitForStored(version: number): Promise<{ version: unknown; bytes: unknown }> {
+/** Reads chrome.storage.local every 50 ms until it holds `version` (the feed stores before it switches filters). */
+async function waitForStored(version: number): Promise<Record<string, unknown> | undefined> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const stored = await readStored();
-    if (stored.version === version || Date.now() > deadline) return stored;
+    if (stored?.version === version || Date.now() > deadline) return stored;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -139,24 +147,61 @@ async function waitForState(
   }
 }
 
-/** Serves `manifest` as the update manifest, and `files` beside it. */
-function publish(manifest: { version: number; full: string; patches?: Record<string, string> }, files: Record<string, Uint8Array>): void {
-  for (const [name, bytes] of Object.entries(files)) updateFiles.set(`/updates/${name}`, bytes);
-  updateFiles.set('/updates/manifest.json', JSON.stringify(manifest));
+/** The feed's manifest as published now (the envelope's payload). */
+interface Manifest {
+  version: number;
+  full: { path: string; size: number; sha256: string };
+  patches: { from: number; path: string; size: number; sha256: string }[];
+}
+function feedManifest(): Manifest {
+  const envelope = JSON.parse(readFileSync(join(feedDir, 'manifest.json'), 'utf8'));
+  return JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
+}
+
+/** Publishes the sample lists plus `entries` as the feed's next version, with the CLI, signed with `key`. */
+function publish(entries: string[], key = keyFile): Manifest {
+  const samples = ['blocklist-sample.txt', 'phishing-urls-sample.txt'].map((f) => readFileSync(join(root, 'examples/data', f), 'utf8').replace(/\n?$/, ''));
+  writeFileSync(listFile, [...samples, ...entries].join('\n') + '\n');
+  const args = ['--out', feedDir, '--state', stateDir, '--name', 'blocklist', '--urls', '--url-fpr', '0.001', '--poll-seconds', '1', '--sign', key];
+  runNodeScript('dist/cli.cjs', ['publish', listFile, ...args], 30000);
+  return feedManifest();
+}
+
+/** runNodeScript without blocking this process: node `script` (from the repository's root) with `args`; its output. */
+function runNodeScriptAsync(script: string, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(root, script), ...args], { cwd: root, encoding: 'utf8', timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`node ${script} ${args.join(' ')} failed (${error.message}):\n${stdout}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** A new Ed25519 key from `cuckoo-wasm keygen`: its file, and its public key as clients take it. */
+function keygen(name: string): { file: string; publicKey: string } {
+  const file = join(tempDir('key'), name);
+  const out = runNodeScript('dist/cli.cjs', ['keygen', '--out', file]);
+  return { file, publicKey: /^public key: (\S+)$/m.exec(out)![1] };
 }
 
 beforeAll(async () => {
   // Every host and path gets the same small page with status 200: it stands for every site,
   // listed or not. (A listed site does see the request: the extension redirects the tab
   // while it is under way, see its README, so an error status here could reach the console.)
-  // Paths under /updates/ are the update server's files, or 404.
+  // Paths under /feed/ are the feed folder's files (or `damaged`'s bytes for them), or 404.
   server = createServer((req, res) => {
     const path = req.url ?? '/';
-    if (path.startsWith('/updates/')) {
-      updateRequests.push(path);
-      const body = updateFiles.get(path);
+    if (path.startsWith('/feed/')) {
+      feedRequests.push(path);
+      const name = path.slice('/feed/'.length);
+      let body: Uint8Array | undefined = damaged.get(name);
+      try {
+        body ??= /^[\w.-]+$/.test(name) ? readFileSync(join(feedDir, name)) : undefined;
+      } catch {
+        body = undefined;
+      }
       if (body === undefined) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      else res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/json' : 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+      else res.writeHead(200, { 'content-type': name === 'manifest.json' ? 'application/json' : 'application/octet-stream', 'cache-control': name === 'manifest.json' ? 'no-cache' : 'public, max-age=31536000, immutable' }).end(body);
       return;
     }
     requests.push(`${req.headers.host}${path}`);
@@ -166,13 +211,20 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 
+  feedDir = tempDir('feed');
+  stateDir = tempDir('state');
+  listFile = join(tempDir('list'), 'blocklist.txt');
+  const key = keygen('feed.key');
+  keyFile = key.file;
+  publicKey = key.publicKey;
+  otherKeyFile = keygen('other.key').file;
+  expect(publish([...ADDED, REMOVED_IN_V2])).toMatchObject({ version: 1 });
+
   extensionDir = tempDir('build');
-  const updateArgs = ['--update-url', `http://127.0.0.1:${port}/updates/manifest.json`, '--filter-version', '1', '--update-minutes', String(UPDATE_MINUTES)];
-  const adds = [...ADDED, REMOVED_IN_V2].flatMap((e) => ['--add', e]);
-  runNodeScript('examples/extension/build.mjs', [extensionDir, ...adds, ...updateArgs], 30000);
+  const feedArgs = ['--update-url', `http://127.0.0.1:${port}/feed/manifest.json`, '--public-key', publicKey, '--update-minutes', String(UPDATE_MINUTES)];
+  // Not runNodeScript: build.mjs reads the feed from this process's server, which must go on answering meanwhile.
+  await runNodeScriptAsync('examples/extension/build.mjs', [extensionDir, ...feedArgs], 30000);
   bundled = new Uint8Array(readFileSync(join(extensionDir, 'blocklist.cuckoo')));
-  // The update server's first state: version 1 is the newest.
-  publish({ version: 1, full: 'full-1.cuckoo' }, { 'full-1.cuckoo': bundled });
 
   const started = performance.now();
   context = await chromium.launchPersistentContext(tempDir('profile'), {
@@ -184,7 +236,7 @@ beforeAll(async () => {
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
       '--host-resolver-rules=' +
-        ['www.blocked.test', 'clean.test', REAL_LISTED, REAL_PHISH_HOST, REMOVED_IN_V2, ADDED_IN_V2, ADDED_IN_V3]
+        ['www.blocked.test', 'clean.test', REAL_LISTED, REAL_PHISH_HOST, REMOVED_IN_V2, ADDED_IN_V2, ADDED_IN_V3, ADDED_IN_V4, ADDED_IN_V5]
           .map((h) => `MAP ${h} 127.0.0.1`)
           .join(', '),
     ],
@@ -258,12 +310,21 @@ test('the extension checks whole URLs: warns before listed sites, folders and pa
 
   expect(extensionId).toMatch(/^[a-p]{32}$/); // an extension id: safe inside a RegExp
   const state = (await readState())!;
-  expect({ ready: state.ready, items: state.items, error: state.error, version: state.version, source: state.source }).toEqual({
+  expect({ ready: state.ready, items: state.items, error: state.error, name: state.name, version: state.version, source: state.source }).toEqual({
     ready: true,
-    items: 50114 + 4926 + ADDED.length + 1, // + REMOVED_IN_V2
+    items: SAMPLES + ADDED.length + 1, // + REMOVED_IN_V2
     error: null,
+    name: 'blocklist',
     version: 1,
     source: 'bundled',
+  });
+  // The bundled filter is the feed's version 1, as published.
+  expect(Buffer.from(bundled).equals(readFileSync(join(feedDir, feedManifest().full.path)))).toBe(true);
+  expect(JSON.parse(readFileSync(join(extensionDir, 'feed.json'), 'utf8'))).toEqual({
+    manifestUrl: `http://127.0.0.1:${port}/feed/manifest.json`,
+    publicKey,
+    periodMinutes: UPDATE_MINUTES,
+    bundled: { name: 'blocklist', version: 1, family: 'CuckooFilter', sha256: feedManifest().full.sha256 },
   });
 
   const site = `127.0.0.1:${port}`;
@@ -339,7 +400,13 @@ test('the extension checks whole URLs: warns before listed sites, folders and pa
 /** A page of the test server on `host`, which the resolver rules send to 127.0.0.1. */
 const pageOn = (host: string) => `http://${host}:${port}/index.html`;
 
-test('the extension follows the list by patches: a newly listed URL is warned about, a removed one loads; a bad or missing patch falls back to the full filter', async () => {
+/** The stored state that stands for `m`'s version: the full file's bytes, as the store keeps them. */
+function storedFor(m: Manifest): Record<string, unknown> {
+  const bytes = readFileSync(join(feedDir, m.full.path)).toString('base64');
+  return { name: 'blocklist', version: m.version, family: 'CuckooFilter', sha256: m.full.sha256, bytes };
+}
+
+test('the extension follows the feed by patches; a damaged patch falls back to the full filter; a manifest signed with another key is refused', async () => {
   const page = await context.newPage();
   const problems = watch(page);
 
@@ -349,79 +416,76 @@ test('the extension follows the list by patches: a newly listed URL is warned ab
   await openListed(page, pageOn(REMOVED_IN_V2), `${REMOVED_IN_V2}/`);
   await openClean(page, pageOn(ADDED_IN_V2));
 
-  // Version 2: version 1 less one entry (an entry is stored as its expression, `host/` for a
-  // bare host) plus one, served as a patch from version 1 and as a full filter.
-  const v1 = await CuckooFilter.fromBytes(bundled);
-  const v2 = await CuckooFilter.fromBytes(bundled);
-  expect(v2.delete(`${REMOVED_IN_V2}/`)).toBe(true);
-  v2.addUrl(ADDED_IN_V2);
-  expect([v2.matchUrl(pageOn(REMOVED_IN_V2)), v2.matchUrl(pageOn(ADDED_IN_V2))]).toEqual([null, `${ADDED_IN_V2}/`]);
-  const patch12 = v2.diff(v1);
-  expect(patch12.length).toBeLessThan(bundled.length / 100);
-  publish({ version: 2, full: 'full-2.cuckoo', patches: { '1': '1-to-2.ckpt' } }, { '1-to-2.ckpt': patch12, 'full-2.cuckoo': v2.toBytes() });
-
+  // Version 2: one entry removed, one added; the publisher writes a patch from version 1.
+  const m2 = publish([...ADDED, ADDED_IN_V2]);
+  const patch12 = m2.patches.find((p) => p.from === 1)!;
+  expect(patch12.size).toBeLessThan(m2.full.size / 100);
   state = await waitForState((s) => s.version === 2, 'version 2');
-  expect([state.source, state.items]).toEqual(['patch', v2.size]);
-  expect(state.updates).toEqual([{ time: expect.any(Number), from: 1, to: 2, via: 'patch', bytes: patch12.length, patchError: null, error: null }]);
-  expect(updateRequests).toContain('/updates/1-to-2.ckpt');
-  expect(updateRequests).not.toContain('/updates/full-2.cuckoo');
-  expect(await waitForStored(2)).toEqual({ version: 2, bytes: Buffer.from(v2.toBytes()).toString('base64') });
+  expect([state.source, state.items]).toEqual(['patch', SAMPLES + ADDED.length + 1]);
+  expect(state.updates).toEqual([{ time: expect.any(Number), from: 1, to: 2, via: 'patch', bytes: expect.any(Number), patchError: null }]);
+  expect(state.updates[0].bytes).toBeLessThan(patch12.size + 2000); // the manifest and the patch
+  expect(feedRequests).toContain(`/feed/${patch12.path}`);
+  expect(feedRequests).not.toContain(`/feed/${m2.full.path}`);
+  expect(await waitForStored(2)).toEqual(storedFor(m2));
   await openListed(page, pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`);
   await openClean(page, pageOn(REMOVED_IN_V2));
 
-  // Version 3 adds one more entry; its patch from version 2 is served corrupted (one byte
-  // changed), which applyPatch refuses with FilterFormatError and no change (checked here first).
-  const v3 = await CuckooFilter.fromBytes(v2.toBytes());
-  v3.addUrl(ADDED_IN_V3);
-  const corrupt = v3.diff(v2);
-  corrupt[corrupt.length >> 1] ^= 0x5a;
-  const probe = await CuckooFilter.fromBytes(v2.toBytes());
-  expect(() => probe.applyPatch(corrupt)).toThrow(FilterFormatError);
-  expect(probe.toBytes()).toEqual(v2.toBytes());
-  publish({ version: 3, full: 'full-3.cuckoo', patches: { '2': '2-to-3.ckpt' } }, { '2-to-3.ckpt': corrupt, 'full-3.cuckoo': v3.toBytes() });
-
+  // Version 3 adds one more entry; the server serves its patch from version 2 damaged (one byte changed), which the
+  // feed refuses by its SHA-256, and it downloads the full filter instead.
+  const m3 = publish([...ADDED, ADDED_IN_V2, ADDED_IN_V3]);
+  const patch23 = m3.patches.find((p) => p.from === 2)!;
+  const bad = new Uint8Array(readFileSync(join(feedDir, patch23.path)));
+  bad[bad.length >> 1] ^= 0x5a;
+  damaged.set(patch23.path, bad);
   state = await waitForState((s) => s.version === 3, 'version 3');
-  expect([state.source, state.items]).toEqual(['full', v3.size]);
+  expect([state.source, state.items]).toEqual(['full', SAMPLES + ADDED.length + 2]);
   expect(state.updates[1]).toEqual({
     time: expect.any(Number),
     from: 2,
     to: 3,
     via: 'full',
-    bytes: v3.byteLength,
-    patchError: expect.stringMatching(/^FilterFormatError \(patch-[a-z-]+\): /),
-    error: null,
+    bytes: expect.any(Number),
+    patchError: expect.stringMatching(/^FeedError \(hash-mismatch\): /),
   });
-  expect(updateRequests.filter((p) => p === '/updates/2-to-3.ckpt' || p === '/updates/full-3.cuckoo').sort()).toEqual([
-    '/updates/2-to-3.ckpt',
-    '/updates/full-3.cuckoo',
-  ]);
-  expect(await waitForStored(3)).toEqual({ version: 3, bytes: Buffer.from(v3.toBytes()).toString('base64') });
+  expect(state.updates[1].bytes).toBeGreaterThan(m3.full.size + patch23.size);
+  expect(feedRequests.filter((p) => p === `/feed/${patch23.path}` || p === `/feed/${m3.full.path}`).sort()).toEqual(
+    [`/feed/${patch23.path}`, `/feed/${m3.full.path}`].sort(),
+  );
+  expect(await waitForStored(3)).toEqual(storedFor(m3));
 
-  // Version 4 (the same entries) names a patch from version 3 that the server does not have (404).
-  publish({ version: 4, full: 'full-3.cuckoo', patches: { '3': '3-to-4.ckpt' } }, {});
-  state = await waitForState((s) => s.version === 4, 'version 4');
-  expect(state.updates[2]).toMatchObject({ from: 3, to: 4, via: 'full', bytes: v3.byteLength, error: null });
-  expect(state.updates[2].patchError).toMatch(/3-to-4\.ckpt: HTTP 404/);
+  // Version 4 is signed with another key: refused at each check, and the extension keeps version 3.
+  publish([...ADDED, ADDED_IN_V2, ADDED_IN_V3, ADDED_IN_V4], otherKeyFile);
+  const checks = state.checks;
+  state = await waitForState((s) => s.checks >= checks + 2 && /bad-signature/.test(s.lastCheck?.error ?? ''), 'the refused manifest');
+  expect([state.version, state.updates.length]).toEqual([3, 2]);
+  expect(state.lastCheck?.error).toMatch(/^FeedError \(bad-signature\): /);
+  await openClean(page, pageOn(ADDED_IN_V4));
 
+  // Version 5, signed with the feed's key again: a patch from version 3.
+  const m5 = publish([...ADDED, ADDED_IN_V2, ADDED_IN_V3, ADDED_IN_V4, ADDED_IN_V5]);
+  state = await waitForState((s) => s.version === 5, 'version 5');
+  expect(state.updates[2]).toMatchObject({ from: 3, to: 5, via: 'patch', patchError: null });
+  expect(state.lastCheck?.error).toBeNull();
+  expect(await waitForStored(5)).toEqual(storedFor(m5));
+
+  await openListed(page, pageOn(ADDED_IN_V5), `${ADDED_IN_V5}/`);
   await openListed(page, pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`);
-  await openListed(page, pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`);
   await openClean(page, pageOn(REMOVED_IN_V2));
   const final = await waitForState((s) => s.decisions.at(-1)?.url === pageOn(REMOVED_IN_V2), 'the last decision', 5000);
   expect(final.decisions.slice(-3).map((d) => [d.url, d.match, d.version])).toEqual([
-    [pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`, 4],
-    [pageOn(ADDED_IN_V2), `${ADDED_IN_V2}/`, 4],
-    [pageOn(REMOVED_IN_V2), null, 4],
+    [pageOn(ADDED_IN_V5), `${ADDED_IN_V5}/`, 5],
+    [pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`, 5],
+    [pageOn(REMOVED_IN_V2), null, 5],
   ]);
   expect(final.errors).toEqual([]);
   expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
-  for (const f of [v1, v2, v3, probe]) f.dispose();
   await page.close();
   console.log(
-    `extension updates: patch 1→2 ${patch12.length} bytes (full filter ${bundled.length}); ` +
-      `2→3 corrupt patch refused: ${final.updates[1].patchError}; 3→4: ${final.updates[2].patchError}\n` +
-      `update server saw: ${updateRequests.filter((p) => !p.endsWith('manifest.json')).join(', ')} and ${updateRequests.filter((p) => p.endsWith('manifest.json')).length} manifest requests`,
+    `extension updates: patch 1→2 ${patch12.size} bytes (full filter ${m2.full.size}); ` +
+      `2→3 damaged patch refused: ${final.updates[1].patchError}; 4 refused: ${state.lastCheck?.error ?? final.lastCheck?.error}\n` +
+      `feed server saw: ${feedRequests.filter((p) => !p.endsWith('manifest.json')).join(', ')} and ${feedRequests.filter((p) => p.endsWith('manifest.json')).length} manifest requests`,
   );
-}, 60000);
+}, 90000);
 
 test('a restarted extension loads its stored filter, not the bundled one', async () => {
   // Stops the worker as Chromium does when it is idle (its state goes with it) ...
@@ -433,11 +497,11 @@ test('a restarted extension loads its stored filter, not the bundled one', async
   await cdp.send('Target.closeTarget', { targetId: target!.targetId });
   await cdp.detach();
   // ... and the next navigation starts it again.
-  await openListed(page, pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`);
+  await openListed(page, pageOn(ADDED_IN_V5), `${ADDED_IN_V5}/`);
   worker = context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`))!;
-  const state = await waitForState((s) => s.ready && s.decisions.length > 0, 'the restarted worker');
-  expect(state.decisions.map((d) => [d.url, d.match, d.version])).toEqual([[pageOn(ADDED_IN_V3), `${ADDED_IN_V3}/`, 4]]);
-  expect([state.version, state.source, state.updates, state.errors]).toEqual([4, 'stored', [], []]);
+  const state = await waitForState((s) => s.ready && s.decisions.length > 0 && s.lastCheck?.version != null, 'the restarted worker');
+  expect(state.decisions.map((d) => [d.url, d.match, d.version])).toEqual([[pageOn(ADDED_IN_V5), `${ADDED_IN_V5}/`, 5]]);
+  expect([state.version, state.source, state.updates, state.errors]).toEqual([5, 'stored', [], []]);
   await openClean(page, pageOn(REMOVED_IN_V2));
   await page.close();
 }, 30000);
