@@ -1,42 +1,76 @@
-// The edge example (examples/cloudflare-worker) in workerd: its filter built by its build.mjs, its Worker bundled
-// as wrangler bundles it (the package's "workerd" entry, the .wasm as a module), its static assets served by a
-// workerd disk service bound as ASSETS (what wrangler's [assets] binding gives), and an update server on
-// 127.0.0.1. It answers GET /check?url=… with the entry that matched or null, follows the list by a patch, falls
-// back to the full filter when a patch is refused, and what a check costs in workerd is measured and printed.
+// The edge example (examples/cloudflare-worker) in workerd: its Worker bundled as wrangler bundles it (the package's
+// "workerd" entry, the .wasm as a module), following a feed (docs/FEED.md) that this test publishes with the package's
+// CLI (`cuckoo-wasm publish --urls --sign KEY`) from the sample lists and serves from a server on 127.0.0.1. It
+// answers GET /check?url=… with the entry that matched or null, follows the feed by a patch, falls back to the full
+// filter when a patch arrives damaged, and what a check costs in workerd is measured and printed (by a bench Worker
+// that reads the feed's full filter as a static asset).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { CuckooFilter } from 'cuckoo-wasm';
 import { installPackage, root, workDir } from './input';
 import { bundleWorker, serveWorkers, WorkerdServer } from './workerd';
 
 const example = join(root, 'examples', 'cloudflare-worker');
 const dir = join(workDir, 'cloudflare-worker');
 const publicDir = join(dir, 'public');
+const feedDir = join(dir, 'feed');
+const stateDir = join(dir, 'feed-state');
 /** An entry added to the sample lists for the test: a bare host (the whole site). */
 const ADDED = 'blocked-by-worker.test';
 
 let server: WorkerdServer | undefined;
 let updates: Server | undefined;
-/** What the update server answers under /updates/, by path. */
-const published = new Map<string, Uint8Array | string>();
+/** Bytes the feed server answers in place of a file's, by file name. */
+const damaged = new Map<string, Uint8Array>();
 let origin = '';
 let benchOrigin = '';
 
+/** Runs the package's CLI (dist/cli.cjs); its output. */
+function cli(args: string[]): string {
+  const r = spawnSync(process.execPath, [join(root, 'dist/cli.cjs'), ...args], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`cuckoo-wasm ${args[0]} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+interface Manifest {
+  version: number;
+  full: { path: string; size: number; sha256: string };
+  patches: { from: number; path: string; size: number }[];
+}
+
+/** Publishes the sample lists plus `entries` as the feed's next version; its manifest. */
+function publish(entries: string[]): Manifest {
+  const samples = ['blocklist-sample.txt', 'phishing-urls-sample.txt'].map((f) => readFileSync(join(root, 'examples/data', f), 'utf8').replace(/\n?$/, ''));
+  const list = join(dir, 'blocklist.txt');
+  writeFileSync(list, [...samples, ...entries].join('\n') + '\n');
+  cli(['publish', list, '--out', feedDir, '--state', stateDir, '--urls', '--url-fpr', '0.001', '--poll-seconds', '1', '--sign', join(dir, 'feed.key')]);
+  const envelope = JSON.parse(readFileSync(join(feedDir, 'manifest.json'), 'utf8'));
+  return JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
+}
+
 beforeAll(async () => {
   installPackage(dir);
-  const built = spawnSync(process.execPath, [join(example, 'build.mjs'), publicDir, '--add', ADDED], { encoding: 'utf8', timeout: 60_000 });
-  if (built.status !== 0) throw new Error(`build.mjs failed: ${built.stderr}`);
+  const publicKey = /^public key: (\S+)$/m.exec(cli(['keygen', '--out', join(dir, 'feed.key')]))![1];
+  const v1 = publish([ADDED]);
+  mkdirSync(publicDir, { recursive: true });
+  copyFileSync(join(feedDir, v1.full.path), join(publicDir, 'blocklist.cuckoo'));
 
   updates = createServer((req, res) => {
-    const body = published.get(new URL(req.url ?? '/', 'http://x').pathname);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const name = path.startsWith('/feed/') ? path.slice('/feed/'.length) : '';
+    let body: Uint8Array | undefined = damaged.get(name);
+    try {
+      body ??= /^[\w.-]+$/.test(name) ? readFileSync(join(feedDir, name)) : undefined;
+    } catch {
+      body = undefined;
+    }
     if (body === undefined) res.writeHead(404).end();
     else res.writeHead(200).end(body);
   });
   await new Promise<void>((done) => updates!.listen(0, '127.0.0.1', done));
-  const updateUrl = `http://127.0.0.1:${(updates.address() as AddressInfo).port}/updates/manifest.json`;
+  const feedUrl = `http://127.0.0.1:${(updates.address() as AddressInfo).port}/feed/manifest.json`;
 
   const nodePaths = [join(dir, 'node_modules')];
   const bundle = await bundleWorker(join(example, 'src/worker.ts'), join(dir, 'worker'), undefined, nodePaths);
@@ -45,7 +79,7 @@ beforeAll(async () => {
   const workerd = spawnSync('bash', [join(root, 'scripts/runtime-versions.sh'), 'workerd'], { encoding: 'utf8', timeout: 300_000 });
   if (workerd.status !== 0) throw new Error(`cannot get workerd: ${workerd.stderr}`);
   server = await serveWorkers(workerd.stdout.trim(), dir, [
-    { name: 'example', bundle, disks: { ASSETS: publicDir }, vars: { FILTER_VERSION: '1', UPDATE_URL: updateUrl, UPDATE_SECONDS: '0' } },
+    { name: 'example', bundle, vars: { FEED_URL: feedUrl, FEED_PUBLIC_KEY: publicKey, UPDATE_SECONDS: '0' } },
     { name: 'bench', bundle: bench, disks: { ASSETS: publicDir }, vars: { FILTER_VERSION: '1' } },
   ]);
   origin = server.origins.example;
@@ -87,38 +121,33 @@ test('GET /check?url=… answers with the entry that matched, or null; a URL tha
   expect((await get('/elsewhere')).status).toBe(404);
 });
 
-test('the Worker follows the list by a patch, and loads the full filter when a patch is refused', async () => {
-  // Version 2: the added entry removed and a new one listed, made from the asset's bytes (as a publisher keeps
-  // the filter it shipped) and served as a patch from version 1.
-  const v1Bytes = new Uint8Array(readFileSync(join(publicDir, 'blocklist.cuckoo')));
-  const v1 = await CuckooFilter.fromBytes(v1Bytes);
-  const v2 = await CuckooFilter.fromBytes(v1Bytes);
-  expect(v2.delete(`${ADDED}/`)).toBe(true);
-  v2.addUrl('newly-listed.test');
-  const patch12 = v2.diff(v1);
-  published.set('/updates/1-to-2.ckpt', patch12);
-  published.set('/updates/full-2.cuckoo', v2.toBytes());
-  published.set('/updates/manifest.json', JSON.stringify({ version: 2, full: 'full-2.cuckoo', patches: { '1': '1-to-2.ckpt' } }));
+test('the Worker follows the feed by a patch, and loads the full filter when a patch arrives damaged', async () => {
+  // The isolate opened the feed at its first request: version 1, the full filter.
+  const before = (await get('/status')).body;
+  expect(before).toMatchObject({ name: 'blocklist', version: 1, source: 'full' });
+  expect((before.updates as unknown[])[0]).toMatchObject({ from: 0, to: 1, via: 'full', patchError: null });
+
+  // Version 2: the added entry removed and a new one listed; the publisher writes a patch from version 1.
+  const m2 = publish(['newly-listed.test']);
+  const patch12 = m2.patches.find((p) => p.from === 1)!;
   expect(await checkUntil('http://newly-listed.test/a', (b) => b.version === 2)).toMatchObject({ match: 'newly-listed.test/', version: 2 });
   expect((await check(`https://${ADDED}/`)).body).toMatchObject({ match: null, version: 2 });
   const status = (await get('/status')).body;
-  expect(status).toMatchObject({ version: 2, source: 'patch', items: v2.size });
-  expect((status.updates as unknown[])[0]).toMatchObject({ from: 1, to: 2, via: 'patch', bytes: patch12.length, patchError: null, error: null });
+  expect(status).toMatchObject({ version: 2, source: 'patch' });
+  expect((status.updates as unknown[])[1]).toMatchObject({ from: 1, to: 2, via: 'patch', patchError: null });
 
-  // Version 3: its patch from version 2 arrives damaged; the Worker loads the full filter instead.
-  const v3 = await CuckooFilter.fromBytes(v2.toBytes());
-  v3.addUrl('third.test/path/');
-  const corrupt = v3.diff(v2);
-  corrupt[corrupt.length >> 1] ^= 0xff;
-  published.set('/updates/2-to-3.ckpt', corrupt);
-  published.set('/updates/full-3.cuckoo', v3.toBytes());
-  published.set('/updates/manifest.json', JSON.stringify({ version: 3, full: 'full-3.cuckoo', patches: { '2': '2-to-3.ckpt' } }));
+  // Version 3: its patch from version 2 arrives damaged (one byte changed); the Worker loads the full filter instead.
+  const m3 = publish(['newly-listed.test', 'third.test/path/']);
+  const patch23 = m3.patches.find((p) => p.from === 2)!;
+  const bad = new Uint8Array(readFileSync(join(feedDir, patch23.path)));
+  bad[bad.length >> 1] ^= 0xff;
+  damaged.set(patch23.path, bad);
   expect(await checkUntil('http://third.test/path/x.html', (b) => b.version === 3)).toMatchObject({ match: 'third.test/path/', version: 3 });
   const after = (await get('/status')).body;
-  expect(after).toMatchObject({ version: 3, source: 'full' });
-  expect((after.updates as unknown[])[1]).toMatchObject({ from: 2, to: 3, via: 'full', patchError: expect.stringMatching(/^FilterFormatError \(patch-/) });
-  for (const f of [v1, v2, v3]) f.dispose();
-  process.stdout.write(`cloudflare-worker: patch 1->2 ${patch12.length} bytes (full filter ${v1Bytes.length}); 2->3 damaged patch refused, full filter loaded\n`);
+  // lastCheck is the update this request started (UPDATE_SECONDS is 0 here), which may be under way.
+  expect(after).toMatchObject({ version: 3, source: 'full', lastCheck: { error: null } });
+  expect((after.updates as unknown[])[2]).toMatchObject({ from: 2, to: 3, via: 'full', patchError: expect.stringMatching(/^FeedError \(hash-mismatch\)/) });
+  process.stdout.write(`cloudflare-worker: patch 1->2 ${patch12.size} bytes (full filter ${m2.full.size}); 2->3 damaged patch refused, full filter loaded\n`);
 });
 
 test('what a check costs in workerd (printed, not asserted): the first request, then microseconds per check', async () => {

@@ -1,33 +1,37 @@
-// A Cloudflare Worker that checks URLs against a URL blocklist, the way Google Safe Browsing does
-// (filter.matchUrl: the URL's host and up to 4 parent domains, each with its exact path, with and without
-// the query, and up to 4 parent folders):
+// A Cloudflare Worker that checks URLs against a URL blocklist the way Google Safe Browsing does (matchUrl: the
+// URL's host and up to 4 parent domains, each with its exact path, with and without the query, and up to 4 parent
+// folders), following the list as a feed (docs/FEED.md) that `cuckoo-wasm publish` writes to any static host:
 //
 //   GET /check?url=https://www.evil.example/login  ->  { "url": …, "match": "evil.example/", "version": 2 }
 //   GET /check?url=https://example.org/            ->  { "url": …, "match": null, "version": 2 }
 //   GET /check?url=nonsense                        ->  400 { "error": "InvalidUrlError", "reason": "no-host", … }
-//   GET /status                                    ->  { version, items, source, lastCheck, updates }
+//   GET /status                                    ->  { name, version, items, source, lastCheck, updates }
 //
-// The filter is the static asset blocklist.cuckoo (build.mjs makes it with `cuckoo-wasm build --urls`),
-// read through the ASSETS binding and loaded once per isolate with CuckooFilter.fromBytes. Wrangler bundles
-// the package's "workerd" entry, which imports its .wasm as a module: nothing to set up here.
-//
-// Updates (when UPDATE_URL is set): the protocol of the extension example (examples/extension). At most
-// every UPDATE_SECONDS, on a request (after answering it, with ctx.waitUntil) and on the cron trigger, the
-// isolate fetches the update manifest
-//   { "version": 3, "full": "blocklist-3.cuckoo", "patches": { "2": "2-to-3.ckpt" } }
-// (URLs relative to the manifest's). When its version is newer than the filter's, it applies the patch from
-// the filter's version with filter.applyPatch (in place; on any error it throws and changes nothing), or, when
-// there is none or it fails, loads the full filter instead. Checks meanwhile answer from the current filter.
-// Each isolate follows the list on its own; a new isolate starts from the asset and catches up at its first
-// request.
-import { CuckooFilter, InvalidUrlError } from 'cuckoo-wasm';
+// FilterFeed (the package's "workerd" entry, which wrangler bundles with its .wasm as a module) holds the filter.
+// Its store is the isolate's memory (MemoryFeedStore): an isolate's first request opens the feed (the manifest and
+// the full filter), and later ones are answered from memory. A store is what a feed keeps between runs: bound to a
+// KV namespace as FEED_KV, the Worker uses KvFeedStore below instead, so that a new isolate starts from the version
+// KV holds and catches up by a patch. At most every UPDATE_SECONDS, after answering a request (ctx.waitUntil), and
+// on the cron trigger, the isolate runs feed.update(): a patch from its version, or the full filter when no patch
+// applies. An update that fails changes nothing, and checks answer from the filter held throughout.
+import { FilterFeed, MemoryFeedStore, InvalidUrlError, type FeedStore, type FeedUpdate, type StoredFeed } from 'cuckoo-wasm';
+
+/** The part of a Workers KV namespace (@cloudflare/workers-types' KVNamespace) that KvFeedStore uses. */
+interface KvNamespace {
+  getWithMetadata<M>(key: string, type: 'arrayBuffer'): Promise<{ value: ArrayBuffer | null; metadata: M | null }>;
+  put(key: string, value: Uint8Array, options: { metadata: unknown }): Promise<void>;
+}
 
 /** The bindings of wrangler.toml. */
 interface Env {
-  ASSETS: { fetch(request: Request | string): Promise<Response> };
-  FILTER_VERSION?: string;
-  UPDATE_URL?: string;
+  /** The feed's manifest.json (an http(s) URL). */
+  FEED_URL: string;
+  /** The publisher's Ed25519 public key (base64, as `cuckoo-wasm keygen` prints it): manifests not signed with it are refused. */
+  FEED_PUBLIC_KEY?: string;
+  /** The least seconds between two updates of an isolate (300 by default). */
   UPDATE_SECONDS?: string;
+  /** A KV namespace to keep the filter in, shared by the isolates; none: each isolate's memory. */
+  FEED_KV?: KvNamespace;
 }
 
 /** What the Workers runtime passes to fetch and scheduled (from @cloudflare/workers-types, the part used). */
@@ -35,58 +39,55 @@ interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-interface Manifest {
-  version: number;
-  full: string;
-  patches: Map<string, string>;
+/**
+ * A FeedStore in Workers KV: the filter's bytes as the value of `key`, the rest of the state as its metadata, so
+ * that one put() writes the whole state. KV is eventually consistent: another location may load an older version
+ * for a while, and the feed then updates from it as from any other.
+ */
+export class KvFeedStore implements FeedStore {
+  constructor(
+    private readonly kv: KvNamespace,
+    private readonly key = 'feed',
+  ) {}
+
+  async load(): Promise<StoredFeed | undefined> {
+    const { value, metadata } = await this.kv.getWithMetadata<Omit<StoredFeed, 'bytes'>>(this.key, 'arrayBuffer');
+    return value === null || metadata === null ? undefined : { ...metadata, bytes: new Uint8Array(value) };
+  }
+
+  async save({ bytes, ...metadata }: StoredFeed): Promise<void> {
+    await this.kv.put(this.key, bytes, { metadata });
+  }
 }
 
-interface Update {
-  time: number;
-  from: number;
-  to: number;
-  via: 'patch' | 'full' | null;
-  bytes: number;
-  patchError: string | null;
-  error: string | null;
-}
-
-const FILTER_ASSET = 'https://assets.local/blocklist.cuckoo';
 const MAX_UPDATES = 20;
 
-/** A loaded filter, its version and where it came from. */
-interface Loaded {
-  filter: CuckooFilter;
-  version: number;
-  source: 'asset' | 'patch' | 'full';
-}
-
-/** The filter checks use; replaced only by a complete, loaded filter. */
-let current: Loaded | null = null;
-let loading: Promise<Loaded> | null = null;
-let updating: Promise<void> | null = null;
+let feed: FilterFeed | null = null;
+let opening: Promise<FilterFeed> | null = null;
+/** How the filter held came: 'stored' (KV), 'full' or 'patch'. */
+let source: 'stored' | FeedUpdate['via'] = 'full';
 let lastCheck: { time: number; version: number | null; error: string | null } | null = null;
-const updates: Update[] = [];
+const updates: { time: number; from: number; to: number; via: FeedUpdate['via']; bytes: number; patchError: string | null }[] = [];
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     if (request.method !== 'GET') return Response.json({ error: 'only GET' }, { status: 405 });
     if (url.pathname !== '/check' && url.pathname !== '/status') return Response.json({ error: 'not found' }, { status: 404 });
-    let state: Loaded;
+    let current: FilterFeed;
     try {
-      state = await filterFor(env);
+      current = await feedFor(env);
     } catch (e) {
       return Response.json({ error: `no filter: ${errorText(e)}` }, { status: 503 });
     }
-    if (updateDue(env)) ctx.waitUntil(update(env));
+    if (updateDue(env)) ctx.waitUntil(update(current));
     if (url.pathname === '/status') {
-      return Response.json({ version: state.version, items: state.filter.size, source: state.source, lastCheck, updates });
+      return Response.json({ name: current.name, version: current.version, items: current.filter.size, source, lastCheck, updates });
     }
     const target = url.searchParams.get('url');
     if (target === null) return Response.json({ error: 'missing ?url=' }, { status: 400 });
     try {
-      return Response.json({ url: target, match: state.filter.matchUrl(target), version: state.version });
+      return Response.json({ url: target, match: current.matchUrl(target), version: current.version });
     } catch (e) {
       if (!(e instanceof InvalidUrlError)) throw e;
       return Response.json({ url: target, error: e.name, reason: e.reason, message: e.message }, { status: 400 });
@@ -94,103 +95,61 @@ export default {
   },
 
   async scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): Promise<void> {
-    if (!env.UPDATE_URL) return;
-    await filterFor(env);
-    ctx.waitUntil(update(env));
+    ctx.waitUntil(feedFor(env).then(update));
   },
 };
 
-/** The isolate's filter: the current one, else the asset loaded once (a failed load is tried again next time). */
-function filterFor(env: Env): Promise<Loaded> {
-  if (current) return Promise.resolve(current);
-  loading ??= (async (): Promise<Loaded> => {
-    const response = await env.ASSETS.fetch(FILTER_ASSET);
-    if (!response.ok) throw new Error(`blocklist.cuckoo: HTTP ${response.status}`);
-    const filter = await CuckooFilter.fromBytes(await response.arrayBuffer());
-    const loaded: Loaded = { filter, version: Number(env.FILTER_VERSION ?? '1'), source: 'asset' };
-    current = loaded;
-    return loaded;
+/** The isolate's feed, opened once (a failed open, with nothing stored, is tried again at the next request). */
+function feedFor(env: Env): Promise<FilterFeed> {
+  if (feed) return Promise.resolve(feed);
+  opening ??= (async () => {
+    const store = env.FEED_KV ? new KvFeedStore(env.FEED_KV) : new MemoryFeedStore();
+    const check = startCheck();
+    const opened = await FilterFeed.open({
+      manifestUrl: env.FEED_URL,
+      publicKey: env.FEED_PUBLIC_KEY || undefined,
+      store,
+      onUpdate: recordUpdate,
+      onError: (e) => (check.error = errorText(e)),
+    });
+    if (updates.length === 0) source = 'stored';
+    if (opened.lastError === undefined) check.version = opened.version;
+    feed = opened;
+    return opened;
   })().finally(() => {
-    loading = null;
+    opening = null;
   });
-  return loading;
+  return opening;
+}
+
+function startCheck(): NonNullable<typeof lastCheck> {
+  lastCheck = { time: Date.now(), version: null, error: null };
+  return lastCheck;
 }
 
 function updateDue(env: Env): boolean {
-  if (!env.UPDATE_URL || updating) return false;
   const period = Number(env.UPDATE_SECONDS ?? '300') * 1000;
   return lastCheck === null || Date.now() - lastCheck.time >= period;
 }
 
-/** Checks the manifest and updates, unless an update is already under way. */
-function update(env: Env): Promise<void> {
-  updating ??= checkForUpdate(env.UPDATE_URL!).finally(() => {
-    updating = null;
-  });
-  return updating;
-}
-
-async function checkForUpdate(updateUrl: string): Promise<void> {
-  const check: NonNullable<typeof lastCheck> = { time: Date.now(), version: null, error: null };
-  lastCheck = check;
-  let manifest: Manifest;
+/** One update; update() returns the one under way, if any, so two never run at once. */
+async function update(current: FilterFeed): Promise<void> {
+  const check = startCheck();
   try {
-    manifest = readManifest(await (await fetchOk(updateUrl)).json(), updateUrl);
-    check.version = manifest.version;
+    await current.update();
+    check.version = current.version;
   } catch (e) {
     check.error = errorText(e);
-    return;
   }
-  const state = current;
-  if (!state || manifest.version <= state.version) return;
-  const record: Update = { time: Date.now(), from: state.version, to: manifest.version, via: null, bytes: 0, patchError: null, error: null };
-  updates.push(record);
+}
+
+function recordUpdate({ from, to, via, bytes, patchError }: FeedUpdate): void {
+  source = via;
+  updates.push({ time: Date.now(), from, to, via, bytes, patchError: patchError ? errorText(patchError) : null });
   if (updates.length > MAX_UPDATES) updates.shift();
-
-  const patchUrl = manifest.patches.get(String(state.version));
-  if (patchUrl) {
-    try {
-      const patch = new Uint8Array(await (await fetchOk(patchUrl)).arrayBuffer());
-      state.filter.applyPatch(patch); // in place; on any error it throws and the filter is as it was
-      current = { filter: state.filter, version: manifest.version, source: 'patch' };
-      Object.assign(record, { via: 'patch', bytes: patch.byteLength });
-      return;
-    } catch (e) {
-      record.patchError = errorText(e);
-    }
-  } else {
-    record.patchError = `no patch from version ${state.version}`;
-  }
-  try {
-    const bytes = await (await fetchOk(manifest.full)).arrayBuffer();
-    const filter = await CuckooFilter.fromBytes(bytes);
-    current = { filter, version: manifest.version, source: 'full' };
-    state.filter.dispose();
-    Object.assign(record, { via: 'full', bytes: bytes.byteLength });
-  } catch (e) {
-    record.error = `cannot load the full filter ${manifest.full}: ${errorText(e)}`;
-  }
 }
 
-/** The manifest with its URLs resolved against the manifest's own; throws if it is not one. */
-function readManifest(m: unknown, base: string): Manifest {
-  const isUrl = (u: unknown): u is string => typeof u === 'string' && u !== '';
-  if (typeof m !== 'object' || m === null) throw new Error('the update manifest is not a JSON object');
-  const { version, full, patches } = m as { version?: unknown; full?: unknown; patches?: Record<string, unknown> };
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) throw new Error(`version ${version} is not an integer >= 0`);
-  if (!isUrl(full)) throw new Error('no "full" URL');
-  const byVersion = new Map<string, string>();
-  for (const [from, url] of Object.entries(patches ?? {})) if (isUrl(url)) byVersion.set(from, new URL(url, base).href);
-  return { version, full: new URL(full, base).href, patches: byVersion };
-}
-
-async function fetchOk(url: string): Promise<Response> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response;
-}
-
-/** An error as `Name (reason): message`, the reason being FilterFormatError's. */
+/** An error as `Name (reason): message`, the reason being FeedError's or InvalidUrlError's. */
 function errorText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const reason = (e as { reason?: string }).reason;
