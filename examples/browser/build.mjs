@@ -1,48 +1,49 @@
 /**
  * Builds the cuckoo-wasm browser example without serving it:
  *
- *   node examples/browser/build.mjs [OUTDIR]      (default examples/browser/dist)
+ *   node examples/browser/build.mjs [OUTDIR] [--feed-state DIR] [--poll-seconds 30]
  *
- * runs Vite's build() into OUTDIR (emptied first), then writes the filter the app
- * fetches, OUTDIR/filters/url-blocklist.cuckoo, with the package's CLI
- * (`cuckoo-wasm build --urls LIST --url-fpr 0.001`) from one URL blocklist made of
+ * runs Vite's build() into OUTDIR (default examples/browser/dist, emptied first), then publishes the URL blocklist
+ * the app follows as a feed (docs/FEED.md) into OUTDIR/feed/ with examples/feed/feed.mjs (the package's publish(),
+ * what `cuckoo-wasm publish --urls --url-fpr 0.001` runs): version 1 of one URL blocklist made of
  *   - examples/data/blocklist-sample.txt: 50,114 bare hosts, each the whole site and its subdomains,
  *   - examples/data/phishing-urls-sample.txt: 4,926 phishing URLs, each that one page (or, without a path, that site),
  *   - demo-entries.txt (this folder): a folder, the entry form the samples lack,
- * sized so that one URL lookup (up to 30 expressions) is a false positive at most 0.1% of the time.
- * The samples' sources and licenses go along as OUTDIR/filters/DATA-SOURCES.md.
+ *   - three rotating hosts of examples/feed, one of which each later version replaces,
+ * sized so that one URL lookup (up to 30 expressions) is a false positive at most 0.1% of the time. --feed-state is
+ * the publisher's folder (default: a temporary one, deleted): keep it to publish later versions into OUTDIR/feed
+ * (`node examples/feed/feed.mjs --out OUTDIR/feed --state DIR`). --poll-seconds is the manifest's pollSeconds.
+ * The samples' sources and licenses go along as OUTDIR/feed/DATA-SOURCES.md.
  * Last it prints the size of what a browser downloads for the app's code: each
  * .js and .wasm of OUTDIR/assets, in bytes and gzipped (zlib level 9, as
  * scripts/build.mjs measures dist/index.mjs), the figures in README.md.
  * Needs the built package (dist/, made by `npm run build`). Also importable:
- * `await buildExample(outDir)` returns `{ outDir, filterFile, bundle }`: the two
- * as absolute paths, bundle as [{ file, bytes, gzipped }] (file relative to outDir).
+ * `await buildExample(outDir, { feedState, pollSeconds })` returns `{ outDir, feedDir, published, bundle }`: the
+ * folders as absolute paths, published as publish() returned it, bundle as [{ file, bytes, gzipped }] (file relative
+ * to outDir).
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
+import { publishVersion, SAMPLE_LISTS } from '../feed/feed.mjs';
 
 const exampleDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(exampleDir, '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
 const dataDir = path.join(repoRoot, 'examples/data');
 
-/** The lists the filter is built from, in this order. */
-export const LISTS = [
-  path.join(dataDir, 'blocklist-sample.txt'),
-  path.join(dataDir, 'phishing-urls-sample.txt'),
-  path.join(exampleDir, 'demo-entries.txt'),
-];
-/** The false-positive rate of one URL lookup the filter is sized for (the CLI's --url-fpr). */
+/** The lists the feed is published from (and examples/feed's rotating entries). */
+export const LISTS = SAMPLE_LISTS;
+/** The false-positive rate of one URL lookup the filter is sized for (publish's urlFalsePositiveRate). */
 export const URL_FALSE_POSITIVE_RATE = 0.001;
-/** Path of the filter inside the output folder; main.js fetches the same path relative to the page. */
-export const FILTER_PATH = 'filters/url-blocklist.cuckoo';
+/** Path of the feed's manifest inside the output folder; main.js follows the same path relative to the page. */
+export const FEED_PATH = 'feed/manifest.json';
 
-export async function buildExample(outDir = path.join(exampleDir, 'dist')) {
+export async function buildExample(outDir = path.join(exampleDir, 'dist'), { feedState, pollSeconds = 30 } = {}) {
   outDir = path.resolve(outDir);
   // The output folder is emptied: never let that be the sources or a folder holding them.
   if (exampleDir === outDir || exampleDir.startsWith(outDir + path.sep)) {
@@ -55,24 +56,23 @@ export async function buildExample(outDir = path.join(exampleDir, 'dist')) {
     configFile: path.join(exampleDir, 'vite.config.mjs'),
     build: { outDir, emptyOutDir: true },
   });
-  const filterFile = path.join(outDir, FILTER_PATH);
-  mkdirSync(path.dirname(filterFile), { recursive: true });
-  // The CLI reads one list: the three, joined. Their entries are URL entries as they stand.
-  const tmp = mkdtempSync(path.join(tmpdir(), 'cuckoo-example-'));
+  const feedDir = path.join(outDir, path.dirname(FEED_PATH));
+  const state = feedState ? path.resolve(feedState) : mkdtempSync(path.join(tmpdir(), 'cuckoo-example-feed-'));
+  let published;
   try {
-    const list = path.join(tmp, 'url-blocklist.txt');
-    writeFileSync(list, LISTS.map((file) => readFileSync(file, 'utf8').replace(/\n?$/, '\n')).join(''));
-    const args = ['build', '--urls', list, '-o', filterFile, '--url-fpr', String(URL_FALSE_POSITIVE_RATE)];
-    execFileSync(process.execPath, [cli, ...args], { stdio: 'inherit' });
+    // A state folder of an earlier build would go on from its version into an emptied folder: start afresh.
+    if (feedState) rmSync(state, { recursive: true, force: true });
+    published = await publishVersion({ out: feedDir, state, pollSeconds });
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    if (!feedState) rmSync(state, { recursive: true, force: true });
   }
-  copyFileSync(path.join(dataDir, 'SOURCES.md'), path.join(outDir, 'filters/DATA-SOURCES.md'));
+  console.log(`feed: ${FEED_PATH} version ${published.version}, ${published.entries} entries, ${published.full.path} ${published.full.size} bytes`);
+  copyFileSync(path.join(dataDir, 'SOURCES.md'), path.join(feedDir, 'DATA-SOURCES.md'));
   const bundle = bundleSizes(outDir);
   for (const { file, bytes, gzipped } of bundle) {
     console.log(`bundle: ${file} ${bytes} bytes, ${gzipped} gzipped`);
   }
-  return { outDir, filterFile, bundle };
+  return { outDir, feedDir, published, bundle };
 }
 
 /** The app's scripts and WebAssembly in outDir/assets: [{ file, bytes, gzipped }], by file name. */
@@ -88,7 +88,11 @@ export function bundleSizes(outDir) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  buildExample(process.argv[2]).catch((err) => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { 'feed-state': { type: 'string' }, 'poll-seconds': { type: 'string', default: '30' } },
+  });
+  buildExample(positionals[0], { feedState: values['feed-state'], pollSeconds: Number(values['poll-seconds']) }).catch((err) => {
     console.error(err.message);
     process.exit(1);
   });

@@ -1,18 +1,19 @@
 /**
- * cuckoo-wasm browser example: the app. On page load it fetches the URL
- * blocklist filter written by build.mjs, loads it with CuckooFilter.fromBytes,
- * shows its statistics, marks the blocked links of the sample section
- * (hasAllUrls, one crossing into WebAssembly for all of them) and answers the
- * URL field on every `input` event with the list entry that matched (matchUrl).
- * The field starts with the page's `?url=` parameter, if any, and a click on a
- * sample link puts that link in the field instead of following it.
+ * cuckoo-wasm browser example: the app. On page load it opens the feed that build.mjs published
+ * (feed/manifest.json, docs/FEED.md) with FilterFeed, keeping the filter in IndexedDB (IndexedDbFeedStore, so a
+ * reload starts from the version it held), shows the filter's statistics, marks the blocked links of the sample
+ * section (hasAllUrls, one crossing into WebAssembly for all of them) and answers the URL field on every `input`
+ * event with the list entry that matched (matchUrl). Then it follows the feed (feed.start(): a poll every
+ * pollSeconds of the manifest), and each new version, by patch or in full, updates the statistics, the marks and
+ * the field's answer. The field starts with the page's `?url=` parameter, if any, and a click on a sample link puts
+ * that link in the field instead of following it.
  *
- * The page only reads the filter, so it imports cuckoo-wasm/reader, the
- * read-only entry: the same answers from a module without the writers
- * (creation, insertion, diff, Redis dumps), which is what keeps the bundle small.
+ * The page only reads filters, so it imports cuckoo-wasm/reader, the read-only entry: the same answers from a
+ * module without the writers (creation, insertion, diff, Redis dumps), which is what keeps the bundle small.
  *
  * For automated tests, which only read it, the outcome is published as
- *   window.__cuckooExample = { ready, filterUrl, stats, links, marked, lookup, error }
+ *   window.__cuckooExample = { ready, manifestUrl, feed, stats, links, marked, lookup, error }
+ *     feed:   { name, version, updates: [{ from, to, via, bytes }], lastError }
  *     links:  [{ url, listed, match }] for the sample links, in page order
  *     marked: the URLs of the links marked blocked
  *     lookup: the field's last answer, { input, verdict, match, reason, message }, where
@@ -21,12 +22,12 @@
  *   document.body.dataset.state = 'loading' | 'ready' | 'error'
  * (and document.body.dataset.error = the message on failure).
  */
-import { CuckooFilter, InvalidUrlError } from 'cuckoo-wasm/reader';
+import { FilterFeed, IndexedDbFeedStore, InvalidUrlError } from 'cuckoo-wasm/reader';
 
-/** Where build.mjs writes the filter, relative to this page. */
-const FILTER_PATH = 'filters/url-blocklist.cuckoo';
+/** Where build.mjs publishes the feed, relative to this page. */
+const FEED_PATH = 'feed/manifest.json';
 
-const state = { ready: false, filterUrl: null, stats: null, links: [], marked: [], lookup: null, error: null };
+const state = { ready: false, manifestUrl: null, feed: null, stats: null, links: [], marked: [], lookup: null, error: null };
 window.__cuckooExample = state;
 
 const integer = new Intl.NumberFormat('en');
@@ -62,10 +63,10 @@ function code(text) {
 }
 
 /** The answer for what is in the field: a lookup of the whole URL, path and query included. */
-function lookUp(filter, input) {
+function lookUp(feed, input) {
   if (input.trim() === '') return { input, verdict: 'empty', match: null, reason: null, message: null };
   try {
-    const match = filter.matchUrl(input);
+    const match = feed.matchUrl(input);
     return { input, verdict: match === null ? 'not-listed' : 'listed', match, reason: null, message: null };
   } catch (err) {
     if (!(err instanceof InvalidUrlError)) throw err;
@@ -73,11 +74,11 @@ function lookUp(filter, input) {
   }
 }
 
-function connectLookup(filter) {
+function connectLookup(feed) {
   const input = document.getElementById('url');
   const verdict = document.getElementById('verdict');
   const update = () => {
-    const answer = lookUp(filter, input.value);
+    const answer = lookUp(feed, input.value);
     state.lookup = answer;
     verdict.dataset.verdict = answer.verdict;
     verdict.dataset.match = answer.match ?? '';
@@ -106,23 +107,27 @@ function connectLookup(filter) {
   return { input, update };
 }
 
-function markLinks(filter, field) {
+/** Marks the sample links by the feed's current filter (again after each update). */
+function markLinks(feed) {
   const anchors = [...document.querySelectorAll('#links a')];
   // a.href is the URL as the browser resolved it, as a click would open it.
   const urls = anchors.map((a) => a.href);
-  const listed = filter.hasAllUrls(urls);
-  state.links = urls.map((url, i) => ({ url, listed: listed[i], match: listed[i] ? filter.matchUrl(url) : null }));
+  const listed = feed.filter.hasAllUrls(urls);
+  state.links = urls.map((url, i) => ({ url, listed: listed[i], match: listed[i] ? feed.matchUrl(url) : null }));
   state.marked = urls.filter((_, i) => listed[i]);
   anchors.forEach((a, i) => {
     const { match } = state.links[i];
     a.dataset.listed = String(listed[i]);
     a.classList.toggle('listed', listed[i]);
-    if (match !== null) a.title = `matches the list entry ${match}`;
-    const badge = document.createElement('span');
+    a.title = match === null ? '' : `matches the list entry ${match}`;
+    const badge = a.parentElement.querySelector('.badge') ?? document.createElement('span');
     badge.className = listed[i] ? 'badge badge-listed' : 'badge badge-clean';
     badge.textContent = listed[i] ? 'blocked' : 'not listed';
     a.parentElement.append(badge);
   });
+}
+
+function followClicks(field) {
   // Some unlisted links are on phishing sites too (another page of a listed page's site):
   // no sample link is followed; a click checks it in the field above instead.
   document.getElementById('links').addEventListener('click', (event) => {
@@ -135,30 +140,59 @@ function markLinks(filter, field) {
   });
 }
 
+/** The statistics of the feed's current filter. */
+function statsOf(filter) {
+  return {
+    items: filter.size,
+    bytes: filter.byteLength,
+    bitsPerItem: filter.bitsPerItem,
+    expectedFalsePositiveRate: filter.expectedFalsePositiveRate,
+    urlFalsePositiveRate: filter.urlFalsePositiveRate,
+    loadFactor: filter.loadFactor,
+    fingerprintBits: filter.fingerprintBits,
+    bucketSize: filter.bucketSize,
+  };
+}
+
+function showFeed(feed, status) {
+  state.stats = statsOf(feed.filter);
+  showStats(state.stats);
+  state.feed.version = feed.version;
+  state.feed.name = feed.name;
+  const last = state.feed.updates.at(-1);
+  const how = last === undefined ? 'from this browser\'s IndexedDB' : last.via === 'patch' ? `by a patch from version ${last.from}` : 'in full';
+  status.textContent =
+    `Following ${FEED_PATH}: "${feed.name}" version ${feed.version}, reached ${how} (${last ? `${last.bytes} bytes downloaded` : 'nothing downloaded'}); ` +
+    `${feed.filter.fingerprintBits}-bit fingerprints, ${feed.filter.bucketSize} slots per bucket.`;
+}
+
 async function main() {
   const status = document.getElementById('status');
   try {
-    const url = new URL(FILTER_PATH, document.baseURI);
-    state.filterUrl = url.href;
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`fetching ${FILTER_PATH} failed: HTTP ${response.status}`);
-    const filter = await CuckooFilter.fromBytes(await response.arrayBuffer());
-
-    state.stats = {
-      items: filter.size,
-      bytes: filter.byteLength,
-      bitsPerItem: filter.bitsPerItem,
-      expectedFalsePositiveRate: filter.expectedFalsePositiveRate,
-      urlFalsePositiveRate: filter.urlFalsePositiveRate,
-      loadFactor: filter.loadFactor,
-      fingerprintBits: filter.fingerprintBits,
-      bucketSize: filter.bucketSize,
-    };
-    showStats(state.stats);
-    const field = connectLookup(filter);
-    markLinks(filter, field);
-    status.textContent =
-      `Loaded ${FILTER_PATH}: ${filter.fingerprintBits}-bit fingerprints, ${filter.bucketSize} slots per bucket.`;
+    const manifestUrl = new URL(FEED_PATH, document.baseURI);
+    state.manifestUrl = manifestUrl.href;
+    state.feed = { name: null, version: null, updates: [], lastError: null };
+    let field = null;
+    const feed = await FilterFeed.open({
+      manifestUrl,
+      store: new IndexedDbFeedStore('cuckoo-wasm-example'),
+      onUpdate: ({ from, to, via, bytes }) => {
+        state.feed.updates.push({ from, to, via, bytes });
+        // Open's own update comes before the page is set up; later ones refresh what the page shows.
+        if (field === null) return;
+        showFeed(feed, status);
+        markLinks(feed);
+        field.update();
+      },
+      onError: (e) => {
+        state.feed.lastError = `${e.name}${e.reason ? ` (${e.reason})` : ''}: ${e.message}`;
+      },
+    });
+    showFeed(feed, status);
+    field = connectLookup(feed);
+    markLinks(feed);
+    followClicks(field);
+    feed.start();
     state.ready = true;
     document.body.dataset.state = 'ready';
   } catch (err) {

@@ -4,8 +4,9 @@
 // from 127.0.0.1 with
 // `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'` on
 // every response, and used by opening it with ?url=, typing into the URL field and
-// clicking sample links. The app fetches its URL blocklist filter, loads it and
-// publishes what it did (window.__cuckooExample and body[data-state]); the test
+// clicking sample links. The app follows the feed build.mjs published beside it
+// (feed/manifest.json) with FilterFeed, sees a version published later arrive by
+// patch, and publishes what it did (window.__cuckooExample and body[data-state]); the test
 // only reads that, the DOM and the console (harness.ts says why nothing is driven
 // through `evaluate`).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -54,9 +55,9 @@ const NOT_BLOCKED = [
   'https://webassembly.org/docs/security/',
   'https://example.org/',
 ];
-const FILTER_PATH = '/filters/url-blocklist.cuckoo';
-/** 50,114 hosts + 4,926 phishing URLs + 1 demo folder, none the same expression as another. */
-const ENTRIES = 55041;
+const FEED_PATH = '/feed/manifest.json';
+/** 50,114 hosts + 4,926 phishing URLs + 1 demo folder + 3 rotating hosts of examples/feed, none the same expression as another. */
+const ENTRIES = 55044;
 
 interface Lookup {
   input: string;
@@ -68,7 +69,8 @@ interface Lookup {
 
 interface ExampleState {
   ready: boolean;
-  filterUrl: string | null;
+  manifestUrl: string | null;
+  feed: { name: string; version: number; updates: { from: number; to: number; via: string; bytes: number }[]; lastError: string | null } | null;
   stats: {
     items: number;
     bytes: number;
@@ -91,10 +93,19 @@ let browser: Browser;
 let page: Page;
 let problems: Problems;
 let jsAsset: string;
+let feedState: string;
+
+/** The feed's manifest as build.mjs (or feed.mjs) published it: the envelope's payload. */
+function feedManifest(): { version: number; full: { path: string; size: number }; patches: { from: number; path: string; size: number }[] } {
+  const envelope = JSON.parse(readFileSync(join(outDir, FEED_PATH), 'utf8'));
+  return JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
+}
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'cuckoo-example-app-'));
-  runNodeScript('examples/browser/build.mjs', [outDir], 60000);
+  feedState = mkdtempSync(join(tmpdir(), 'cuckoo-example-app-feed-'));
+  // pollSeconds 1: the page polls the feed every second, so the version the last test publishes arrives at once.
+  runNodeScript('examples/browser/build.mjs', [outDir, '--feed-state', feedState, '--poll-seconds', '1'], 60000);
   const scripts = readdirSync(join(outDir, 'assets')).filter((f) => /^index-[\w-]+\.js$/.test(f));
   expect(scripts).toHaveLength(1);
   jsAsset = join(outDir, 'assets', scripts[0]);
@@ -110,6 +121,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
+  if (feedState) rmSync(feedState, { recursive: true, force: true });
 });
 
 /** The app's published state, copied out as plain data (a read: the app computed it). */
@@ -168,25 +180,25 @@ test("the example app loads its URL filter under script-src 'self' 'wasm-unsafe-
   });
   expect(state.ready).toBe(true);
 
-  // The filter the app reports on is the file that was served, built from the three lists by `build --urls`.
-  const fileBytes = statSync(join(outDir, FILTER_PATH)).size;
-  expect(state.filterUrl).toBe(server.origin + FILTER_PATH);
-  expect(server.requests).toContain(FILTER_PATH);
+  // The filter the app reports on is the feed's version 1 as served, published from the lists by publish().
+  const { full } = feedManifest();
+  const fileBytes = statSync(join(outDir, 'feed', full.path)).size;
+  expect(state.manifestUrl).toBe(server.origin + FEED_PATH);
+  expect(state.feed).toEqual({ name: 'blocklist', version: 1, updates: [{ from: 0, to: 1, via: 'full', bytes: expect.any(Number) }], lastError: null });
+  expect(server.requests).toEqual(expect.arrayContaining([FEED_PATH, `/feed/${full.path}`]));
   const stats = state.stats!;
   expect(stats.items).toBe(ENTRIES);
   expect(stats.bytes).toBe(fileBytes);
-  // The CLI's default table for bucket size 4: semi-sorted, 4f - 4 = 68 bits per bucket, in format version 4.
-  expect(stats.bytes).toBe(122954);
-  expect(stats.bitsPerItem).toBeCloseTo(17.87, 2);
-  expect(stats.loadFactor).toBeGreaterThan(0.94);
-  expect(stats.loadFactor).toBeLessThan(0.96);
+  // publish() sizes a filter for 1.25 times its entries (room for later versions to stay patches).
+  expect(stats.loadFactor).toBeGreaterThan(0.7);
+  expect(stats.loadFactor).toBeLessThan(0.85);
   expect(stats).toMatchObject({ fingerprintBits: 18, bucketSize: 4 });
   // Sized with --url-fpr 0.001: one URL lookup, up to 30 expressions, is a false positive at most 0.1% of the time.
   expect(stats.urlFalsePositiveRate).toBeGreaterThan(0.0005);
   expect(stats.urlFalsePositiveRate).toBeLessThanOrEqual(0.001);
   expect(stats.expectedFalsePositiveRate).toBeLessThanOrEqual(0.001 / 30);
   // The statistics are on screen too, formatted.
-  expect(await page.textContent('[data-stat="items"]')).toMatch(/^55,041/);
+  expect(await page.textContent('[data-stat="items"]')).toMatch(/^55,044/);
   expect(await page.textContent('[data-stat="urlFalsePositiveRate"]')).toMatch(/^0\.09\d%/);
 
   // The sample links: exactly the blocked whole URLs are marked, each with the entry it matched,
@@ -280,4 +292,30 @@ test('the app answers the URL it is opened with (?url=), before anyone types', a
   ]);
   expect(await readCspViolations(page)).toEqual([]);
   expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
+}, 45000);
+
+test('the app follows its feed: a version published later arrives by patch, and the answers change with it', async () => {
+  const url = 'http://feed-demo-4.example/start';
+  let state = await open(url);
+  // Version 1 lists feed-demo-1.example to feed-demo-3.example; version 2 replaces the first with feed-demo-4.example.
+  expect([state.feed?.version, state.lookup?.verdict]).toEqual([1, 'not-listed']);
+  expect((await lookUp('http://feed-demo-1.example/')).match).toBe('feed-demo-1.example/');
+  const published = runNodeScript('examples/feed/feed.mjs', ['--out', join(outDir, 'feed'), '--state', feedState, '--once']);
+  expect(published).toMatch(/^published version 2: 55044 entries \(\+1 -1\)/);
+  const patch = feedManifest().patches.find((p) => p.from === 1)!;
+
+  const deadline = Date.now() + 15000;
+  while ((state = await readState()).feed?.version !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(state.feed?.version).toBe(2);
+  expect(state.feed?.updates.at(-1)).toEqual({ from: 1, to: 2, via: 'patch', bytes: expect.any(Number) });
+  expect(server.requests).toContain(`/feed/${patch.path}`);
+  expect(server.requests).not.toContain(`/feed/${feedManifest().full.path}`);
+  // The field's answer was computed again with version 2 (the field still holds what was typed last).
+  expect(state.lookup).toMatchObject({ input: 'http://feed-demo-1.example/', verdict: 'not-listed' });
+  expect((await lookUp(url)).match).toBe('feed-demo-4.example/');
+  expect(state.stats?.items).toBe(ENTRIES);
+  expect(await page.textContent('#status')).toContain('version 2, reached by a patch from version 1');
+  expect(await readCspViolations(page)).toEqual([]);
+  expect(problems).toEqual({ consoleErrors: [], pageErrors: [] });
+  console.log(`example app: feed version 2 by a ${patch.size}-byte patch (${state.feed?.updates.at(-1)?.bytes} bytes read with the manifest)`);
 }, 45000);
