@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CuckooFilter } from 'cuckoo-wasm';
+import { CuckooFilter, FilterFeed } from 'cuckoo-wasm';
+import { publishVersion, serveFeed } from './feed/feed.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values, positionals } = parseArgs({
@@ -134,6 +135,39 @@ console.log(`URLs per second:          ${(urlRate / 1e6).toFixed(2)} M (hasUrl),
 console.log(`for example:              ${example}\n                          blocked because of "${urlFilter.matchUrl(example)}"`);
 urlFilter.dispose();
 
+// --- 3. Publish, then follow ---------------------------------------------------
+const feedRoot = mkdtempSync(join(tmpdir(), 'cuckoo-demo-feed-'));
+let feedOk = false;
+try {
+  const out = join(feedRoot, 'public');
+  const state = join(feedRoot, 'state');
+  const v1 = await publishVersion({ out, state, pollSeconds: 1 });
+  const server = await serveFeed(out, 0);
+  const manifestUrl = `http://127.0.0.1:${server.address().port}/manifest.json`;
+  try {
+    const feed = await FilterFeed.open({ manifestUrl });
+    const before = [feed.matchUrl('http://feed-demo-1.example/a'), feed.matchUrl('http://feed-demo-4.example/a')];
+    const v2 = await publishVersion({ out, state, pollSeconds: 1 });
+    const update = await feed.update();
+    const after = [feed.matchUrl('http://feed-demo-1.example/a'), feed.matchUrl('http://feed-demo-4.example/a')];
+    console.log('');
+    console.log(`Publish, then follow: a feed served at ${manifestUrl}`);
+    console.log(`version 1:                ${v1.entries.toLocaleString('en-US')} entries, full filter ${v1.full.size.toLocaleString('en-US')} bytes; FilterFeed.open downloaded it`);
+    console.log(`version 2:                +${v2.added} -${v2.removed}; feed.update() went ${update.from} -> ${update.to} by ${update.via}, ${update.bytes.toLocaleString('en-US')} bytes read (manifest and patch)`);
+    console.log(`feed-demo-1 / feed-demo-4: ${before.map((m) => m ?? 'not listed').join(' / ')} before, ${after.map((m) => m ?? 'not listed').join(' / ')} after`);
+    feedOk = update.via === 'patch' && before[0] !== null && before[1] === null && after[0] === null && after[1] !== null;
+    feed.dispose();
+  } finally {
+    server.close();
+  }
+} finally {
+  rmSync(feedRoot, { recursive: true, force: true });
+}
+
+if (!feedOk) {
+  console.error('FAIL: the feed was not followed by a patch');
+  process.exit(1);
+}
 if (falseNegatives !== 0 || urlMisses !== 0 || sink < 0) {
   console.error('FAIL: false negatives');
   process.exit(1);
