@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
-import { CuckooFilter } from 'cuckoo-wasm';
+import { generateKeyPairSync } from 'node:crypto';
+import { CuckooFilter, publish } from 'cuckoo-wasm';
 import { allSnippets, filesOf, toJavaScript, withChecks } from '../js/doc-snippets';
 import { Browser, CHROMIUM, CHROMIUM_ARGS, STRICT_CSP, StaticServer, launchChromium, openPage, realDomains, root, serve } from './harness';
 
@@ -18,6 +19,8 @@ const GIVENS: Record<string, (domains: string[]) => string> = {
   domains: (domains) => `const domains = ${JSON.stringify(domains)};`,
   // The page's worker: the snippet's worker file, as the page starts it.
   worker: () => `const worker = new Worker('/worker.js', { type: 'module' });`,
+  // The public key of the feed served at /blocklist/ (beforeAll publishes it).
+  publicKey: () => `const publicKey = ${JSON.stringify(feedPublicKey)};`,
 };
 
 /** After a page file: what it publishes once its own work is done (with a given worker, the filter it sends). */
@@ -34,6 +37,7 @@ let tmp: string;
 let browser: Browser;
 let server: StaticServer;
 let domains: string[];
+let feedPublicKey: string;
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'cuckoo-docs-browser-'));
@@ -46,6 +50,11 @@ beforeAll(async () => {
   mkdirSync(join(tmp, 'site'));
   writeFileSync(join(tmp, 'site', 'blocklist.cuckoo'), filter.toBytes());
   filter.dispose();
+  // The feed README snippet 2 follows: the same list published with publish(), signed, at /blocklist/.
+  writeFileSync(join(tmp, 'blocklist.txt'), ['evil.example', ...domains].join('\n') + '\n');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  feedPublicKey = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64');
+  await publish({ list: join(tmp, 'blocklist.txt'), urls: true, urlFalsePositiveRate: 0.01, out: join(tmp, 'site', 'blocklist'), state: join(tmp, 'feed-state'), signingKey: privateKey });
   writeFileSync(join(tmp, 'site', 'index.html'), '<!doctype html><title>a page</title>');
   server = await serve([{ prefix: '/', path: join(tmp, 'site') }], () => STRICT_CSP);
   browser = await launchChromium();

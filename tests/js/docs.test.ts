@@ -49,6 +49,8 @@ const GIVEN_TYPES: Record<string, string> = {
   ...Object.fromEntries(['entries', 'domains', 'badDomains', 'keysOfUnknownCount', 'removed', 'added'].map((n) => [n, `declare const ${n}: string[];`])),
   links: 'declare const links: { href: string }[];',
   yesterdayBytes: 'declare const yesterdayBytes: Uint8Array;',
+  // A feed publisher's public key, base64 (what `cuckoo-wasm keygen` prints).
+  publicKey: 'declare const publicKey: string;',
   filter: `declare const filter: import('cuckoo-wasm/reader').CuckooFilter;`,
   client: `declare const client: Awaited<ReturnType<ReturnType<typeof import('redis').createClient>['connect']>>;`,
   // The slice of @types/chrome an extension snippet uses, as that package types it.
