@@ -76,6 +76,12 @@ export interface FilterFeedOptions {
   readonly onError?: (error: Error) => void;
   /** Timers of polls: see {@link FeedTimers}. */
   readonly timers?: FeedTimers;
+  /**
+   * Whether `open` updates once after loading a stored filter (true by default). False suits a host that starts
+   * often and schedules its own updates, as an extension's service worker does (`chrome.alarms`): `open` then makes
+   * no request when the store has a usable filter. With nothing stored, `open` updates either way.
+   */
+  readonly updateOnOpen?: boolean;
 }
 
 /** Seconds between polls before any manifest gave `pollSeconds`. */
@@ -151,7 +157,7 @@ export class FeedBase<F extends FeedFilter> {
     } else {
       this.held = stored!.version;
       this.listName = stored!.name;
-      await this.update().catch((e) => this.report(e));
+      if (this.options.updateOnOpen !== false) await this.update().catch((e) => this.report(e));
     }
     return this;
   }
@@ -170,6 +176,14 @@ export class FeedBase<F extends FeedFilter> {
   /** The version held: the manifest's `version` of the filter {@link filter} is. */
   get version(): number {
     return this.held;
+  }
+
+  /**
+   * The least seconds between two polls: the greater of the last manifest's `pollSeconds` (300 before one was
+   * read) and the `pollSeconds` option. What a host that schedules its own updates should wait between them.
+   */
+  get pollSeconds(): number {
+    return Math.max(this.pollBase || DEFAULT_POLL_SECONDS, this.options.pollSeconds ?? 0);
   }
 
   /** The list's name (the manifest's `name`). */
@@ -404,7 +418,7 @@ export class FeedBase<F extends FeedFilter> {
   }
 
   private schedule(): void {
-    const p = Math.max(this.pollBase || DEFAULT_POLL_SECONDS, this.options.pollSeconds ?? 0) * 1000;
+    const p = this.pollSeconds * 1000;
     const r = this.timers.random();
     const n = this.failures;
     const ms = n === 0 ? p * (1 + r / 10) : Math.max(p, Math.min(DAY_MS, p * 2 ** (n - 1))) * (1 + r);

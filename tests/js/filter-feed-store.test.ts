@@ -164,6 +164,22 @@ describe('stores', () => {
     expect(server.requests.slice(before).filter((p) => p.startsWith('full-'))).toEqual([]);
   });
 
+  test('updateOnOpen: false opens from the store with no request, and pollSeconds says what to wait; with nothing stored it updates', async () => {
+    const store = new MemoryFeedStore();
+    const first = await open({ store });
+    expect(first.pollSeconds).toBe(60);
+    first.dispose();
+    await pub.publish(2, versions[2]);
+    const before = server.requests.length;
+    const quiet = await open({ store, updateOnOpen: false, pollSeconds: 90 });
+    expect(server.requests.length).toBe(before);
+    expect([quiet.version, quiet.pollSeconds]).toEqual([1, 300]);
+    expect((await quiet.update()).via).toBe('patch');
+    expect([quiet.version, quiet.pollSeconds]).toEqual([2, 90]);
+    const fresh = await open({ store: new MemoryFeedStore(), updateOnOpen: false });
+    expect(fresh.version).toBe(2);
+  });
+
   test('a FileFeedStore replaces its file whole and leaves no temporary file', async () => {
     const path = join(dir, 'state.feed');
     await open({ store: new FileFeedStore(path) });
