@@ -90,6 +90,8 @@ const bundleOver = (module, instance, firstCall, glue) => ({
     'cuckoo-core-wasm': module.raw,
     'cuckoo-core-default': join(root, 'js/boundary/wasm-embedded.ts'),
     'cuckoo-core-instance': join(root, `js/boundary/${instance}.ts`),
+    // publish() writes files: the browsers' and Workers' bundles get a stub that refuses (forNode: the real one).
+    'cuckoo-publish': join(root, 'js/feed/publish-unsupported.ts'),
   },
   define: {
     CUCKOO_WASM_DEFLATED: 'true',
@@ -254,7 +256,12 @@ function withoutStrings(text, path) {
 // Node.js: the .wasm as is (its base64 decoded by Node's own decoder), so that the
 // first create() loads no zlib and inflates nothing (bench/ab.mjs --only-load
 // times it). Wire size does not matter there.
-const forNode = (common) => ({ ...common, platform: 'node', embed: 'raw' });
+const forNode = (common) => ({
+  ...common,
+  platform: 'node',
+  embed: 'raw',
+  alias: { ...common.alias, 'cuckoo-publish': join(root, 'js/feed/publish.ts') },
+});
 
 // Workers: no .wasm embedded; js/boundary/wasm-workerd.ts imports the .wasm beside the bundle
 // (dist/cuckoo-core.wasm or dist/cuckoo-reader.wasm).

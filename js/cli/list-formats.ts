@@ -94,27 +94,203 @@ const SAMPLE_LINES = 100;
  * @example readList('0.0.0.0 ads.example # ad server\n', 'auto').entries // [{ entry: 'ads.example', line: 1 }]
  */
 export function readList(text: string, format = 'auto', options: { urls?: boolean } = {}): ListRead {
-  const [name, ...rest] = format.split(':');
-  const column = rest.length > 0 ? rest.join(':') : undefined;
-  if (!(name === 'auto' || FORMATS.includes(name as ListFormat)) || (column !== undefined && name !== 'csv') || column === '') {
-    throw new Error(`--format must be auto, lines, hosts, adblock, csv or csv:COLUMN, got "${format}"`);
+  const entries: NumberedEntry[] = [];
+  const parser = new ListParser(format, options, (entry, line) => entries.push({ entry, line }));
+  for (const line of text.split(LINE_BREAK)) parser.push(line);
+  return { ...parser.end(), entries };
+}
+
+/** A list read in one format, its entries handed out as they were read ({@link ListParser}). */
+export type ListSummary = Omit<ListRead, 'entries'>;
+
+/**
+ * Reads a list one line at a time, so that a list of any length is read in bounded memory: each entry is handed to
+ * `onEntry` as soon as its line (its record, for CSV) is complete. What {@link readList} does with a whole text, and
+ * `cuckoo-wasm publish` with a stream. `auto` keeps the lines it needs to choose the format (the first
+ * {@link SAMPLE_LINES} that are not blank, and 20 past the leading comments), then reads them in that format.
+ *
+ * @example
+ * ```ts
+ * const p = new ListParser('auto', {}, (entry) => keys.push(entry));
+ * for (const line of lines) p.push(line);
+ * const { format, report } = p.end();
+ * ```
+ */
+export class ListParser {
+  private readonly column: string | undefined;
+  private readonly urls: boolean;
+  private readonly skips = new Skips();
+  /** auto: the lines kept until the format is chosen; undefined once it is. */
+  private sample: string[] | undefined;
+  private sampleContent = 0;
+  /** auto: the index of the first line that is neither blank nor a # comment, once seen. */
+  private sampleFirst = -1;
+  private detection: { format: ListFormat; why: string } | undefined;
+  private chosen: ListFormat | undefined;
+  private index = 0;
+  private started = false;
+  private csv: CsvState | undefined;
+
+  /**
+   * @param format - `auto`, `lines`, `hosts`, `adblock`, `csv` or `csv:COLUMN`, as {@link readList}.
+   * @param options.urls - Entries are URLs, as {@link readList}.
+   * @param onEntry - Called with each entry and the (1-based) line it starts on, in the list's order.
+   * @throws Error if `format` is none of those.
+   */
+  constructor(
+    format = 'auto',
+    options: { urls?: boolean } = {},
+    private readonly onEntry: (entry: string, line: number) => void,
+  ) {
+    const [name, ...rest] = format.split(':');
+    const column = rest.length > 0 ? rest.join(':') : undefined;
+    if (!(name === 'auto' || FORMATS.includes(name as ListFormat)) || (column !== undefined && name !== 'csv') || column === '') {
+      throw new Error(`--format must be auto, lines, hosts, adblock, csv or csv:COLUMN, got "${format}"`);
+    }
+    this.column = column;
+    this.urls = options.urls === true;
+    if (name === 'auto') this.sample = [];
+    else this.chosen = name as ListFormat;
   }
-  const lines = text.replace(/^\uFEFF/, '').split(LINE_BREAK);
-  const detection = name === 'auto' ? detectFormat(lines) : undefined;
-  const chosen = detection?.format ?? (name as ListFormat);
-  const skips = new Skips();
-  let entries: NumberedEntry[];
-  let used: string | undefined;
-  if (chosen === 'hosts') entries = hostsEntries(lines, skips);
-  else if (chosen === 'adblock') entries = adblockEntries(lines, skips, options.urls === true);
-  else if (chosen === 'csv') ({ entries, column: used } = csvEntries(lines, column, options.urls === true, skips));
-  else entries = linesEntries(lines);
-  const skipped = skips.list();
-  const report = [
-    `format:              ${chosen}${used === undefined ? '' : ` (column "${used}")`}${detection ? ` (detected: ${detection.why})` : ''}`,
-    ...skipped.map((s) => `skipped:             ${s.count} ${SKIP_KINDS[s.kind]}, e.g. line ${s.line}: ${clip(s.example)}`),
-  ];
-  return { format: chosen, column: used, detected: detection?.why, entries, skipped, report };
+
+  /**
+   * Reads the list's next line (without its line break; a byte order mark before the first is dropped).
+   * @throws Error for a CSV list without the column asked for (or none to default to).
+   */
+  push(line: string): void {
+    if (!this.started) {
+      this.started = true;
+      if (line.startsWith('\uFEFF')) line = line.slice(1);
+    }
+    if (this.sample === undefined) {
+      this.take(line, this.index++);
+      return;
+    }
+    const i = this.sample.length;
+    this.sample.push(line);
+    const t = line.trim();
+    if (t !== '') this.sampleContent += 1;
+    if (this.sampleFirst < 0 && t !== '' && !line.trimStart().startsWith('#')) this.sampleFirst = i;
+    if (this.sampleContent >= SAMPLE_LINES && this.sampleFirst >= 0 && this.sample.length > this.sampleFirst + 20) this.detect();
+  }
+
+  /**
+   * Ends the list.
+   * @returns The format, what was skipped by kind, and the report, as {@link readList}.
+   * @throws Error for a CSV list with no header row.
+   */
+  end(): ListSummary {
+    if (this.sample !== undefined) this.detect();
+    if (this.chosen === 'csv') this.csvEnd();
+    const skipped = this.skips.list();
+    const used = this.csv?.column;
+    const chosen = this.chosen!;
+    const detection = this.detection;
+    const report = [
+      `format:              ${chosen}${used === undefined ? '' : ` (column "${used}")`}${detection ? ` (detected: ${detection.why})` : ''}`,
+      ...skipped.map((s) => `skipped:             ${s.count} ${SKIP_KINDS[s.kind]}, e.g. line ${s.line}: ${clip(s.example)}`),
+    ];
+    return { format: chosen, column: used, detected: detection?.why, skipped, report };
+  }
+
+  /** auto: chooses the format from the lines kept, and reads them in it. */
+  private detect(): void {
+    const sample = this.sample!;
+    this.sample = undefined;
+    this.detection = detectFormat(sample);
+    this.chosen = this.detection.format;
+    for (const line of sample) this.take(line, this.index++);
+  }
+
+  /** Line `i` (0-based) in the chosen format. */
+  private take(raw: string, i: number): void {
+    switch (this.chosen) {
+      case 'hosts':
+        return hostsLine(raw, i + 1, this.skips, this.onEntry);
+      case 'adblock':
+        return adblockLine(raw, i + 1, this.skips, this.urls, this.onEntry);
+      case 'csv':
+        return this.csvLine(raw, i);
+      default: {
+        const entry = listEntry(raw);
+        if (entry !== undefined) this.onEntry(entry, i + 1);
+      }
+    }
+  }
+
+  private csvLine(raw: string, i: number): void {
+    const csv = (this.csv ??= { leading: true, lastComment: undefined, header: undefined, index: -1, column: undefined, records: undefined });
+    if (csv.leading) {
+      if (raw.trim() === '' || raw.trimStart().startsWith('#')) {
+        if (raw.trim() !== '') csv.lastComment = raw.trim();
+        return;
+      }
+      csv.leading = false;
+      if (csv.lastComment !== undefined) {
+        const names = csvRecords([csv.lastComment.replace(/^#+\s*/, '')], 0)[0]?.fields.map((f) => f.trim());
+        if (names && names.length >= 2 && names.every((n) => COLUMN_NAME.test(n))) this.csvHeader(names);
+      }
+      csv.records = new CsvRecordReader((record) => this.csvRecord(record));
+    }
+    csv.records!.push(raw, i);
+  }
+
+  private csvRecord({ fields, line }: CsvRecord): void {
+    const csv = this.csv!;
+    if (csv.header === undefined) {
+      this.csvHeader(fields.map((f) => f.trim()));
+      return;
+    }
+    const value = fields[csv.index]?.trim();
+    if (value) this.onEntry(value, line);
+    else this.skips.add('no-value', fields.join(','), line);
+  }
+
+  private csvEnd(): void {
+    this.csv?.records?.end();
+    if (this.csv?.header === undefined) throw new Error('the CSV list has no header row: give --format lines for a list of one entry per line');
+  }
+
+  /** The CSV list's header: which column the entries come from. */
+  private csvHeader(header: string[]): void {
+    const csv = this.csv!;
+    csv.header = header;
+    const column = this.column;
+    const lower = header.map((h) => h.toLowerCase());
+    let index: number;
+    if (column !== undefined) {
+      index = header.indexOf(column);
+      if (index < 0) index = lower.indexOf(column.toLowerCase());
+      if (index < 0 && /^\d+$/.test(column) && Number(column) >= 1 && Number(column) <= header.length) index = Number(column) - 1;
+      if (index < 0) throw new Error(`the CSV list has no column "${column}": its columns are ${header.map((h) => `"${h}"`).join(', ')}`);
+    } else {
+      // A bare host stands for the whole site among URL entries; a URL is no domain key.
+      const preferred = this.urls ? ['url', 'uri', 'link', 'domain', 'host', 'hostname'] : ['domain', 'host', 'hostname'];
+      index = header.length === 1 ? 0 : lower.findIndex((h) => preferred.includes(h));
+      if (index < 0) {
+        const url = this.urls ? -1 : lower.findIndex((h) => ['url', 'uri', 'link'].includes(h));
+        throw new Error(
+          url >= 0
+            ? `the CSV list's column "${header[url]}" holds URLs: add --urls to take them as URL entries, or give --format csv:${header[url]} to take them as keys`
+            : `the CSV list has columns ${header.map((h) => `"${h}"`).join(', ')} and none is named ${preferred.join(', ')}: give the column as --format csv:NAME`,
+        );
+      }
+    }
+    csv.index = index;
+    csv.column = header[index];
+  }
+}
+
+/** Where a CSV list's reading is: in its leading comments, or in its records (the header first). */
+interface CsvState {
+  leading: boolean;
+  /** The last leading comment line, which may hold the column names. */
+  lastComment: string | undefined;
+  header: string[] | undefined;
+  /** The entries' column. */
+  index: number;
+  column: string | undefined;
+  records: CsvRecordReader | undefined;
 }
 
 /**
@@ -181,13 +357,15 @@ export function listEntry(line: string): string | undefined {
   return entry === '' || entry.startsWith('#') ? undefined : entry;
 }
 
-function linesEntries(lines: readonly string[]): NumberedEntry[] {
-  const entries: NumberedEntry[] = [];
-  lines.forEach((line, i) => {
-    const entry = listEntry(line);
-    if (entry !== undefined) entries.push({ entry, line: i + 1 });
-  });
-  return entries;
+/**
+ * Why `key`, whose canonical expression is `expression` (entryExpression), is not a URL, or undefined if it can be
+ * one: the canonicalizer escapes or keeps what no host name holds (white space, `%`, `<`, `|`, ...) rather than
+ * refusing it, so a host with such a character came from text that names no host (`not a url`).
+ */
+export function notAUrl(key: string, expression: string): string | undefined {
+  const host = expression.slice(0, expression.indexOf('/'));
+  // A canonical host: letters, digits, '.', '-', '_' (lowercased, in Punycode), or a bracketed IPv6 address.
+  return /^(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])$/.test(host) ? undefined : `"${key}" is not a URL: its host would be ${host}, which no host name can be`;
 }
 
 // ---- hosts ----
@@ -208,23 +386,19 @@ function isLocalName(host: string): boolean {
   return LOCAL_NAMES.has(h) || h.startsWith('ip6-');
 }
 
-function hostsEntries(lines: readonly string[], skips: Skips): NumberedEntry[] {
-  const entries: NumberedEntry[] = [];
-  lines.forEach((raw, i) => {
-    const hash = raw.indexOf('#');
-    const tokens = (hash < 0 ? raw : raw.slice(0, hash)).trim().split(/\s+/);
-    if (tokens[0] === '') return;
-    if (!isAddress(tokens[0])) {
-      skips.add('no-address', raw.trim(), i + 1);
-      return;
-    }
-    for (const host of tokens.slice(1)) {
-      if (isAddress(host)) skips.add('address', host, i + 1);
-      else if (isLocalName(host)) skips.add('local-name', host, i + 1);
-      else entries.push({ entry: host, line: i + 1 });
-    }
-  });
-  return entries;
+function hostsLine(raw: string, line: number, skips: Skips, onEntry: (entry: string, line: number) => void): void {
+  const hash = raw.indexOf('#');
+  const tokens = (hash < 0 ? raw : raw.slice(0, hash)).trim().split(/\s+/);
+  if (tokens[0] === '') return;
+  if (!isAddress(tokens[0])) {
+    skips.add('no-address', raw.trim(), line);
+    return;
+  }
+  for (const host of tokens.slice(1)) {
+    if (isAddress(host)) skips.add('address', host, line);
+    else if (isLocalName(host)) skips.add('local-name', host, line);
+    else onEntry(host, line);
+  }
 }
 
 // ---- Adblock ----
@@ -239,19 +413,14 @@ const PLAIN_OPTIONS = new Set(['all', 'important', 'document', 'doc']);
 /** The characters of a host (IDN hosts as Unicode or punycode). */
 const HOST = /^[\p{L}\p{N}._-]+$/u;
 
-function adblockEntries(lines: readonly string[], skips: Skips, urls: boolean): NumberedEntry[] {
-  const entries: NumberedEntry[] = [];
-  lines.forEach((raw, i) => {
-    const rule = raw.trim();
-    const line = i + 1;
-    if (rule === '' || rule.startsWith('!') || /^\[.*\]$/.test(rule)) return;
-    const kind = adblockKind(rule);
-    if (kind === 'comment') return;
-    if (typeof kind === 'string') skips.add(kind, rule, line);
-    else if (kind.url && !urls) skips.add('needs-urls', rule, line);
-    else entries.push({ entry: kind.entry, line });
-  });
-  return entries;
+function adblockLine(raw: string, line: number, skips: Skips, urls: boolean, onEntry: (entry: string, line: number) => void): void {
+  const rule = raw.trim();
+  if (rule === '' || rule.startsWith('!') || /^\[.*\]$/.test(rule)) return;
+  const kind = adblockKind(rule);
+  if (kind === 'comment') return;
+  if (typeof kind === 'string') skips.add(kind, rule, line);
+  else if (kind.url && !urls) skips.add('needs-urls', rule, line);
+  else onEntry(kind.entry, line);
 }
 
 /** What one Adblock rule is: an entry (a host, or a URL), a comment, or the kind it is skipped as. */
@@ -301,17 +470,29 @@ interface CsvRecord {
  */
 function csvRecords(lines: readonly string[], first: number): CsvRecord[] {
   const records: CsvRecord[] = [];
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let start = first;
-  for (let i = first; i < lines.length; ++i) {
-    const line = lines[i];
+  const reader = new CsvRecordReader((r) => records.push(r));
+  for (let i = first; i < lines.length; ++i) reader.push(lines[i], i);
+  reader.end();
+  return records;
+}
+
+/** {@link csvRecords} one line at a time: each record is handed to `emit` once its last line is read. */
+class CsvRecordReader {
+  private fields: string[] = [];
+  private field = '';
+  private quoted = false;
+  private start = 0;
+
+  constructor(private readonly emit: (record: CsvRecord) => void) {}
+
+  /** Line `i` (0-based) of the list. */
+  push(line: string, i: number): void {
     let fresh = true; // at the start of a field
-    if (!quoted) {
-      start = i;
-      if (line.trim() === '') continue;
+    if (!this.quoted) {
+      this.start = i;
+      if (line.trim() === '') return;
     }
+    let { field, quoted } = this;
     for (let j = 0; j < line.length; ++j) {
       const c = line[j];
       if (quoted) {
@@ -319,7 +500,7 @@ function csvRecords(lines: readonly string[], first: number): CsvRecord[] {
         else if (line[j + 1] === '"') (field += '"'), ++j;
         else quoted = false;
       } else if (c === ',') {
-        fields.push(field);
+        this.fields.push(field);
         field = '';
         fresh = true;
         continue;
@@ -330,17 +511,22 @@ function csvRecords(lines: readonly string[], first: number): CsvRecord[] {
       }
       fresh = false;
     }
+    this.quoted = quoted;
     if (quoted) {
-      field += '\n';
-      continue;
+      this.field = field + '\n';
+      return;
     }
-    fields.push(field);
-    records.push({ fields, line: start + 1 });
-    fields = [];
-    field = '';
+    this.fields.push(field);
+    const record = { fields: this.fields, line: this.start + 1 };
+    this.fields = [];
+    this.field = '';
+    this.emit(record);
   }
-  if (quoted || fields.length > 0) records.push({ fields: [...fields, field], line: start + 1 });
-  return records;
+
+  /** The end of the list: a record cut short by it is handed out as it is. */
+  end(): void {
+    if (this.quoted || this.fields.length > 0) this.emit({ fields: [...this.fields, this.field], line: this.start + 1 });
+  }
 }
 
 /** Column names: words, not hosts or URLs. */
@@ -368,43 +554,4 @@ function csvHeader(lines: readonly string[]): string[] | undefined {
   const header = commentHeader ?? records.shift()?.fields.map((f) => f.trim());
   if (!header || header.length < 2 || !header.every((n) => COLUMN_NAME.test(n)) || records.length === 0) return undefined;
   return records.every((r) => r.fields.length === header.length) ? header : undefined;
-}
-
-function csvEntries(
-  lines: readonly string[],
-  column: string | undefined,
-  urls: boolean,
-  skips: Skips,
-): { entries: NumberedEntry[]; column: string } {
-  const { first, commentHeader } = csvStart(lines);
-  const records = csvRecords(lines, first);
-  const header = commentHeader ?? records.shift()?.fields.map((f) => f.trim());
-  if (!header) throw new Error('the CSV list has no header row: give --format lines for a list of one entry per line');
-  const lower = header.map((h) => h.toLowerCase());
-  let index: number;
-  if (column !== undefined) {
-    index = header.indexOf(column);
-    if (index < 0) index = lower.indexOf(column.toLowerCase());
-    if (index < 0 && /^\d+$/.test(column) && Number(column) >= 1 && Number(column) <= header.length) index = Number(column) - 1;
-    if (index < 0) throw new Error(`the CSV list has no column "${column}": its columns are ${header.map((h) => `"${h}"`).join(', ')}`);
-  } else {
-    // A bare host stands for the whole site among URL entries; a URL is no domain key.
-    const preferred = urls ? ['url', 'uri', 'link', 'domain', 'host', 'hostname'] : ['domain', 'host', 'hostname'];
-    index = header.length === 1 ? 0 : lower.findIndex((h) => preferred.includes(h));
-    if (index < 0) {
-      const url = urls ? -1 : lower.findIndex((h) => ['url', 'uri', 'link'].includes(h));
-      throw new Error(
-        url >= 0
-          ? `the CSV list's column "${header[url]}" holds URLs: add --urls to take them as URL entries, or give --format csv:${header[url]} to take them as keys`
-          : `the CSV list has columns ${header.map((h) => `"${h}"`).join(', ')} and none is named ${preferred.join(', ')}: give the column as --format csv:NAME`,
-      );
-    }
-  }
-  const entries: NumberedEntry[] = [];
-  for (const { fields, line } of records) {
-    const value = fields[index]?.trim();
-    if (value) entries.push({ entry: value, line });
-    else skips.add('no-value', fields.join(','), line);
-  }
-  return { entries, column: header[index] };
 }

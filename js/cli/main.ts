@@ -6,6 +6,7 @@
  *   cuckoo-wasm info FILE
  *   cuckoo-wasm --version
  *   cuckoo-wasm redis-pull, redis-push (js/cli/redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli/patch.ts)
+ *   cuckoo-wasm publish, keygen (js/cli/publish.ts)
  * Lists are read by js/cli/list-formats.ts: the LIST file in its --format, query's standard input as a
  * `lines` list (listEntry): one key per line, trimmed, a leading byte order mark dropped, blank lines and
  * `#` comment lines skipped.
@@ -15,12 +16,13 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
-import { NumberedEntry, listEntry, readList } from './list-formats.js';
+import { NumberedEntry, listEntry, notAUrl, readList } from './list-formats.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './redis.js';
 import { PATCH_USAGE, patchCommand } from './patch.js';
+import { PUBLISH_USAGE, feedCommand } from './publish.js';
 import { outputName, readFile, reporter, writeOutput, writingStandardOutput } from './files.js';
 import { BLOOM, FAMILIES } from '../registry.js';
 
@@ -59,7 +61,7 @@ const USAGE = `usage:
   cuckoo-wasm info FILE
       prints the filter's type, parameters and statistics, and its sub-filters
   cuckoo-wasm --version
-      prints the package's version${REDIS_USAGE}${PATCH_USAGE}`;
+      prints the package's version${REDIS_USAGE}${PATCH_USAGE}${PUBLISH_USAGE}`;
 
 /**
  * A list's text. Lists are UTF-8: bytes that are not would each decode to
@@ -327,17 +329,6 @@ async function urlEntries(list: string, entries: NumberedEntry[]): Promise<strin
   });
 }
 
-/**
- * Why `key`, whose canonical expression is `expression` (entryExpression), is not a URL, or undefined if it can be
- * one: the canonicalizer escapes or keeps what no host name holds (white space, `%`, `<`, `|`, ...) rather than
- * refusing it, so a host with such a character came from text that names no host (`not a url`).
- */
-function notAUrl(key: string, expression: string): string | undefined {
-  const host = expression.slice(0, expression.indexOf('/'));
-  // A canonical host: letters, digits, '.', '-', '_' (lowercased, in Punycode), or a bracketed IPv6 address.
-  return /^(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])$/.test(host) ? undefined : `"${key}" is not a URL: its host would be ${host}, which no host name can be`;
-}
-
 /** An error whose exit code is not 1. */
 class CliError extends Error {
   constructor(
@@ -495,6 +486,7 @@ async function main(argv: string[]): Promise<void> {
     case 'info': return redisInfo(rest, info);
     case 'redis-pull': case 'redis-push': return redisCommand(command, rest);
     case 'diff': case 'patch': return patchCommand(command, rest);
+    case 'publish': case 'keygen': return feedCommand(command, rest);
     case '-h': case '--help': case 'help':
       console.log(USAGE);
       return;

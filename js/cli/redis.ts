@@ -63,7 +63,8 @@ const TYPE_OPTIONS = DUMPED.map((d) => d.command.toLowerCase());
 
 /** node-redis, from where cuckoo-wasm is installed or else from the current folder. */
 function requireRedis(command: string): NodeRedis {
-  for (const from of [__filename, join(process.cwd(), 'package.json')]) {
+  // __filename: the CommonJS bundles' own path (the ES module bundles have none: the current folder alone).
+  for (const from of [...(typeof __filename === 'string' ? [__filename] : []), join(process.cwd(), 'package.json')]) {
     try {
       return createRequire(from)('redis') as NodeRedis;
     } catch (e) {
@@ -128,22 +129,50 @@ async function pull(args: string[]): Promise<void> {
   });
   if (positionals.length !== 2) throw new UsageError('redis-pull takes a URL and a KEY');
   if (!values.output) throw new UsageError('redis-pull needs -o FILE');
-  if (values.type !== undefined && !TYPE_OPTIONS.includes(values.type)) {
-    throw new UsageError(`--type must be ${TYPE_OPTIONS.join(' or ')}, got "${values.type}"`);
-  }
   const [url, key] = positionals;
-  const { redis, client } = await connect('redis-pull', url);
+  const { filter, chunks, type } = await pullFilter(url, key, values.type, 'redis-pull');
   try {
-    const type = values.type === undefined ? await keyType(client, key) : DUMPED[TYPE_OPTIONS.indexOf(values.type)];
-    const command = `${type.command}.SCANDUMP`;
+    const bytes = filter.toBytes();
+    await writeOutput(values.output, bytes, 'filter');
+    const say = reporter(values.output);
+    const info = filter.info();
+    say(`pulled:              ${key}, a RedisBloom ${type}, in ${chunks} chunks`);
+    say(`items:               ${info.numberOfItemsInserted}`);
+    say(`sub-filters:         ${info.numberOfFilters}`);
+    say(`bytes:               ${bytes.length}`);
+    say(`wrote ${outputName(values.output)}`);
+  } finally {
+    filter.dispose();
+  }
+}
+
+/**
+ * The RedisBloom filter at `key` on the server at `url`, read with CF.SCANDUMP / BF.SCANDUMP (what `redis-pull`
+ * writes, and `cuckoo-wasm publish --redis` publishes). `type` is 'cf' or 'bf', found with TYPE when undefined;
+ * `command` names the caller in the message when the package redis is missing.
+ * @returns The filter (the caller disposes it), how many chunks it came in, and its kind's name ('cuckoo filter'...).
+ * @throws Error (one line) when the server cannot be reached, has no such filter, or its chunks make none.
+ */
+export async function pullFilter(
+  url: string,
+  key: string,
+  typeOption: string | undefined,
+  command: string,
+): Promise<{ filter: RedisFilter; chunks: number; type: string }> {
+  if (typeOption !== undefined && !TYPE_OPTIONS.includes(typeOption)) {
+    throw new UsageError(`--type must be ${TYPE_OPTIONS.join(' or ')}, got "${typeOption}"`);
+  }
+  const { redis, client } = await connect(command, url);
+  try {
+    const type = typeOption === undefined ? await keyType(client, key) : DUMPED[TYPE_OPTIONS.indexOf(typeOption)];
+    const scanDump = `${type.command}.SCANDUMP`;
     // Blob strings as Buffers: the default decodes them as UTF-8 text, which would change the bytes.
     const options = { typeMapping: { [redis.RESP_TYPES.BLOB_STRING]: Buffer } };
     const loader = await redisClassOf(type.family).scanDumpLoader();
-    let filter: RedisFilter | undefined;
     let chunks = 0;
     try {
       for (let iterator = 0; ; ) {
-        const reply = (await send(client, [command, key, String(iterator)], options)) as [number, Buffer | null];
+        const reply = (await send(client, [scanDump, key, String(iterator)], options)) as [number, Buffer | null];
         if (reply[0] === 0) break;
         loader.push([reply[0], reply[1] ?? Buffer.alloc(0)]);
         chunks += 1;
@@ -151,27 +180,14 @@ async function pull(args: string[]): Promise<void> {
       }
       if (chunks === 0) {
         throw new Error(
-          `${key} is an empty ${type.name}: ${command} returns nothing for it, not even its parameters, so there is nothing to write`,
+          `${key} is an empty ${type.name}: ${scanDump} returns nothing for it, not even its parameters, so there is nothing to write`,
         );
       }
-      filter = loader.finish();
+      return { filter: loader.finish(), chunks, type: type.name };
     } catch (e) {
       loader.abort();
       if (!(e instanceof FilterFormatError)) throw e;
       throw new Error(`the chunks of ${key} do not make a filter (${e.message}); if the key was written to while it was read, pull it again`);
-    }
-    try {
-      const bytes = filter.toBytes();
-      await writeOutput(values.output, bytes, 'filter');
-      const say = reporter(values.output);
-      const info = filter.info();
-      say(`pulled:              ${key}, a RedisBloom ${type.name}, in ${chunks} chunks`);
-      say(`items:               ${info.numberOfItemsInserted}`);
-      say(`sub-filters:         ${info.numberOfFilters}`);
-      say(`bytes:               ${bytes.length}`);
-      say(`wrote ${outputName(values.output)}`);
-    } finally {
-      filter.dispose();
     }
   } finally {
     client.destroy();

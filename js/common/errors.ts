@@ -331,3 +331,37 @@ export class FeedError extends codedError('ERR_FEED', Error) {
     this.cause = details.cause;
   }
 }
+
+/** Why {@link PublishError} was thrown. */
+export type PublishErrorReason =
+  /** `publish` was called in a realm without a file system (a browser, a Worker): it runs in Node.js, Deno or Bun. */
+  | 'unsupported-runtime'
+  /** An option is missing, of the wrong kind, or out of range: the message names it. */
+  | 'options'
+  /** The list cannot be read (no such file, not UTF-8, a line that is not a URL with `urls`): the message names the line. */
+  | 'list'
+  /** The state folder or the served folder is not one this feed's publisher can go on from (another feed's, locked by a running publish). */
+  | 'state'
+  /** The Ed25519 signing key cannot be read or is not an Ed25519 private key. */
+  | 'signing-key';
+
+/**
+ * Thrown (as a rejection) by `publish` (docs/FEED.md §5) when it cannot publish. The served folder then still serves
+ * the version it served before, and the state folder lets the next run go on from it.
+ */
+export class PublishError extends codedError('ERR_PUBLISH', Error) {
+  static {
+    named(this, 'PublishError');
+  }
+
+  /** What failed. */
+  readonly reason: PublishErrorReason;
+  /** The error that caused this one, if any. */
+  readonly cause: unknown;
+
+  constructor(message: string, reason: PublishErrorReason, details: { cause?: unknown } = {}) {
+    super(message);
+    this.reason = reason;
+    this.cause = details.cause;
+  }
+}

@@ -1,0 +1,798 @@
+/**
+ * Publishing a feed (docs/FEED.md §5) in Node.js, Deno or Bun: `publish` reads a list (streamed) or a RedisBloom
+ * key, makes the next version's filter from the last one, and writes the full filter, patches from recent versions
+ * and a signed manifest into the served folder.
+ *
+ * Memory stays bounded whatever the list's length: the list is read line by line; entries are sorted in runs of
+ * {@link RUN_ENTRIES} written to the state folder, merged (k-way, deduplicated) into one sorted stream, and that is
+ * merged against the last version's sorted entries (a file of the state folder) to find what was added and removed.
+ * Only the filters and one run are ever in memory.
+ *
+ * Crash safety (kill -9 at any point): every file is written to a temporary name, flushed (fsync) and renamed;
+ * the next state is written as `pending.json` before `manifest.json` is renamed into `out`, the commit point; a run
+ * starts by finishing the last one: `pending.json` becomes `meta.json` if `out` serves its manifest, and is dropped if
+ * not. A version number is never published with two different filters: a version is only ever numbered above every
+ * version `out` or the state has seen.
+ *
+ * State folder: `meta.json` (the state, {@link StateMeta}), `filter-<V>.bin` (version V's filter bytes, the last
+ * keep + 1 versions), `entries-<V>.txt` (version V's distinct entries, sorted by UTF-16 code units, one per line,
+ * `\` `\n` `\r` escaped), `lock` (the running publisher's process id), and temporary files of a run.
+ */
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { basename, extname, join } from 'node:path';
+import { CuckooFilter } from '../filters/cuckoo-filter.js';
+import { BloomFilter } from '../filters/bloom-filter.js';
+import { FilterFormatError, FilterFullError, PublishError } from '../common/errors.js';
+import { diffBytes } from '../patch/patch.js';
+import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
+import { loadFullCore } from '../boundary/load.js';
+import { ListParser, notAUrl } from '../cli/list-formats.js';
+import { pullFilter } from '../cli/redis.js';
+import { familyOfFilter } from '../cli/classes.js';
+import { FEED_FORMAT, FeedFile, FeedManifest, FeedPatch, encodeEnvelope, keyId, parseEnvelope, parseManifest, preAuthEncoding, toBase64 } from './manifest.js';
+import type { PublishOptions, PublishResult } from './publish-options.js';
+
+export type { PublishOptions, PublishResult, PublishRedisSource, SigningKeyObject } from './publish-options.js';
+
+/** Entries sorted in memory at once before a run is written to the state folder (about 40 MB of strings). */
+const RUN_ENTRIES = 1 << 19;
+/** Keys added to a filter per addAll call. */
+const BATCH = 1 << 16;
+/** A capacity's headroom over the entries when the filter is built: versions can add a quarter and stay patches. */
+const HEADROOM = 1.25;
+const NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const STATE_FORMAT = 'cuckoo-wasm-publish-state/1';
+
+/** The state a run goes on from (state/meta.json), and the next one while it is written (state/pending.json). */
+interface StateMeta {
+  format: typeof STATE_FORMAT;
+  name: string;
+  family: string;
+  /** The options the filter was built with, as JSON: another value builds the filter again. */
+  params: string;
+  version: number;
+  /** The version at which the current filter was last built (fullOnly): no patch leads from before it. */
+  generation: number;
+  /** The versions whose filter bytes are in the state folder (filter-<V>.bin), oldest first. */
+  filters: number[];
+  /** Whether entries-<version>.txt holds the version's entries (a list source). */
+  entries: boolean;
+  /** The entries' count. */
+  count: number;
+  /** SHA-256 of the manifest.json text of `version`: `out` serves this state if its manifest.json has it. */
+  manifestSha256: string;
+  /** The files this version's manifest names, and those the one before named (kept one version more, docs/FEED.md §1). */
+  manifestFiles: string[];
+  previousFiles: string[];
+}
+
+/**
+ * Test hook: with CUCKOO_PUBLISH_CRASH_AT=K in the environment, the process kills itself (SIGKILL) at the K-th
+ * point where a file was written, renamed or deleted (1-based), as a crash there would. @internal
+ */
+let crashPoints = 0;
+function crashPoint(): void {
+  const at = process.env.CUCKOO_PUBLISH_CRASH_AT;
+  if (at !== undefined && ++crashPoints === Number(at)) process.kill(process.pid, 'SIGKILL');
+}
+
+function fail(message: string, reason: 'options' | 'list' | 'state' | 'signing-key', cause?: unknown): PublishError {
+  return new PublishError(message, reason, { cause });
+}
+
+/** Writes `data` to `dir/name` whole or not at all: a temporary file of `dir`, flushed, renamed over `name`. */
+function writeAtomic(dir: string, name: string, data: Uint8Array | string): void {
+  const temp = join(dir, `.tmp-${randomBytes(6).toString('hex')}-${name}`);
+  const fd = openSync(temp, 'w');
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  crashPoint();
+  renameSync(temp, join(dir, name));
+  crashPoint();
+}
+
+/** Flushes a folder's entries (its renames) to disk. */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readOptional(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** An entry as a line of a state file: `\`, LF and CR escaped (a CSV field may hold a line break). */
+function escapeEntry(entry: string): string {
+  return /[\\\n\r]/.test(entry) ? entry.replace(/[\\\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : '\\r')) : entry;
+}
+function unescapeEntry(line: string): string {
+  return line.includes('\\') ? line.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c)) : line;
+}
+
+/**
+ * The lines of `bytes[start, end)`, each one string of its own (V8 compares strings sliced out of a larger one
+ * several times slower than such flat strings, and the sort and the merges are all comparisons): LF, CRLF and a lone
+ * CR end a line, as node:readline and js/cli/list-formats.ts split them.
+ */
+function linesOfBytes(bytes: Buffer, start: number, end: number, take: (line: string) => void): void {
+  while (start < end) {
+    let stop = bytes.indexOf(10, start);
+    if (stop < 0 || stop > end) stop = end;
+    let line = bytes.toString('utf8', start, stop > start && bytes[stop - 1] === 13 ? stop - 1 : stop);
+    start = stop + 1;
+    if (line.includes('\r')) {
+      const parts = line.split('\r');
+      line = parts.pop()!;
+      for (const part of parts) take(part);
+    }
+    take(line);
+  }
+}
+
+/** Reads a file of LF-terminated lines (the state's), synchronously, in 1 MiB chunks. */
+class LineReader {
+  private readonly fd: number;
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private lines: string[] = [];
+  private index = 0;
+  /** Bytes of a line the last chunk ended inside, at the buffer's start. */
+  private carry = 0;
+  private done = false;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'r');
+  }
+
+  /** The next line, or undefined at the end (the file is then closed). */
+  next(): string | undefined {
+    while (this.index >= this.lines.length) {
+      if (this.done) return undefined;
+      if (this.carry === this.buffer.length) {
+        const larger = Buffer.allocUnsafe(this.buffer.length * 2);
+        this.buffer.copy(larger);
+        this.buffer = larger;
+      }
+      const n = readSync(this.fd, this.buffer, this.carry, this.buffer.length - this.carry, null);
+      const filled = this.carry + n;
+      this.lines = [];
+      this.index = 0;
+      if (n === 0) {
+        this.done = true;
+        closeSync(this.fd);
+        if (filled > 0) linesOfBytes(this.buffer, 0, filled, (line) => this.lines.push(line));
+        continue;
+      }
+      const last = this.buffer.lastIndexOf(10, filled - 1);
+      if (last < 0) {
+        this.carry = filled;
+        continue;
+      }
+      linesOfBytes(this.buffer, 0, last, (line) => this.lines.push(line));
+      this.buffer.copy(this.buffer, 0, last + 1, filled);
+      this.carry = filled - last - 1;
+    }
+    return this.lines[this.index++];
+  }
+}
+
+/** Writes lines to a file, each encoded straight into a 2 MiB buffer (several times faster than joining them). */
+class LineWriter {
+  private readonly fd: number;
+  private readonly buffer = Buffer.allocUnsafe(1 << 21);
+  private at = 0;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w');
+  }
+
+  write(line: string): void {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8.
+    if (this.at + 3 * line.length + 1 > this.buffer.length) this.flush();
+    if (3 * line.length + 1 > this.buffer.length) {
+      const bytes = Buffer.from(line + '\n');
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at);
+      return;
+    }
+    this.at += this.buffer.write(line, this.at);
+    this.buffer[this.at++] = 10;
+  }
+
+  private flush(): void {
+    for (let at = 0; at < this.at; ) at += writeSync(this.fd, this.buffer, at, this.at - at);
+    this.at = 0;
+  }
+
+  /** Flushes, syncs (when `durable`) and closes. */
+  close(durable: boolean): void {
+    this.flush();
+    if (durable) fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}
+
+/** A sorted source of lines for the merge: its current line (`head`), undefined once it is exhausted. */
+interface Sorted {
+  head: string | undefined;
+  advance(): void;
+}
+
+function fileSource(path: string): Sorted & { reader: LineReader } {
+  const reader = new LineReader(path);
+  const source = { reader, head: reader.next(), advance: () => (source.head = reader.next()) };
+  return source;
+}
+
+function arraySource(lines: string[]): Sorted {
+  let i = 0;
+  const source = { head: lines[0], advance: () => (source.head = lines[++i]) };
+  return source;
+}
+
+/** The k-way merge of sorted sources into one sorted stream without repeats (a binary heap on the heads). */
+function mergeSorted(sources: Sorted[]): () => string | undefined {
+  const heap = sources.filter((s) => s.head !== undefined);
+  const less = (a: Sorted, b: Sorted) => a.head! < b.head!;
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l], heap[m])) m = l;
+      if (r < heap.length && less(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; --i) down(i);
+  let last: string | undefined;
+  return () => {
+    while (heap.length > 0) {
+      const top = heap[0];
+      const line = top.head!;
+      top.advance();
+      if (top.head === undefined) {
+        heap[0] = heap[heap.length - 1];
+        heap.pop();
+      }
+      if (heap.length > 0) down(0);
+      if (line !== last) {
+        last = line;
+        return line;
+      }
+    }
+    return undefined;
+  };
+}
+
+/** Sorted, without repeats. */
+function sortUnique(lines: string[]): string[] {
+  lines.sort();
+  let n = 0;
+  for (let i = 0; i < lines.length; ++i) if (i === 0 || lines[i] !== lines[n - 1]) lines[n++] = lines[i];
+  lines.length = n;
+  return lines;
+}
+
+/**
+ * Reads the list at `path` line by line (UTF-8, checked), each entry canonicalized (a URL entry as its canonical
+ * expression) and escaped, into sorted runs: files `run-<i>.tmp` of `dir`, and the last run in memory.
+ */
+async function readRuns(path: string, options: PublishOptions, dir: string): Promise<{ runs: string[]; last: string[]; report: string[] }> {
+  const core = options.urls ? await loadFullCore() : undefined;
+  const runs: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    const file = join(dir, `run-${runs.length}.tmp`);
+    const writer = new LineWriter(file);
+    for (const line of sortUnique(run)) writer.write(line);
+    writer.close(false);
+    runs.push(file);
+    run = [];
+  };
+  let parser: ListParser;
+  try {
+    parser = new ListParser(options.format ?? 'auto', { urls: options.urls }, take);
+  } catch (e) {
+    throw fail((e as Error).message.replace(/^--format/, 'format'), 'options', e);
+  }
+  function take(entry: string, line: number): void {
+    if (core !== undefined) {
+      let expression: string;
+      try {
+        expression = entryExpression(core, entry);
+      } catch (e) {
+        throw fail(`${path}:${line}: ${(e as Error).message}`, 'list', e);
+      }
+      const why = notAUrl(entry, expression);
+      if (why !== undefined) throw fail(`${path}:${line}: ${why}`, 'list');
+      entry = expression;
+    }
+    run.push(escapeEntry(entry));
+    if (run.length >= RUN_ENTRIES) flush();
+  }
+  // The list in chunks, split into lines here rather than by node:readline: each line a flat string (linesOfBytes),
+  // the chunk checked as UTF-8 at once.
+  let lines = 0;
+  let carry: Buffer | undefined;
+  const push = (line: string) => {
+    lines += 1;
+    parser.push(line);
+  };
+  const notUtf8 = (bytes: Buffer, end: number) => {
+    // The first line (as linesOfBytes splits them) that is not UTF-8.
+    let line = lines + 1;
+    for (let start = 0; start < end; ++line) {
+      let stop = bytes.indexOf(10, start);
+      if (stop < 0 || stop > end) stop = end;
+      if (!isUtf8(bytes.subarray(start, stop))) break;
+      start = stop + 1;
+    }
+    return fail(`${path} is not UTF-8 text (line ${line}): lists are read as UTF-8; convert it first, e.g. iconv -f latin1 -t utf-8`, 'list');
+  };
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+      const last = bytes.lastIndexOf(10);
+      if (last < 0) {
+        carry = bytes;
+        continue;
+      }
+      if (!isUtf8(bytes.subarray(0, last))) throw notUtf8(bytes, last);
+      linesOfBytes(bytes, 0, last, push);
+      carry = bytes.subarray(last + 1);
+    }
+    if (carry !== undefined && carry.length > 0) {
+      if (!isUtf8(carry)) throw notUtf8(carry, carry.length);
+      linesOfBytes(carry, 0, carry.length, push);
+    }
+  } catch (e) {
+    if (e instanceof PublishError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw fail(code !== undefined ? `cannot read the list ${path}: ${code}` : `${path}: ${(e as Error).message}`, 'list', e);
+  }
+  let report: string[];
+  try {
+    report = parser.end().report;
+  } catch (e) {
+    throw fail(`${path}: ${(e as Error).message}`, 'list', e);
+  }
+  return { runs, last: sortUnique(run), report };
+}
+
+type Filter = CuckooFilter | BloomFilter;
+
+/** Adds the keys `next` yields, in batches. */
+function addAllFrom(filter: Filter, next: () => string | undefined): void {
+  for (;;) {
+    const batch: string[] = [];
+    for (let line = next(); line !== undefined; line = batch.length < BATCH ? next() : undefined) {
+      batch.push(unescapeEntry(line));
+      if (batch.length >= BATCH) break;
+    }
+    if (batch.length === 0) return;
+    filter.addAll(batch);
+    if (batch.length < BATCH) return;
+  }
+}
+
+/** A state file's lines, one at a time (for addAllFrom). */
+function linesOf(path: string): () => string | undefined {
+  const reader = new LineReader(path);
+  return () => reader.next();
+}
+
+/** The list's name from its path: the file name without its extension, other characters than the NAME rule's as `-`. */
+function defaultName(from: string): string {
+  const base = basename(from, extname(from)) || basename(from);
+  const name = base.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128);
+  return name === '' ? 'list' : name;
+}
+
+/** The Ed25519 private key of `signingKey`, and its raw 32-byte public key. */
+function signingKeyOf(signingKey: NonNullable<PublishOptions['signingKey']>): { key: KeyObject; publicKey: Uint8Array } {
+  let key: KeyObject;
+  try {
+    key = typeof signingKey === 'string' ? createPrivateKey(readFileSync(signingKey)) : (signingKey as KeyObject);
+  } catch (e) {
+    throw fail(`cannot read the signing key ${String(signingKey)}: ${(e as Error).message}`, 'signing-key', e);
+  }
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') {
+    throw fail(`the signing key is a ${key.asymmetricKeyType ?? 'secret'} ${key.type} key, not an Ed25519 private key: make one with cuckoo-wasm keygen`, 'signing-key');
+  }
+  const x = createPublicKey(key).export({ format: 'jwk' }).x!;
+  return { key, publicKey: new Uint8Array(Buffer.from(x, 'base64url')) };
+}
+
+/** Takes the state folder's lock, or throws if a live process holds it; returns its release. */
+function lock(state: string): () => void {
+  const path = join(state, 'lock');
+  for (let attempt = 0; attempt < 2; ++attempt) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number(readOptional(path)?.toString() ?? '');
+      let alive = false;
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch (k) {
+          alive = (k as NodeJS.ErrnoException).code === 'EPERM';
+        }
+      }
+      if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end`, 'state');
+      rmSync(path, { force: true }); // left by a publisher that was killed
+    }
+  }
+  throw fail(`cannot take the lock ${path}`, 'state');
+}
+
+function readMeta(path: string): StateMeta | undefined {
+  const bytes = readOptional(path);
+  if (bytes === undefined) return undefined;
+  const meta = JSON.parse(bytes.toString()) as StateMeta;
+  if (meta.format !== STATE_FORMAT) throw fail(`${path} is not a state file of this publisher (format ${String(meta.format)})`, 'state');
+  return meta;
+}
+
+/** What `out` serves: its manifest.json's text, SHA-256 and manifest (undefined when it has none). */
+function served(out: string): { sha256: string; manifest: FeedManifest } | undefined {
+  const bytes = readOptional(join(out, 'manifest.json'));
+  if (bytes === undefined) return undefined;
+  try {
+    return { sha256: sha256(bytes), manifest: parseManifest(parseEnvelope(bytes.toString()).payload) };
+  } catch (e) {
+    throw fail(`${join(out, 'manifest.json')} is not a feed's manifest (${(e as Error).message}): this folder is not a feed; give another --out`, 'state', e);
+  }
+}
+
+/** Deletes what neither `meta`, its version before, nor what `out` serves names: `out`'s old filters and patches, the state's old files. */
+function cleanUp(out: string, state: string, meta: StateMeta): void {
+  const serving = served(out)?.manifest;
+  const named = new Set([...meta.manifestFiles, ...meta.previousFiles, 'manifest.json']);
+  if (serving !== undefined) for (const f of [serving.full, ...serving.patches]) named.add(f.path);
+  for (const file of readdirSync(out)) {
+    if (named.has(file) || !/^(full-|patch-|\.tmp-)/.test(file)) continue;
+    rmSync(join(out, file), { force: true });
+    crashPoint();
+  }
+  const kept = new Set(['meta.json', 'lock', ...meta.filters.map((v) => `filter-${v}.bin`)]);
+  if (meta.entries) kept.add(`entries-${meta.version}.txt`);
+  for (const file of readdirSync(state)) {
+    if (kept.has(file) || !/^(filter-\d+\.bin|entries-\d+\.txt|pending\.json|run-\d+\.tmp|\.tmp-|added\.tmp|entries\.tmp)/.test(file)) continue;
+    rmSync(join(state, file), { force: true });
+    crashPoint();
+  }
+}
+
+/**
+ * Finishes a run that stopped: its pending state is committed when `out` serves its manifest, dropped when not.
+ * @returns The state to go on from.
+ */
+function recover(out: string, state: string): StateMeta | undefined {
+  const pending = readMeta(join(state, 'pending.json'));
+  if (pending !== undefined) {
+    if (served(out)?.sha256 === pending.manifestSha256) {
+      renameSync(join(state, 'pending.json'), join(state, 'meta.json'));
+      syncDir(state);
+      crashPoint();
+    } else {
+      rmSync(join(state, 'pending.json'));
+      crashPoint();
+    }
+  }
+  const meta = readMeta(join(state, 'meta.json'));
+  if (meta !== undefined) cleanUp(out, state, meta);
+  return meta;
+}
+
+function checkOptions(o: PublishOptions): void {
+  if (typeof o !== 'object' || o === null) throw fail('publish needs an options object: { list or redis, out, state }', 'options');
+  if ((o.list === undefined) === (o.redis === undefined)) throw fail('publish needs one source: list (a file) or redis ({ url, key })', 'options');
+  if (typeof o.out !== 'string' || o.out === '') throw fail('publish needs out: the served folder', 'options');
+  if (typeof o.state !== 'string' || o.state === '') throw fail('publish needs state: the publisher\'s own folder (not served)', 'options');
+  if (o.name !== undefined && (typeof o.name !== 'string' || !NAME.test(o.name))) throw fail(`name must be 1 to 128 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(o.name)}`, 'options');
+  if (o.type !== undefined && o.type !== 'cuckoo' && o.type !== 'bloom') throw fail(`type must be 'cuckoo' or 'bloom', got ${JSON.stringify(o.type)}`, 'options');
+  const integer = (v: number | undefined, what: string, min: number, max: number) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) throw fail(`${what} must be an integer from ${min} to ${max}, got ${String(v)}`, 'options');
+  };
+  integer(o.keep, 'keep', 0, 1000);
+  integer(o.pollSeconds, 'pollSeconds', 1, 2 ** 31 - 1);
+  integer(o.capacity, 'capacity', 1, Number.MAX_SAFE_INTEGER);
+  integer(o.expansion, 'expansion', 2, 1024);
+  for (const [v, what] of [[o.falsePositiveRate, 'falsePositiveRate'], [o.urlFalsePositiveRate, 'urlFalsePositiveRate']] as const) {
+    if (v !== undefined && !(typeof v === 'number' && v > 0 && v < 1)) throw fail(`${what} must be a number between 0 and 1, got ${String(v)}`, 'options');
+  }
+  if (o.urlFalsePositiveRate !== undefined && (!o.urls || o.falsePositiveRate !== undefined)) {
+    throw fail(o.urls ? 'give falsePositiveRate or urlFalsePositiveRate, not both' : 'urlFalsePositiveRate is for URL lists: add urls: true', 'options');
+  }
+  if (o.redis !== undefined && (o.type !== undefined || o.falsePositiveRate !== undefined || o.capacity !== undefined || o.expansion !== undefined || o.urls || o.format !== undefined)) {
+    throw fail('a Redis source is published as the server holds it: type, falsePositiveRate, capacity, expansion, urls and format are for lists', 'options');
+  }
+}
+
+/**
+ * Publishes the next version of a feed (docs/FEED.md §5): reads the list (or the Redis key), and when it changed
+ * writes into `out` the new full filter, a patch from each of the last `keep` versions built with the same
+ * parameters, and `manifest.json` last (signed with `signingKey` if given). A cuckoo filter is the last version's
+ * with the entries removed deleted and the new ones added (patches stay small); when it fills up it is built again
+ * for entries × 1.25 and published `fullOnly`. A Bloom filter only gains entries: a removal builds it again (`fullOnly`).
+ * A Redis filter is published as the server holds it; a version whose parameters differ is `fullOnly`.
+ * An unchanged list publishes nothing (`published: false`; nothing in `out` is written).
+ *
+ * A crash at any point (kill -9, a power cut) leaves `out` serving the previous version or the new one, complete, and
+ * the next run goes on correctly; two runs on one state folder at once are refused.
+ *
+ * @returns What was published (see {@link PublishResult}).
+ * @throws PublishError with reason 'options', 'list' (the message names the line), 'state' (another feed's
+ *   folders, a publish already running) or 'signing-key'; ArgumentRangeError for a capacity or rate no filter can
+ *   have; FilterFullError when `capacity` is given, too small for the list, and the filter does not grow; the
+ *   file system's errors (ENOSPC...), after which `out` still serves the previous version.
+ * @example
+ * ```ts
+ * const r = await publish({ list: 'blocklist.txt', out: 'public/feed', state: '.feed-state', signingKey: 'feed.key' });
+ * console.log(r.published ? `version ${r.version}: +${r.added} −${r.removed}` : 'unchanged');
+ * ```
+ */
+export async function publish(options: PublishOptions): Promise<PublishResult> {
+  checkOptions(options);
+  const { out, state } = options;
+  const name = options.name ?? defaultName(options.list ?? options.redis!.key);
+  const signer = options.signingKey === undefined ? undefined : signingKeyOf(options.signingKey);
+  mkdirSync(out, { recursive: true });
+  mkdirSync(state, { recursive: true });
+  const release = lock(state);
+  try {
+    return await publishLocked(options, name, signer);
+  } finally {
+    release();
+  }
+}
+
+async function publishLocked(options: PublishOptions, name: string, signer: ReturnType<typeof signingKeyOf> | undefined): Promise<PublishResult> {
+  const { out, state } = options;
+  const keep = options.keep ?? 10;
+  const type = options.type ?? 'cuckoo';
+  const fpr =
+    options.urlFalsePositiveRate !== undefined ? 1 - (1 - options.urlFalsePositiveRate) ** (1 / MAX_URL_EXPRESSIONS) : (options.falsePositiveRate ?? 0.001);
+  const params = JSON.stringify(
+    options.redis !== undefined
+      ? { source: 'redis' }
+      : { source: 'list', type, fpr, capacity: options.capacity ?? null, expansion: options.expansion ?? 0, urls: options.urls === true },
+  );
+
+  const previous = recover(out, state);
+  const now = served(out);
+  if (now !== undefined && now.manifest.name !== name) {
+    throw fail(`${out} serves the feed "${now.manifest.name}", not "${name}": a folder holds one feed; give its name, or another --out`, 'state');
+  }
+  if (previous !== undefined && previous.name !== name) {
+    throw fail(`${state} holds the state of the feed "${previous.name}", not "${name}": give its name, or another --state`, 'state');
+  }
+  // The state goes on from what `out` serves only when `out` serves its manifest; else the next version is built
+  // anew, numbered above both.
+  const base = previous !== undefined && now?.sha256 === previous.manifestSha256 ? previous : undefined;
+  const sameParams = base !== undefined && base.params === params;
+  const lastVersion = Math.max(previous?.version ?? 0, now?.manifest.version ?? 0);
+  const version = lastVersion + 1;
+  for (const file of readdirSync(state)) if (/^(run-\d+\.tmp|added\.tmp|entries\.tmp|\.tmp-)/.test(file)) rmSync(join(state, file), { force: true });
+
+  let bytes: Uint8Array;
+  let family: string;
+  let fullOnly: boolean;
+  let added = 0;
+  let removed = 0;
+  let count = 0;
+  let report: string[] = [];
+  const entriesTemp = join(state, 'entries.tmp');
+
+  if (options.redis !== undefined) {
+    const { filter } = await pullFilter(options.redis.url, options.redis.key, options.redis.type, 'publish --redis');
+    try {
+      bytes = filter.toBytes();
+      family = familyOfFilter(filter).className;
+      count = filter.size;
+    } finally {
+      filter.dispose();
+    }
+    const old = sameParams ? readOptional(join(state, `filter-${base.version}.bin`)) : undefined;
+    if (old !== undefined && base !== undefined && base.family === family && Buffer.from(bytes).equals(old)) return unchanged(base, now!);
+    const delta = count - (base?.count ?? 0);
+    added = Math.max(0, delta);
+    removed = Math.max(0, -delta);
+    fullOnly = old === undefined || base?.family !== family;
+    if (!fullOnly) {
+      try {
+        await diffBytes(old!, bytes);
+      } catch (e) {
+        if (!(e instanceof FilterFormatError && e.reason === 'patch-family')) throw e;
+        fullOnly = true;
+      }
+    }
+  } else {
+    const { runs, last, report: listReport } = await readRuns(options.list!, options, state);
+    report = listReport;
+    const next = mergeSorted([...runs.map(fileSource), arraySource(last)]);
+    const writer = new LineWriter(entriesTemp);
+    const oldEntries = sameParams && base.entries ? join(state, `entries-${base.version}.txt`) : undefined;
+    const oldFilter = oldEntries !== undefined ? readOptional(join(state, `filter-${base!.version}.bin`)) : undefined;
+    // The last version's filter, changed in place: entries removed are deleted as the merge finds them, entries
+    // added are kept in a file and added after (so that the deletes make room first).
+    let filter: Filter | undefined;
+    let rebuild = oldFilter === undefined;
+    if (oldFilter !== undefined) filter = type === 'bloom' ? await BloomFilter.fromBytes(oldFilter) : await CuckooFilter.fromBytes(oldFilter);
+    try {
+      if (oldFilter === undefined) {
+        for (let line = next(); line !== undefined; line = next()) {
+          writer.write(line);
+          count += 1;
+        }
+        added = count;
+      } else {
+        const addedWriter = new LineWriter(join(state, 'added.tmp'));
+        const old = fileSource(oldEntries!);
+        let line = next();
+        while (line !== undefined || old.head !== undefined) {
+          if (old.head === undefined || (line !== undefined && line < old.head)) {
+            addedWriter.write(line!);
+            writer.write(line!);
+            added += 1;
+            count += 1;
+            line = next();
+          } else if (line === undefined || old.head < line) {
+            removed += 1;
+            if (filter instanceof CuckooFilter) filter.delete(unescapeEntry(old.head));
+            else rebuild = true;
+            old.advance();
+          } else {
+            writer.write(line);
+            count += 1;
+            line = next();
+            old.advance();
+          }
+        }
+        addedWriter.close(false);
+      }
+      writer.close(true);
+      for (const run of runs) rmSync(run, { force: true });
+      if (base !== undefined && sameParams && added === 0 && removed === 0) {
+        rmSync(entriesTemp, { force: true });
+        rmSync(join(state, 'added.tmp'), { force: true });
+        return unchanged(base, now!, report);
+      }
+      if (!rebuild && filter !== undefined) {
+        // A Bloom filter that does not grow is built again rather than filled past its capacity.
+        if (filter instanceof BloomFilter && filter.expansion === 0 && filter.size + added > filter.capacity) rebuild = true;
+        else {
+          try {
+            addAllFrom(filter, linesOf(join(state, 'added.tmp')));
+          } catch (e) {
+            if (!(e instanceof FilterFullError)) throw e;
+            rebuild = true;
+          }
+        }
+      }
+      rmSync(join(state, 'added.tmp'), { force: true });
+      if (rebuild) {
+        filter?.dispose();
+        filter = undefined;
+        // The capacity given, unless the list has outgrown it (the filter is built again because it filled up).
+        const wanted = Math.max(1, Math.ceil(count * HEADROOM));
+        const capacity = options.capacity !== undefined && (base === undefined || !sameParams || options.capacity >= count) ? options.capacity : wanted;
+        filter =
+          type === 'bloom'
+            ? await BloomFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion })
+            : await CuckooFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion });
+        addAllFrom(filter, linesOf(entriesTemp));
+      }
+      bytes = filter!.toBytes();
+      family = type === 'bloom' ? 'BloomFilter' : 'CuckooFilter';
+      fullOnly = rebuild;
+    } finally {
+      filter?.dispose();
+    }
+  }
+
+  // The new version's state files, under its number (nothing names them until pending.json does).
+  writeAtomic(state, `filter-${version}.bin`, bytes);
+  if (options.list !== undefined) {
+    renameSync(entriesTemp, join(state, `entries-${version}.txt`));
+    crashPoint();
+  }
+  // The served files, then the manifest.
+  const fileOf = (prefix: string, data: Uint8Array): FeedFile => {
+    const hash = sha256(data);
+    const path = `${prefix}-${hash}.bin`;
+    writeAtomic(out, path, data);
+    return { path, size: data.length, sha256: hash };
+  };
+  const full = fileOf('full', bytes);
+  const generation = fullOnly ? version : base!.generation;
+  const patches: FeedPatch[] = [];
+  if (!fullOnly) {
+    const froms = base!.filters.filter((v) => v >= generation && v >= version - keep).sort((a, b) => b - a);
+    for (const from of froms) {
+      const older = readOptional(join(state, `filter-${from}.bin`));
+      if (older === undefined) continue;
+      let patch: Uint8Array;
+      try {
+        patch = await diffBytes(older, bytes);
+      } catch (e) {
+        if (e instanceof FilterFormatError && e.reason === 'patch-family') continue;
+        throw e;
+      }
+      patches.push({ from, ...fileOf(`patch-${from}`, patch) });
+    }
+  }
+  const manifest: FeedManifest = {
+    format: FEED_FORMAT,
+    name,
+    version,
+    family,
+    published: (options.now ?? new Date()).toISOString(),
+    pollSeconds: options.pollSeconds ?? 300,
+    full,
+    fullOnly,
+    patches,
+  };
+  const payload = new TextEncoder().encode(JSON.stringify(manifest));
+  const signatures = signer === undefined ? [] : [{ keyid: await keyId(signer.publicKey), sig: toBase64(sign(null, preAuthEncoding(payload), signer.key)) }];
+  const envelope = encodeEnvelope(payload, signatures);
+  const kept = [...(base?.filters ?? []).filter((v) => !fullOnly && v >= generation && v >= version - keep), version];
+  const next: StateMeta = {
+    format: STATE_FORMAT,
+    name,
+    family,
+    params,
+    version,
+    generation,
+    filters: kept,
+    entries: options.list !== undefined,
+    count,
+    manifestSha256: sha256(envelope),
+    manifestFiles: [full.path, ...patches.map((p) => p.path)],
+    previousFiles: now === undefined ? [] : [now.manifest.full.path, ...now.manifest.patches.map((p) => p.path)],
+  };
+  syncDir(state);
+  syncDir(out);
+  writeAtomic(state, 'pending.json', JSON.stringify(next));
+  syncDir(state);
+  // The commit point: from this rename on, `out` serves the new version.
+  writeAtomic(out, 'manifest.json', envelope);
+  syncDir(out);
+  renameSync(join(state, 'pending.json'), join(state, 'meta.json'));
+  crashPoint();
+  syncDir(state);
+  cleanUp(out, state, next);
+  return { published: true, name, version, family, fullOnly, added, removed, entries: count, full, patches, report };
+}
+
+/** The result of a run that found nothing new: what `out` serves. */
+function unchanged(base: StateMeta, now: { manifest: FeedManifest }, report: string[] = []): PublishResult {
+  const m = now.manifest;
+  return { published: false, name: m.name, version: m.version, family: m.family, fullOnly: m.fullOnly, added: 0, removed: 0, entries: base.count, full: m.full, patches: m.patches, report };
+}
