@@ -271,7 +271,9 @@ export class FeedTestServer {
       body = Buffer.from(body);
       body[body.length >> 1] ^= 0x10;
     }
-    const headers = { 'content-length': String(body.length), 'cache-control': name === 'manifest.json' ? 'no-cache' : 'public, max-age=31536000, immutable', ...cors };
+    // no-store, not the immutable caching docs/FEED.md §1 allows for content-named files: a browser's cache would
+    // otherwise answer later steps itself (no download to count, no fault to apply; a flipped patch kept for feed B).
+    const headers = { 'content-length': String(body.length), 'cache-control': 'no-store', ...cors };
     if (name.endsWith('.bin') && fault === 'cut') {
       res.writeHead(200, headers);
       res.write(body.subarray(0, body.length >> 1), () => setTimeout(() => res.socket?.destroy(), 20));
