@@ -748,6 +748,8 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
       patches.push({ from, ...fileOf(`patch-${from}`, patch) });
     }
   }
+  // No patch leads here (keep 0, or none of the kept versions has this filter's parameters): clients download full.
+  if (patches.length === 0) fullOnly = true;
   const manifest: FeedManifest = {
     format: FEED_FORMAT,
     name,
@@ -762,7 +764,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   const payload = new TextEncoder().encode(JSON.stringify(manifest));
   const signatures = signer === undefined ? [] : [{ keyid: await keyId(signer.publicKey), sig: toBase64(sign(null, preAuthEncoding(payload), signer.key)) }];
   const envelope = encodeEnvelope(payload, signatures);
-  const kept = [...(base?.filters ?? []).filter((v) => !fullOnly && v >= generation && v >= version - keep), version];
+  const kept = [...(base?.filters ?? []).filter((v) => v >= generation && v >= version - keep), version];
   const next: StateMeta = {
     format: STATE_FORMAT,
     name,
