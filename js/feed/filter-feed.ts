@@ -8,6 +8,7 @@ import { FeedError, ArgumentTypeError, FilterFormatError } from '../common/error
 import { isUint8Array, type Key } from '../common/checks.js';
 import type { FamilyDescriptor } from '../registry.js';
 import { applyPatchBytes } from '../patch/patch.js';
+import { disposeKey } from '../filters/wasm-filter.js';
 import { MAX_MANIFEST_BYTES, parseEnvelope, parseManifest, publicKeyBytes, sha256Hex, verifyEnvelope, type FeedFile } from './manifest.js';
 import { MemoryFeedStore, type FeedStore, type StoredFeed } from './stores.js';
 
@@ -442,6 +443,19 @@ export class FeedBase<F extends FeedFilter> {
     this.stop();
     this.abortRequest?.();
     this.current?.dispose();
+  }
+
+  /** Same as {@link dispose}, for `using feed = await FilterFeed.open(...)`; under `Symbol.dispose` as the filters' is. */
+  declare [Symbol.dispose]: () => void;
+
+  static {
+    Object.defineProperty(this.prototype, disposeKey, {
+      value: function dispose(this: FeedBase<FeedFilter>): void {
+        this.dispose();
+      },
+      writable: true,
+      configurable: true,
+    });
   }
 }
 

@@ -28,8 +28,8 @@ declare global {
   }
 }
 
-/** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. */
-const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+/** Symbol.dispose where the engine has it; else the registry symbol that TypeScript's and esbuild's `using` fall back to. @internal */
+export const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /**
  * The check of every filter constructor, before it reads anything: `core` is one this library made, so the filter

@@ -488,6 +488,16 @@ describe('faults: the previous filter answers, the store is unchanged, the error
 });
 
 describe('concurrency and callbacks', () => {
+  test('[Symbol.dispose] disposes the feed, as for `using feed = await FilterFeed.open(...)`', async () => {
+    const s = await setup();
+    await s.pub.publish(1, cuckooVersions[1].bytes);
+    const feed = await open(s);
+    const key = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
+    (feed as unknown as Record<symbol, () => void>)[key]();
+    expect((await refusal(feed.update())).reason).toBe('disposed');
+    expect(() => feed.has('x')).toThrow(full.FilterDisposedError);
+  });
+
   test('two update() at once share one update: one manifest request, the same promise', async () => {
     const s = await setup();
     await s.pub.publish(1, cuckooVersions[1].bytes);
