@@ -44,11 +44,12 @@ export async function followInPage(page: AnyPage, origin: string, query: string,
 
 /**
  * Expects the standard plan followed (standardPlan of feed-server.ts, `signed` as given): each step's report clean,
- * the counts of each way, no CSP violation, and `loads` page loads ending with the plan's end.
+ * the counts of each way, no CSP violation, and `loads` runs of the client (page loads, worker starts) ending with the
+ * plan's end.
  */
 export function expectFollowed(name: string, server: FeedTestServer, results: PageResult[], { loads, every = 1, ms }: { loads: number; every?: number; ms: number }): void {
   const s = summaryOf(server.reports);
-  console.log(`${name}: ${JSON.stringify(s)}, ${loads} page load(s), ${ms} ms in all`);
+  console.log(`${name}: ${JSON.stringify(s)}, ${loads} run(s) of the client (page loads, worker starts), ${ms} ms in all`);
   expect(results.map((r) => r.message ?? '')).toEqual(results.map(() => ''));
   expect(failuresOf(server.reports)).toEqual([]);
   expect(results.map((r) => r.last)).toEqual([...Array(loads - 1).fill('reload'), 'end']);
