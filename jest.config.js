@@ -5,8 +5,8 @@
  * Four projects, which scripts/test.sh selects by name (`--selectProjects`); `npx jest` alone runs them all:
  *   quick     tests/js/ but the long suites: `npm test`
  *   long      the suites below, each 10 s to 70 s on a 2-core machine: `npm run test:all`
- *   browser   tests/browser/ (Chromium, Firefox, WebKit, the MV3 extension, the example app): `npm test`
- *   runtimes  tests/runtimes/ (workerd, Deno, Bun): `npm run test:all`
+ *   browser   tests/browser/ (Chromium, Firefox, WebKit, the MV3 extension, the example app, following a feed in Chromium): `npm test`
+ *   runtimes  tests/runtimes/ (workerd, Deno, Bun) and following a feed in Firefox and WebKit (BROWSER_LONG): `npm run test:all`
  */
 const LONG = [
   'property', // model-based properties of every family, with floors on what the sequences reached
@@ -32,13 +32,16 @@ const base = {
   },
 };
 const long = LONG.map((name) => `<rootDir>/tests/js/${name}.test.ts`);
+// Feed following in Firefox and WebKit (each 15 s to 30 s on a 2-core machine, mostly the browser's launch and the
+// 30 versions published): run with the runtimes, so that `npm test` keeps only Chromium's (tests/browser/feed.test.ts).
+const BROWSER_LONG = ['feed-firefox', 'feed-webkit'].map((name) => `<rootDir>/tests/browser/${name}.test.ts`);
 
 module.exports = {
   testTimeout: 120000,
   projects: [
     { ...base, displayName: 'quick', testMatch: ['<rootDir>/tests/js/**/*.test.ts'], testPathIgnorePatterns: LONG.map((name) => `/tests/js/${name}\\.test\\.ts$`) },
     { ...base, displayName: 'long', testMatch: long },
-    { ...base, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'] },
-    { ...base, displayName: 'runtimes', testMatch: ['<rootDir>/tests/runtimes/**/*.test.ts'] },
+    { ...base, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'], testPathIgnorePatterns: BROWSER_LONG.map((p) => p.replace('<rootDir>', '').replace(/\./g, '\\.') + '$') },
+    { ...base, displayName: 'runtimes', testMatch: ['<rootDir>/tests/runtimes/**/*.test.ts', ...BROWSER_LONG] },
   ],
 };

@@ -71,12 +71,13 @@ export class FilterFeed extends FeedBase<AnyFilter> {
   }
 
   /**
-   * Opens a feed: loads the store's filter when it holds a usable one (checking its SHA-256), then updates once.
+   * Opens a feed: loads the store's filter when it holds a usable one (checking its SHA-256), then updates once
+   * (unless `updateOnOpen` is false and a filter was stored: then it makes no request).
    * With a stored filter, that update's failure does not reject: it goes to `onError` and `lastError`, and the feed
    * holds the stored version. With none (or one unusable, reported to `onError`), the update must succeed.
    *
    * @param options - {@link FilterFeedOptions}: `manifestUrl`, and optionally `publicKey`, `store`, `fetch`,
-   *   `timeoutMs` (ms), `pollSeconds` (s), `onUpdate`, `onError`, `timers`.
+   *   `timeoutMs` (ms), `pollSeconds` (s), `onUpdate`, `onError`, `timers`, `updateOnOpen`.
    * @returns the feed, holding a filter.
    * @throws ArgumentTypeError for a `manifestUrl` that is not a URL or a `publicKey` that is not 32 bytes (or their base64).
    * @throws FeedError (as a rejection) when nothing was stored and the first update failed: see `update()`.
