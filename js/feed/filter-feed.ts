@@ -102,6 +102,8 @@ const SHA256 = /^[0-9a-f]{64}$/;
  */
 export class FeedBase<F extends FeedFilter> {
   private current: F | undefined;
+  /** The bytes `current` was loaded from (the stored or downloaded filter's): a patch's base, with no copy out of wasm memory. */
+  private currentBytes: Uint8Array | undefined;
   private held = 0;
   private listName = '';
   /** The manifest's pollSeconds, once one was read. */
@@ -145,7 +147,10 @@ export class FeedBase<F extends FeedFilter> {
     let stored: StoredFeed | undefined;
     try {
       stored = await this.store.load();
-      if (stored !== undefined) this.current = await this.fromStored(stored);
+      if (stored !== undefined) {
+        this.current = await this.fromStored(stored);
+        this.currentBytes = stored.bytes;
+      }
     } catch (e) {
       this.report(e instanceof FeedError ? e : new FeedError(`the store's state cannot be used, so the feed starts from nothing: ${(e as Error)?.message}`, 'store', { cause: e }));
     }
@@ -272,7 +277,14 @@ export class FeedBase<F extends FeedFilter> {
     const patch = this.current !== undefined && !m.fullOnly ? m.patches.find((p) => p.from === from) : undefined;
     if (patch !== undefined) {
       try {
-        bytes = await this.checked(await applyPatchBytes(this.current!.toBytes(), await this.file(patch, count)), m.full, 'the patched filter');
+        // The result is pinned by the patch's own checksum of it (docs/FORMAT.md §17), which applyPatchBytes checks,
+        // the patch by its SHA-256 and the base by the patch's checksum of it; its length must be the full file's.
+        const patched = await applyPatchBytes(this.currentBytes!, await this.file(patch, count));
+        if (patched.length !== m.full.size) {
+          throw new FeedError(`the patched filter is ${patched.length} bytes, and the manifest's full filter ${m.full.size}`, 'size-mismatch', { url: this.resolve(patch) });
+        }
+        this.alive();
+        bytes = patched;
       } catch (e) {
         this.alive();
         patchError = e as Error;
@@ -302,6 +314,7 @@ export class FeedBase<F extends FeedFilter> {
     }
     const old = this.current;
     this.current = made;
+    this.currentBytes = bytes;
     this.held = m.version;
     this.listName = m.name;
     old?.dispose();

@@ -223,6 +223,16 @@ describe('following a feed', () => {
   });
 });
 
+test("the patch applies to the bytes the feed loaded, not to the filter's: a key a user added to feed.filter (full entry) is dropped at the swap", async () => {
+  const s = await setup();
+  await s.pub.publish(1, cuckooVersions[1].bytes);
+  const feed = await open(s);
+  (feed.filter as CuckooFilter).add('added-by-the-user.example');
+  await s.pub.publish(2, cuckooVersions[2].bytes);
+  expect((await feed.update()).via).toBe('patch');
+  holds(feed, 2);
+});
+
 describe('signatures', () => {
   test('a signed feed opened with its key is followed', async () => {
     const key = feedKey();
