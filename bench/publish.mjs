@@ -13,7 +13,8 @@
 // (`<word>-<i>.<tld>`, words from the real domains' first labels) up to N, shuffled (seeded) so that the list is in
 // no order, one per line. Version 2: a seeded C·N of them removed and C·N new generated names added.
 //
-// Columns: entries; run (first version, or the churn version); wall s (the CLI process from start to exit); peak
+// Columns: entries; run (first version, or the churn version); wall s (the CLI process from start to exit); CPU s
+// (user + system, from /usr/bin/time -v); load (the 1-minute load average after the run: other work slows it); peak
 // RSS MB (VmHWM of /proc/<pid>/status, read every 20 ms while it runs, and /usr/bin/time -v's maximum resident set
 // when available); full MB (the full filter); patch KB (the patch from the version before); checked: the manifest
 // parses, the full filter's SHA-256 matches, the patch applied to version 1's filter gives version 2's, and 20,000
@@ -92,7 +93,10 @@ function runCli(args) {
       clearInterval(sample);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const max = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-      resolve({ code, stdout, stderr, seconds, rss: Math.max(hwm, max ? Number(max[1]) * 1024 : 0) });
+      const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+      const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+      const cpu = user && system ? Number(user[1]) + Number(system[1]) : undefined;
+      resolve({ code, stdout, stderr, seconds, cpu, rss: Math.max(hwm, max ? Number(max[1]) * 1024 : 0) });
     });
   });
 }
@@ -161,6 +165,8 @@ for (const n of sizes) {
         entries: n,
         run,
         wall: r.seconds.toFixed(2),
+        cpu: r.cpu === undefined ? '–' : r.cpu.toFixed(2),
+        load: (await import('node:os')).loadavg()[0].toFixed(1),
         rss: (r.rss / 2 ** 20).toFixed(0),
         full: (full.length / 2 ** 20).toFixed(2),
         patch: patch ? (patch.size / 1024).toFixed(1) : '–',
@@ -180,11 +186,12 @@ const table = [
   '',
   `Made by \`node bench/publish.mjs\` on Node.js ${process.version}, ${cores.length} × ${cores[0]?.model ?? 'CPU'}. ` +
     'Each row is one CLI process (`cuckoo-wasm publish LIST --out DIR --state DIR`, cuckoo filter, ε = 0.1%, capacity the entries × 1.25). ' +
-    'Peak RSS is the process\'s VmHWM. Targets: 3,000,000 entries in ≤ 10 s and ≤ 400 MB, first version and 1% churn.',
+    'Peak RSS is the process\'s VmHWM; CPU s is /usr/bin/time\'s user + system time, which other load on the machine ' +
+    'changes less than the wall time (the load column: the 1-minute load average after the run). Targets: 3,000,000 entries in ≤ 10 s and ≤ 400 MB, first version and 1% churn.',
   '',
-  '| entries | run | wall s | peak RSS MB | full MB | patch KB | checked |',
-  '|---:|---|---:|---:|---:|---:|---|',
-  ...rows.map((r) => `| ${r.entries.toLocaleString('en')} | ${r.run} | ${r.wall} | ${r.rss} | ${r.full} | ${r.patch} | ${r.checked} |`),
+  '| entries | run | wall s | CPU s (user + sys) | load (1 min) | peak RSS MB | full MB | patch KB | checked |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.entries.toLocaleString('en')} | ${r.run} | ${r.wall} | ${r.cpu} | ${r.load} | ${r.rss} | ${r.full} | ${r.patch} | ${r.checked} |`),
   '',
 ];
 if (!values['no-write']) writeFileSync(join(root, 'bench', 'results', 'publish.md'), table.join('\n'));

@@ -17,6 +17,7 @@ import { fileError } from './files.js';
 export const PUBLISH_USAGE = `
   cuckoo-wasm publish LIST --out DIR --state DIR [--name N] [--urls] [--format F] [--type cuckoo|bloom]
                       [--fpr R | --url-fpr R] [--capacity N] [--expansion N] [--keep 10] [--poll-seconds 300] [--sign KEYFILE]
+                      [--allow-empty]
   cuckoo-wasm publish --redis URL --key KEY --out DIR --state DIR [--name N] [--keep 10] [--poll-seconds 300] [--sign KEYFILE]
       publishes the next version of a feed (docs/FEED.md) into DIR (--out, the folder a web server serves): the full
       filter and patches from the last --keep versions, named by their SHA-256, and manifest.json last, signed with
@@ -25,7 +26,8 @@ export const PUBLISH_USAGE = `
       last versions' filters and the list's entries, sorted; the next run goes on from it. A cuckoo filter's next
       version deletes the entries removed and adds the new ones (a patch); one that fills up is built again
       (fullOnly), as is a Bloom filter that loses an entry. --capacity defaults to the entries x 1.25.
-      --name defaults to LIST's file name without its extension (or KEY)
+      --name defaults to LIST's file name without its extension (or KEY). A LIST with no entries is refused
+      (nothing published) unless --allow-empty is given
   cuckoo-wasm keygen --out KEYFILE
       writes a new Ed25519 private key to KEYFILE (PKCS#8 PEM, mode 0600; an existing file is never replaced) for
       publish --sign, and prints its public key, base64 of its 32 bytes, which clients are given (FilterFeed's publicKey)`;
@@ -57,6 +59,7 @@ async function publishCommand(args: string[]): Promise<void> {
       sign: { type: 'string' },
       redis: { type: 'string' },
       key: { type: 'string' },
+      'allow-empty': { type: 'boolean' },
     },
   });
   const redis = values.redis !== undefined || values.key !== undefined;
@@ -82,6 +85,7 @@ async function publishCommand(args: string[]): Promise<void> {
     keep: numberOf('keep', values.keep),
     pollSeconds: numberOf('poll-seconds', values['poll-seconds']),
     signingKey: values.sign,
+    allowEmpty: values['allow-empty'],
   });
   for (const line of r.report) console.log(line);
   if (!r.published) {

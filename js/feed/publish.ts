@@ -444,7 +444,7 @@ function lock(state: string): () => void {
           alive = (k as NodeJS.ErrnoException).code === 'EPERM';
         }
       }
-      if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end`, 'state');
+      if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end (if none is, delete ${path})`, 'state');
       rmSync(path, { force: true }); // left by a publisher that was killed
     }
   }
@@ -679,6 +679,14 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
       }
       writer.close(true);
       for (const run of runs) rmSync(run, { force: true });
+      if (count === 0 && options.allowEmpty !== true) {
+        rmSync(entriesTemp, { force: true });
+        rmSync(join(state, 'added.tmp'), { force: true });
+        throw fail(
+          `${options.list} has no entries, so nothing was published (a list that failed to download would empty every client's filter): give allowEmpty (--allow-empty) to publish an empty filter`,
+          'list',
+        );
+      }
       if (base !== undefined && sameParams && added === 0 && removed === 0) {
         rmSync(entriesTemp, { force: true });
         rmSync(join(state, 'added.tmp'), { force: true });
