@@ -249,6 +249,8 @@ test('options and folders that do not fit are refused with PublishError naming t
   await expect(publish({ ...base, falsePositiveRate: 2 })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ ...base, name: 'no/slash' })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ out: f.out, state: f.state } as PublishOptions)).rejects.toMatchObject({ reason: 'options' });
+  await expect(publish({ ...base, state: join(f.out, 'state') })).rejects.toMatchObject({ reason: 'options', message: expect.stringMatching(/must never be served/) });
+  await expect(publish({ ...base, state: f.out })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ ...base, list: join(dir, 'missing.txt') })).rejects.toMatchObject({ reason: 'list', message: expect.stringMatching(/ENOENT/) });
   await publish(base);
   await expect(publish({ ...base, name: 'other' })).rejects.toMatchObject({ reason: 'state', message: expect.stringMatching(/serves the feed "refused", not "other"/) });
