@@ -13,6 +13,7 @@ const LONG = [
   'adversarial', // user code inside every call: getters, Proxies, iterables that dispose or grow memory
   'cli', // the command-line tool, one process per call
   'cli-redis',
+  'publish-cli', // cuckoo-wasm publish killed at every point where it writes, one process per run
   'pack', // npm pack, installed into a fresh project under each resolver
   'bundlers', // the packed package built by each bundler and run in Chromium; Deno, Bun; attw and publint
   'redis-differential', // against the recorded Redis server's model

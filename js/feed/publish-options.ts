@@ -46,6 +46,11 @@ export interface PublishOptions {
   readonly name?: string;
   /** `list`'s format: `auto` (default), `lines`, `hosts`, `adblock`, `csv` or `csv:COLUMN` (docs/cli.md, build). */
   readonly format?: string;
+  /**
+   * Publish a list with no entries (an empty filter). Default false: such a list is refused (PublishError 'list'),
+   * as a list that failed to download would otherwise empty every client's filter.
+   */
+  readonly allowEmpty?: boolean;
   /** Entries are URLs, stored as their Safe Browsing canonical expressions (as `build --urls`). Default false. */
   readonly urls?: boolean;
   /** 'cuckoo' (default: entries removed are deleted, so a version is a patch) or 'bloom' (an entry removed builds it again, fullOnly). */

@@ -22,7 +22,7 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSy
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { basename, extname, join } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { CuckooFilter } from '../filters/cuckoo-filter.js';
 import { BloomFilter } from '../filters/bloom-filter.js';
 import { FilterFormatError, FilterFullError, PublishError } from '../common/errors.js';
@@ -444,7 +444,7 @@ function lock(state: string): () => void {
           alive = (k as NodeJS.ErrnoException).code === 'EPERM';
         }
       }
-      if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end`, 'state');
+      if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end (if none is, delete ${path})`, 'state');
       rmSync(path, { force: true }); // left by a publisher that was killed
     }
   }
@@ -515,6 +515,10 @@ function checkOptions(o: PublishOptions): void {
   if ((o.list === undefined) === (o.redis === undefined)) throw fail('publish needs one source: list (a file) or redis ({ url, key })', 'options');
   if (typeof o.out !== 'string' || o.out === '') throw fail('publish needs out: the served folder', 'options');
   if (typeof o.state !== 'string' || o.state === '') throw fail('publish needs state: the publisher\'s own folder (not served)', 'options');
+  const inside = relative(resolve(o.out), resolve(o.state));
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+    throw fail(`state (${o.state}) is out (${o.out}) or inside it: the state holds the list's entries, which must never be served; give a folder outside out`, 'options');
+  }
   if (o.name !== undefined && (typeof o.name !== 'string' || !NAME.test(o.name))) throw fail(`name must be 1 to 128 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(o.name)}`, 'options');
   if (o.type !== undefined && o.type !== 'cuckoo' && o.type !== 'bloom') throw fail(`type must be 'cuckoo' or 'bloom', got ${JSON.stringify(o.type)}`, 'options');
   const integer = (v: number | undefined, what: string, min: number, max: number) => {
@@ -679,6 +683,14 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
       }
       writer.close(true);
       for (const run of runs) rmSync(run, { force: true });
+      if (count === 0 && options.allowEmpty !== true) {
+        rmSync(entriesTemp, { force: true });
+        rmSync(join(state, 'added.tmp'), { force: true });
+        throw fail(
+          `${options.list} has no entries, so nothing was published (a list that failed to download would empty every client's filter): give allowEmpty (--allow-empty) to publish an empty filter`,
+          'list',
+        );
+      }
       if (base !== undefined && sameParams && added === 0 && removed === 0) {
         rmSync(entriesTemp, { force: true });
         rmSync(join(state, 'added.tmp'), { force: true });

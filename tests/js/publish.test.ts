@@ -4,7 +4,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BloomFilter, CuckooFilter, PublishError, applyPatchBytes, publish } from 'cuckoo-wasm';
+import { BloomFilter, CuckooFilter, PublishError, RedisCuckooFilter, applyPatchBytes, publish } from 'cuckoo-wasm';
+import { fixtureChunks, readFixture, startFakeRedis } from './fake-redis';
 import type { PublishOptions } from 'cuckoo-wasm';
 import type { FeedManifest } from '../../js/feed/manifest';
 import { feedFormat } from './feed-source';
@@ -248,10 +249,56 @@ test('options and folders that do not fit are refused with PublishError naming t
   await expect(publish({ ...base, falsePositiveRate: 2 })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ ...base, name: 'no/slash' })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ out: f.out, state: f.state } as PublishOptions)).rejects.toMatchObject({ reason: 'options' });
+  await expect(publish({ ...base, state: join(f.out, 'state') })).rejects.toMatchObject({ reason: 'options', message: expect.stringMatching(/must never be served/) });
+  await expect(publish({ ...base, state: f.out })).rejects.toMatchObject({ reason: 'options' });
   await expect(publish({ ...base, list: join(dir, 'missing.txt') })).rejects.toMatchObject({ reason: 'list', message: expect.stringMatching(/ENOENT/) });
   await publish(base);
   await expect(publish({ ...base, name: 'other' })).rejects.toMatchObject({ reason: 'state', message: expect.stringMatching(/serves the feed "refused", not "other"/) });
   await expect(publish({ ...base, signingKey: f.list })).rejects.toMatchObject({ reason: 'signing-key' });
+});
+
+test('a list with no entries is refused, nothing published, unless allowEmpty', async () => {
+  const f = feed('empty');
+  f.write(sample.slice(0, 10));
+  await publish({ list: f.list, out: f.out, state: f.state });
+  const before = served(f.out).text;
+  writeFileSync(f.list, '# nothing today\n\n');
+  await expect(publish({ list: f.list, out: f.out, state: f.state })).rejects.toMatchObject({ reason: 'list', message: expect.stringMatching(/has no entries, so nothing was published/) });
+  expect(served(f.out).text).toBe(before);
+  const r = await publish({ list: f.list, out: f.out, state: f.state, allowEmpty: true });
+  expect([r.published, r.version, r.entries, r.removed]).toEqual([true, 2, 0, 10]);
+});
+
+test('redis: a RedisBloom key published as the server holds it; unchanged bytes publish nothing; a new family is fullOnly', async () => {
+  const local = await RedisCuckooFilter.create({ capacity: 2000 });
+  local.addAll(sample.slice(0, 1000));
+  const chunks = () => [...local.scanDumpChunks()].map(([i, c]) => [i, Buffer.from(c)] as [number, Buffer]);
+  const fake = await startFakeRedis({ feed: { type: 'CF', chunks: chunks() } });
+  try {
+    const f = feed('redis');
+    const o = { redis: { url: fake.url, key: 'feed' }, out: f.out, state: f.state };
+    const v1 = await publish(o);
+    expect([v1.published, v1.version, v1.family, v1.fullOnly, v1.name]).toEqual([true, 1, 'RedisCuckooFilter', true, 'feed']);
+    expect(readFileSync(join(f.out, v1.full.path)).equals(Buffer.from(local.toBytes()))).toBe(true);
+    expect((await publish(o)).published).toBe(false);
+    // Keys deleted and added on the server: a patch.
+    for (const k of sample.slice(0, 10)) local.delete(k);
+    local.addAll(sample.slice(1000, 1050));
+    fake.keys.set('feed', { type: 'CF', chunks: chunks() });
+    const v2 = await publish(o);
+    expect([v2.version, v2.fullOnly, v2.patches.map((p) => p.from), v2.added, v2.entries]).toEqual([2, false, [1], 40, 1040]);
+    const applied = await applyPatchBytes(readFileSync(join(f.out, v1.full.path)), readFileSync(join(f.out, v2.patches[0].path)));
+    expect(Buffer.from(applied).equals(Buffer.from(local.toBytes()))).toBe(true);
+    // Another family under the key: built anew, fullOnly.
+    const bf = readFixture('bf-grow');
+    fake.keys.set('feed', { type: 'BF', chunks: fixtureChunks(bf) });
+    const v3 = await publish(o);
+    expect([v3.version, v3.family, v3.fullOnly, v3.patches]).toEqual([3, 'RedisBloomFilter', true, []]);
+    await expect(publish({ ...o, type: 'bloom' } as PublishOptions)).rejects.toMatchObject({ reason: 'options' });
+  } finally {
+    local.dispose();
+    await fake.close();
+  }
 });
 
 test('a lost state folder: the next version is numbered above what out serves, fullOnly', async () => {
