@@ -18,11 +18,11 @@
  * keep + 1 versions), `entries-<V>.txt` (version V's distinct entries, sorted by UTF-16 code units, one per line,
  * `\` `\n` `\r` escaped), `lock` (the running publisher's process id), and temporary files of a run.
  */
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from 'node:crypto';
+import type * as NodeFs from 'node:fs';
+import type * as NodeCrypto from 'node:crypto';
+import type * as NodeBuffer from 'node:buffer';
+import type * as NodePath from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
-import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { CuckooFilter } from '../filters/cuckoo-filter.js';
 import { BloomFilter } from '../filters/bloom-filter.js';
 import { FilterFormatError, FilterFullError, PublishError } from '../common/errors.js';
@@ -36,6 +36,28 @@ import { FEED_FORMAT, FeedFile, FeedManifest, FeedPatch, encodeEnvelope, keyId, 
 import type { PublishOptions, PublishResult } from './publish-options.js';
 
 export type { PublishOptions, PublishResult, PublishRedisSource, SigningKeyObject } from './publish-options.js';
+
+/**
+ * Node.js's modules publish uses, taken when it is first called (`process.getBuiltinModule`: Node.js, Deno, Bun), not
+ * imported: the package's Node.js bundle then loads them only in a process that publishes, and imports in a realm
+ * whose Node.js globals are gone (as Deno's and Bun's tests check).
+ */
+let fs: typeof NodeFs;
+let crypto: typeof NodeCrypto;
+let buffer: typeof NodeBuffer;
+let nodePath: typeof NodePath;
+
+function nodeModules(): void {
+  if (fs !== undefined) return;
+  const get = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule;
+  if (typeof get !== 'function') {
+    throw new PublishError('publish needs process.getBuiltinModule (Node.js 20.16 or later, Deno, Bun) to reach the file system', 'unsupported-runtime');
+  }
+  fs = get('node:fs') as typeof NodeFs;
+  crypto = get('node:crypto') as typeof NodeCrypto;
+  buffer = get('node:buffer') as typeof NodeBuffer;
+  nodePath = get('node:path') as typeof NodePath;
+}
 
 /** Entries sorted in memory at once before a run is written to the state folder (about 40 MB of strings). */
 const RUN_ENTRIES = 1 << 19;
@@ -85,40 +107,40 @@ function fail(message: string, reason: 'options' | 'list' | 'state' | 'signing-k
 
 /** Writes `data` to `dir/name` whole or not at all: a temporary file of `dir`, flushed, renamed over `name`. */
 function writeAtomic(dir: string, name: string, data: Uint8Array | string): void {
-  const temp = join(dir, `.tmp-${randomBytes(6).toString('hex')}-${name}`);
-  const fd = openSync(temp, 'w');
+  const temp = nodePath.join(dir, `.tmp-${crypto.randomBytes(6).toString('hex')}-${name}`);
+  const fd = fs.openSync(temp, 'w');
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+    fs.fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
   crashPoint();
-  renameSync(temp, join(dir, name));
+  fs.renameSync(temp, nodePath.join(dir, name));
   crashPoint();
 }
 
 /** Flushes a folder's entries (its renames) to disk. */
 function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
+  const fd = fs.openSync(dir, 'r');
   try {
-    fsyncSync(fd);
+    fs.fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
 function readOptional(path: string): Buffer | undefined {
   try {
-    return readFileSync(path);
+    return fs.readFileSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
 }
 
-const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+const sha256 = (bytes: Uint8Array | string) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** An entry as a line of a state file: `\`, LF and CR escaped (a CSV field may hold a line break). */
 function escapeEntry(entry: string): string {
@@ -159,7 +181,7 @@ class LineReader {
   private done = false;
 
   constructor(path: string) {
-    this.fd = openSync(path, 'r');
+    this.fd = fs.openSync(path, 'r');
   }
 
   /** The next line, or undefined at the end (the file is then closed). */
@@ -171,13 +193,13 @@ class LineReader {
         this.buffer.copy(larger);
         this.buffer = larger;
       }
-      const n = readSync(this.fd, this.buffer, this.carry, this.buffer.length - this.carry, null);
+      const n = fs.readSync(this.fd, this.buffer, this.carry, this.buffer.length - this.carry, null);
       const filled = this.carry + n;
       this.lines = [];
       this.index = 0;
       if (n === 0) {
         this.done = true;
-        closeSync(this.fd);
+        fs.closeSync(this.fd);
         if (filled > 0) linesOfBytes(this.buffer, 0, filled, (line) => this.lines.push(line));
         continue;
       }
@@ -201,7 +223,7 @@ class LineWriter {
   private at = 0;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w');
+    this.fd = fs.openSync(path, 'w');
   }
 
   write(line: string): void {
@@ -209,7 +231,7 @@ class LineWriter {
     if (this.at + 3 * line.length + 1 > this.buffer.length) this.flush();
     if (3 * line.length + 1 > this.buffer.length) {
       const bytes = Buffer.from(line + '\n');
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at);
+      for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.fd, bytes, at, bytes.length - at);
       return;
     }
     this.at += this.buffer.write(line, this.at);
@@ -217,15 +239,15 @@ class LineWriter {
   }
 
   private flush(): void {
-    for (let at = 0; at < this.at; ) at += writeSync(this.fd, this.buffer, at, this.at - at);
+    for (let at = 0; at < this.at; ) at += fs.writeSync(this.fd, this.buffer, at, this.at - at);
     this.at = 0;
   }
 
   /** Flushes, syncs (when `durable`) and closes. */
   close(durable: boolean): void {
     this.flush();
-    if (durable) fsyncSync(this.fd);
-    closeSync(this.fd);
+    if (durable) fs.fsyncSync(this.fd);
+    fs.closeSync(this.fd);
   }
 }
 
@@ -302,7 +324,7 @@ async function readRuns(path: string, options: PublishOptions, dir: string): Pro
   const runs: string[] = [];
   let run: string[] = [];
   const flush = () => {
-    const file = join(dir, `run-${runs.length}.tmp`);
+    const file = nodePath.join(dir, `run-${runs.length}.tmp`);
     const writer = new LineWriter(file);
     for (const line of sortUnique(run)) writer.write(line);
     writer.close(false);
@@ -344,25 +366,25 @@ async function readRuns(path: string, options: PublishOptions, dir: string): Pro
     for (let start = 0; start < end; ++line) {
       let stop = bytes.indexOf(10, start);
       if (stop < 0 || stop > end) stop = end;
-      if (!isUtf8(bytes.subarray(start, stop))) break;
+      if (!buffer.isUtf8(bytes.subarray(start, stop))) break;
       start = stop + 1;
     }
     return fail(`${path} is not UTF-8 text (line ${line}): lists are read as UTF-8; convert it first, e.g. iconv -f latin1 -t utf-8`, 'list');
   };
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of fs.createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
       const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
       const last = bytes.lastIndexOf(10);
       if (last < 0) {
         carry = bytes;
         continue;
       }
-      if (!isUtf8(bytes.subarray(0, last))) throw notUtf8(bytes, last);
+      if (!buffer.isUtf8(bytes.subarray(0, last))) throw notUtf8(bytes, last);
       linesOfBytes(bytes, 0, last, push);
       carry = bytes.subarray(last + 1);
     }
     if (carry !== undefined && carry.length > 0) {
-      if (!isUtf8(carry)) throw notUtf8(carry, carry.length);
+      if (!buffer.isUtf8(carry)) throw notUtf8(carry, carry.length);
       linesOfBytes(carry, 0, carry.length, push);
     }
   } catch (e) {
@@ -403,7 +425,7 @@ function linesOf(path: string): () => string | undefined {
 
 /** The list's name from its path: the file name without its extension, other characters than the NAME rule's as `-`. */
 function defaultName(from: string): string {
-  const base = basename(from, extname(from)) || basename(from);
+  const base = nodePath.basename(from, nodePath.extname(from)) || nodePath.basename(from);
   const name = base.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128);
   return name === '' ? 'list' : name;
 }
@@ -412,26 +434,26 @@ function defaultName(from: string): string {
 function signingKeyOf(signingKey: NonNullable<PublishOptions['signingKey']>): { key: KeyObject; publicKey: Uint8Array } {
   let key: KeyObject;
   try {
-    key = typeof signingKey === 'string' ? createPrivateKey(readFileSync(signingKey)) : (signingKey as KeyObject);
+    key = typeof signingKey === 'string' ? crypto.createPrivateKey(fs.readFileSync(signingKey)) : (signingKey as KeyObject);
   } catch (e) {
     throw fail(`cannot read the signing key ${String(signingKey)}: ${(e as Error).message}`, 'signing-key', e);
   }
   if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') {
     throw fail(`the signing key is a ${key.asymmetricKeyType ?? 'secret'} ${key.type} key, not an Ed25519 private key: make one with cuckoo-wasm keygen`, 'signing-key');
   }
-  const x = createPublicKey(key).export({ format: 'jwk' }).x!;
+  const x = crypto.createPublicKey(key).export({ format: 'jwk' }).x!;
   return { key, publicKey: new Uint8Array(Buffer.from(x, 'base64url')) };
 }
 
 /** Takes the state folder's lock, or throws if a live process holds it; returns its release. */
 function lock(state: string): () => void {
-  const path = join(state, 'lock');
+  const path = nodePath.join(state, 'lock');
   for (let attempt = 0; attempt < 2; ++attempt) {
     try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
+      const fd = fs.openSync(path, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      return () => fs.rmSync(path, { force: true });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number(readOptional(path)?.toString() ?? '');
@@ -445,7 +467,7 @@ function lock(state: string): () => void {
         }
       }
       if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end (if none is, delete ${path})`, 'state');
-      rmSync(path, { force: true }); // left by a publisher that was killed
+      fs.rmSync(path, { force: true }); // left by a publisher that was killed
     }
   }
   throw fail(`cannot take the lock ${path}`, 'state');
@@ -461,12 +483,12 @@ function readMeta(path: string): StateMeta | undefined {
 
 /** What `out` serves: its manifest.json's text, SHA-256 and manifest (undefined when it has none). */
 function served(out: string): { sha256: string; manifest: FeedManifest } | undefined {
-  const bytes = readOptional(join(out, 'manifest.json'));
+  const bytes = readOptional(nodePath.join(out, 'manifest.json'));
   if (bytes === undefined) return undefined;
   try {
     return { sha256: sha256(bytes), manifest: parseManifest(parseEnvelope(bytes.toString()).payload) };
   } catch (e) {
-    throw fail(`${join(out, 'manifest.json')} is not a feed's manifest (${(e as Error).message}): this folder is not a feed; give another --out`, 'state', e);
+    throw fail(`${nodePath.join(out, 'manifest.json')} is not a feed's manifest (${(e as Error).message}): this folder is not a feed; give another --out`, 'state', e);
   }
 }
 
@@ -475,16 +497,16 @@ function cleanUp(out: string, state: string, meta: StateMeta): void {
   const serving = served(out)?.manifest;
   const named = new Set([...meta.manifestFiles, ...meta.previousFiles, 'manifest.json']);
   if (serving !== undefined) for (const f of [serving.full, ...serving.patches]) named.add(f.path);
-  for (const file of readdirSync(out)) {
+  for (const file of fs.readdirSync(out)) {
     if (named.has(file) || !/^(full-|patch-|\.tmp-)/.test(file)) continue;
-    rmSync(join(out, file), { force: true });
+    fs.rmSync(nodePath.join(out, file), { force: true });
     crashPoint();
   }
   const kept = new Set(['meta.json', 'lock', ...meta.filters.map((v) => `filter-${v}.bin`)]);
   if (meta.entries) kept.add(`entries-${meta.version}.txt`);
-  for (const file of readdirSync(state)) {
+  for (const file of fs.readdirSync(state)) {
     if (kept.has(file) || !/^(filter-\d+\.bin|entries-\d+\.txt|pending\.json|run-\d+\.tmp|\.tmp-|added\.tmp|entries\.tmp)/.test(file)) continue;
-    rmSync(join(state, file), { force: true });
+    fs.rmSync(nodePath.join(state, file), { force: true });
     crashPoint();
   }
 }
@@ -494,18 +516,18 @@ function cleanUp(out: string, state: string, meta: StateMeta): void {
  * @returns The state to go on from.
  */
 function recover(out: string, state: string): StateMeta | undefined {
-  const pending = readMeta(join(state, 'pending.json'));
+  const pending = readMeta(nodePath.join(state, 'pending.json'));
   if (pending !== undefined) {
     if (served(out)?.sha256 === pending.manifestSha256) {
-      renameSync(join(state, 'pending.json'), join(state, 'meta.json'));
+      fs.renameSync(nodePath.join(state, 'pending.json'), nodePath.join(state, 'meta.json'));
       syncDir(state);
       crashPoint();
     } else {
-      rmSync(join(state, 'pending.json'));
+      fs.rmSync(nodePath.join(state, 'pending.json'));
       crashPoint();
     }
   }
-  const meta = readMeta(join(state, 'meta.json'));
+  const meta = readMeta(nodePath.join(state, 'meta.json'));
   if (meta !== undefined) cleanUp(out, state, meta);
   return meta;
 }
@@ -515,8 +537,8 @@ function checkOptions(o: PublishOptions): void {
   if ((o.list === undefined) === (o.redis === undefined)) throw fail('publish needs one source: list (a file) or redis ({ url, key })', 'options');
   if (typeof o.out !== 'string' || o.out === '') throw fail('publish needs out: the served folder', 'options');
   if (typeof o.state !== 'string' || o.state === '') throw fail('publish needs state: the publisher\'s own folder (not served)', 'options');
-  const inside = relative(resolve(o.out), resolve(o.state));
-  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+  const inside = nodePath.relative(nodePath.resolve(o.out), nodePath.resolve(o.state));
+  if (inside === '' || (!inside.startsWith('..') && !nodePath.isAbsolute(inside))) {
     throw fail(`state (${o.state}) is out (${o.out}) or inside it: the state holds the list's entries, which must never be served; give a folder outside out`, 'options');
   }
   if (o.name !== undefined && (typeof o.name !== 'string' || !NAME.test(o.name))) throw fail(`name must be 1 to 128 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(o.name)}`, 'options');
@@ -563,12 +585,13 @@ function checkOptions(o: PublishOptions): void {
  * ```
  */
 export async function publish(options: PublishOptions): Promise<PublishResult> {
+  nodeModules();
   checkOptions(options);
   const { out, state } = options;
   const name = options.name ?? defaultName(options.list ?? options.redis!.key);
   const signer = options.signingKey === undefined ? undefined : signingKeyOf(options.signingKey);
-  mkdirSync(out, { recursive: true });
-  mkdirSync(state, { recursive: true });
+  fs.mkdirSync(out, { recursive: true });
+  fs.mkdirSync(state, { recursive: true });
   const release = lock(state);
   try {
     return await publishLocked(options, name, signer);
@@ -603,7 +626,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   const sameParams = base !== undefined && base.params === params;
   const lastVersion = Math.max(previous?.version ?? 0, now?.manifest.version ?? 0);
   const version = lastVersion + 1;
-  for (const file of readdirSync(state)) if (/^(run-\d+\.tmp|added\.tmp|entries\.tmp|\.tmp-)/.test(file)) rmSync(join(state, file), { force: true });
+  for (const file of fs.readdirSync(state)) if (/^(run-\d+\.tmp|added\.tmp|entries\.tmp|\.tmp-)/.test(file)) fs.rmSync(nodePath.join(state, file), { force: true });
 
   let bytes: Uint8Array;
   let family: string;
@@ -612,7 +635,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   let removed = 0;
   let count = 0;
   let report: string[] = [];
-  const entriesTemp = join(state, 'entries.tmp');
+  const entriesTemp = nodePath.join(state, 'entries.tmp');
 
   if (options.redis !== undefined) {
     const { filter } = await pullFilter(options.redis.url, options.redis.key, options.redis.type, 'publish --redis');
@@ -623,7 +646,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
     } finally {
       filter.dispose();
     }
-    const old = sameParams ? readOptional(join(state, `filter-${base.version}.bin`)) : undefined;
+    const old = sameParams ? readOptional(nodePath.join(state, `filter-${base.version}.bin`)) : undefined;
     if (old !== undefined && base !== undefined && base.family === family && Buffer.from(bytes).equals(old)) return unchanged(base, now!);
     const delta = count - (base?.count ?? 0);
     added = Math.max(0, delta);
@@ -642,8 +665,8 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
     report = listReport;
     const next = mergeSorted([...runs.map(fileSource), arraySource(last)]);
     const writer = new LineWriter(entriesTemp);
-    const oldEntries = sameParams && base.entries ? join(state, `entries-${base.version}.txt`) : undefined;
-    const oldFilter = oldEntries !== undefined ? readOptional(join(state, `filter-${base!.version}.bin`)) : undefined;
+    const oldEntries = sameParams && base.entries ? nodePath.join(state, `entries-${base.version}.txt`) : undefined;
+    const oldFilter = oldEntries !== undefined ? readOptional(nodePath.join(state, `filter-${base!.version}.bin`)) : undefined;
     // The last version's filter, changed in place: entries removed are deleted as the merge finds them, entries
     // added are kept in a file and added after (so that the deletes make room first).
     let filter: Filter | undefined;
@@ -657,7 +680,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         }
         added = count;
       } else {
-        const addedWriter = new LineWriter(join(state, 'added.tmp'));
+        const addedWriter = new LineWriter(nodePath.join(state, 'added.tmp'));
         const old = fileSource(oldEntries!);
         let line = next();
         while (line !== undefined || old.head !== undefined) {
@@ -682,18 +705,18 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         addedWriter.close(false);
       }
       writer.close(true);
-      for (const run of runs) rmSync(run, { force: true });
+      for (const run of runs) fs.rmSync(run, { force: true });
       if (count === 0 && options.allowEmpty !== true) {
-        rmSync(entriesTemp, { force: true });
-        rmSync(join(state, 'added.tmp'), { force: true });
+        fs.rmSync(entriesTemp, { force: true });
+        fs.rmSync(nodePath.join(state, 'added.tmp'), { force: true });
         throw fail(
           `${options.list} has no entries, so nothing was published (a list that failed to download would empty every client's filter): give allowEmpty (--allow-empty) to publish an empty filter`,
           'list',
         );
       }
       if (base !== undefined && sameParams && added === 0 && removed === 0) {
-        rmSync(entriesTemp, { force: true });
-        rmSync(join(state, 'added.tmp'), { force: true });
+        fs.rmSync(entriesTemp, { force: true });
+        fs.rmSync(nodePath.join(state, 'added.tmp'), { force: true });
         return unchanged(base, now!, report);
       }
       if (!rebuild && filter !== undefined) {
@@ -701,14 +724,14 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         if (filter instanceof BloomFilter && filter.expansion === 0 && filter.size + added > filter.capacity) rebuild = true;
         else {
           try {
-            addAllFrom(filter, linesOf(join(state, 'added.tmp')));
+            addAllFrom(filter, linesOf(nodePath.join(state, 'added.tmp')));
           } catch (e) {
             if (!(e instanceof FilterFullError)) throw e;
             rebuild = true;
           }
         }
       }
-      rmSync(join(state, 'added.tmp'), { force: true });
+      fs.rmSync(nodePath.join(state, 'added.tmp'), { force: true });
       if (rebuild) {
         filter?.dispose();
         filter = undefined;
@@ -732,7 +755,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   // The new version's state files, under its number (nothing names them until pending.json does).
   writeAtomic(state, `filter-${version}.bin`, bytes);
   if (options.list !== undefined) {
-    renameSync(entriesTemp, join(state, `entries-${version}.txt`));
+    fs.renameSync(entriesTemp, nodePath.join(state, `entries-${version}.txt`));
     crashPoint();
   }
   // The served files, then the manifest.
@@ -748,7 +771,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   if (!fullOnly) {
     const froms = base!.filters.filter((v) => v >= generation && v >= version - keep).sort((a, b) => b - a);
     for (const from of froms) {
-      const older = readOptional(join(state, `filter-${from}.bin`));
+      const older = readOptional(nodePath.join(state, `filter-${from}.bin`));
       if (older === undefined) continue;
       let patch: Uint8Array;
       try {
@@ -774,7 +797,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
     patches,
   };
   const payload = new TextEncoder().encode(JSON.stringify(manifest));
-  const signatures = signer === undefined ? [] : [{ keyid: await keyId(signer.publicKey), sig: toBase64(sign(null, preAuthEncoding(payload), signer.key)) }];
+  const signatures = signer === undefined ? [] : [{ keyid: await keyId(signer.publicKey), sig: toBase64(crypto.sign(null, preAuthEncoding(payload), signer.key)) }];
   const envelope = encodeEnvelope(payload, signatures);
   const kept = [...(base?.filters ?? []).filter((v) => v >= generation && v >= version - keep), version];
   const next: StateMeta = {
@@ -798,7 +821,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   // The commit point: from this rename on, `out` serves the new version.
   writeAtomic(out, 'manifest.json', envelope);
   syncDir(out);
-  renameSync(join(state, 'pending.json'), join(state, 'meta.json'));
+  fs.renameSync(nodePath.join(state, 'pending.json'), nodePath.join(state, 'meta.json'));
   crashPoint();
   syncDir(state);
   cleanUp(out, state, next);
