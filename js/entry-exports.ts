@@ -17,11 +17,12 @@ export {
   FilterFormatError,
   FilterFullError,
   InvalidUrlError,
+  PublishError,
   OutOfMemoryError,
   WasmInitError,
   WasmLoadError,
 } from './common/errors.js';
-export type { FeedErrorReason, FilterFormatReason, InvalidUrlReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
+export type { FeedErrorReason, FilterFormatReason, InvalidUrlReason, PublishErrorReason, WasmInitReason, WasmLoadReason } from './common/errors.js';
 export { initWasm } from './boundary/load.js';
 export type { WasmSource } from './boundary/load.js';
 export { MemoryFeedStore, FileFeedStore, IndexedDbFeedStore } from './feed/stores.js';

@@ -17,8 +17,6 @@ export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/re
 export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
 export { diffBytes } from './patch/patch.js';
 export * from './entry-exports.js';
-export { PublishError } from './common/errors.js';
-export type { PublishErrorReason } from './common/errors.js';
 export type { PublishOptions, PublishResult, PublishRedisSource, SigningKeyObject } from './feed/publish-options.js';
 export type { FeedFile, FeedManifest, FeedPatch } from './feed/manifest.js';
 import { publish as publishIn } from 'cuckoo-publish';
@@ -44,23 +42,14 @@ export function publish(options: PublishOptions): Promise<PublishResult> {
   return publishIn(options);
 }
 
-import { CuckooFilter as CuckooFilterClass } from './filters/cuckoo-filter.js';
-import { BloomFilter as BloomFilterClass } from './filters/bloom-filter.js';
-import { RedisCuckooFilter as RedisCuckooFilterClass } from './filters/redis-cuckoo-filter.js';
-import { RedisBloomFilter as RedisBloomFilterClass } from './filters/redis-bloom-filter.js';
+import { FULL_CLASSES, type AnyFilter } from './filters/classes.js';
 import { FeedBase, type FeedClasses, type FilterFeedOptions } from './feed/filter-feed.js';
 import { named } from './common/named.js';
 
-/** A filter of any family of the full entry (`cuckoo-wasm`). */
-export type AnyFilter = CuckooFilterClass | BloomFilterClass | RedisCuckooFilterClass | RedisBloomFilterClass;
+export type { AnyFilter } from './filters/classes.js';
 
 /** This entry's class of each family, for its {@link FilterFeed}. */
-const CLASSES: FeedClasses<AnyFilter> = {
-  CuckooFilter: CuckooFilterClass,
-  BloomFilter: BloomFilterClass,
-  RedisCuckooFilter: RedisCuckooFilterClass,
-  RedisBloomFilter: RedisBloomFilterClass,
-};
+const CLASSES: FeedClasses<AnyFilter> = FULL_CLASSES;
 
 /**
  * A filter that follows a feed (docs/FEED.md §4): {@link FeedBase}, whose filters are the full entry (`cuckoo-wasm`)'s classes.

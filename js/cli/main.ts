@@ -7,7 +7,7 @@
  *   cuckoo-wasm --version
  *   cuckoo-wasm redis-pull, redis-push (js/cli/redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli/patch.ts)
  *   cuckoo-wasm publish, keygen (js/cli/publish.ts)
- * Lists are read by js/cli/list-formats.ts: the LIST file in its --format, query's standard input as a
+ * Lists are read by js/sources/list-formats.ts: the LIST file in its --format, query's standard input as a
  * `lines` list (listEntry): one key per line, trimmed, a leading byte order mark dropped, blank lines and
  * `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1 (2 for a list with no entries, unless --allow-empty).
@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
-import { NumberedEntry, listEntry, notAUrl, readList } from './list-formats.js';
+import { NumberedEntry, listEntry, notAUrl, readList } from '../sources/list-formats.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';

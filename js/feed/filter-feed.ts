@@ -52,10 +52,16 @@ export interface FeedTimers {
   random(): number;
 }
 
+/**
+ * The `AbortSignal` the feed's `fetch` is given: the realm's class where the project's types declare it (the DOM
+ * library, @types/node), else what a fetch uses of one, so that the types need neither.
+ */
+export type FeedAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : { readonly aborted: boolean };
+
 /** What {@link FeedBase} and `FilterFeed.open` take. */
 export interface FilterFeedOptions {
-  /** The feed's manifest.json (absolute, or relative to the page). Its files are fetched beside it. */
-  readonly manifestUrl: string | URL;
+  /** The feed's manifest.json (absolute, or relative to the page), as a string or a URL. Its files are fetched beside it. */
+  readonly manifestUrl: string | { readonly href: string };
   /**
    * The publisher's Ed25519 public key: base64 of its 32 bytes (as `cuckoo-wasm keygen` prints it) or the bytes.
    * Given it, the feed refuses manifests not signed with it ('unsigned', 'bad-signature'); without it, it trusts
@@ -65,7 +71,7 @@ export interface FilterFeedOptions {
   /** Where the filter is kept between runs; a {@link MemoryFeedStore} (kept for no later run) by default. */
   readonly store?: FeedStore;
   /** The fetch to use (the realm's `fetch` by default): called as `fetch(url, { signal })`, its result used as a Response. */
-  readonly fetch?: (url: string, init: { signal: AbortSignal }) => Promise<unknown>;
+  readonly fetch?: (url: string, init: { signal: FeedAbortSignal }) => Promise<unknown>;
   /** Milliseconds a request may take, from sending it to its body's last byte: 30 000 by default. */
   readonly timeoutMs?: number;
   /** The least seconds between two polls (`start()`); the manifest's `pollSeconds` when that is greater. 0 by default. */
@@ -130,7 +136,8 @@ export class FeedBase<F extends FeedFilter> {
     private readonly options: FilterFeedOptions,
   ) {
     try {
-      this.url = new URL(String(options.manifestUrl), (globalThis as { location?: { href: string } }).location?.href);
+      const given = options.manifestUrl;
+      this.url = new URL(typeof given === 'string' ? given : String(given?.href), (globalThis as { location?: { href: string } }).location?.href);
     } catch {
       throw new ArgumentTypeError(`manifestUrl is not a URL: ${String(options.manifestUrl)}`);
     }
@@ -360,7 +367,7 @@ export class FeedBase<F extends FeedFilter> {
     const fail = (message: string, reason: 'network' | 'size-mismatch' | 'http-status', details: { status?: number; cause?: unknown } = {}) =>
       new FeedError(message, reason, { url, ...details });
     try {
-      const fetcher = this.options.fetch ?? ((u: string, init: { signal: AbortSignal }) => fetch(u, init));
+      const fetcher = this.options.fetch ?? ((u: string, init: { signal: FeedAbortSignal }) => fetch(u, init as RequestInit));
       const res = (await Promise.race([fetcher(url, { signal: controller.signal }), stopped])) as { status?: unknown; body?: { getReader?(): typeof reader } | null } | null;
       if (typeof res !== 'object' || res === null || typeof res.status !== 'number') throw fail('fetch gave something that is not a Response', 'network');
       if (res.status !== 200) throw fail(`the server answered ${res.status}, not 200`, 'http-status', { status: res.status });

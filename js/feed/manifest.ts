@@ -105,7 +105,7 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** The realm's WebCrypto, or a FeedError('no-crypto'). */
+/** The realm's WebCrypto, or a FeedError('no-crypto'). @internal */
 export function subtleCrypto(): SubtleCrypto {
   const subtle = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
   if (subtle === undefined) {

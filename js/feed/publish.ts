@@ -29,9 +29,9 @@ import { FilterFormatError, FilterFullError, PublishError } from '../common/erro
 import { diffBytes } from '../patch/patch.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { loadFullCore } from '../boundary/load.js';
-import { ListParser, notAUrl } from '../cli/list-formats.js';
-import { pullFilter } from '../cli/redis.js';
-import { familyOfFilter } from '../cli/classes.js';
+import { ListParser, notAUrl } from '../sources/list-formats.js';
+import { pullFilter } from '../sources/redis.js';
+import { familyOfFilter } from '../filters/classes.js';
 import { FEED_FORMAT, FeedFile, FeedManifest, FeedPatch, encodeEnvelope, keyId, parseEnvelope, parseManifest, preAuthEncoding, toBase64 } from './manifest.js';
 import type { PublishOptions, PublishResult } from './publish-options.js';
 
@@ -153,7 +153,7 @@ function unescapeEntry(line: string): string {
 /**
  * The lines of `bytes[start, end)`, each one string of its own (V8 compares strings sliced out of a larger one
  * several times slower than such flat strings, and the sort and the merges are all comparisons): LF, CRLF and a lone
- * CR end a line, as node:readline and js/cli/list-formats.ts split them.
+ * CR end a line, as node:readline and js/sources/list-formats.ts split them.
  */
 function linesOfBytes(bytes: Buffer, start: number, end: number, take: (line: string) => void): void {
   while (start < end) {

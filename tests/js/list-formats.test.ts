@@ -1,10 +1,10 @@
-// The list formats of `cuckoo-wasm build --format` (js/cli/list-formats.ts): each format on the real
+// The list formats of `cuckoo-wasm build --format` (js/sources/list-formats.ts): each format on the real
 // samples of tests/lists (README.md there) and on rules written here, detection, and the CLI.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SkipKind, readList } from '../../js/cli/list-formats';
+import { SkipKind, readList } from '../../js/sources/list-formats';
 
 const lists = join(__dirname, '..', 'lists');
 const sample = (name: string) => readFileSync(join(lists, name), 'utf8');

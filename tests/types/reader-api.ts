@@ -145,13 +145,17 @@ export async function feed(manifestUrl: string, publicKey: string): Promise<stri
   const saved: StoredFeed | undefined = await store.load();
   const f: FilterFeed = await FilterFeed.open({ manifestUrl, publicKey, store, timeoutMs: 10000, pollSeconds: 600, onUpdate: (u: FeedUpdate) => u.to, onError: (e: Error) => e });
   const filter: Loaded = f.filter;
+  // A URL object, the realm's fetch as the feed's, pollSeconds and updateOnOpen type-check as given.
+  const g = await FilterFeed.open({ manifestUrl: new URL(manifestUrl, 'https://lists.example/'), fetch, updateOnOpen: false });
+  const every: number = g.pollSeconds;
+  g[Symbol.dispose]();
   const u: FeedUpdate = await f.update();
   f.start();
   f.stop();
   const hit: boolean = f.has('evil.example') || f.hasUrl('https://evil.example/') || f.matchUrl('https://evil.example/') !== null;
   const reason: FeedErrorReason | undefined = f.lastError instanceof FeedError ? f.lastError.reason : undefined;
   f.dispose();
-  return `${saved?.version} ${f.version} ${f.name} ${u.from} ${u.to} ${u.via} ${u.bytes} ${hit} ${reason} ${filter.byteLength}`;
+  return `${every} ${saved?.version} ${f.version} ${f.name} ${u.from} ${u.to} ${u.via} ${u.bytes} ${hit} ${reason} ${filter.byteLength}`;
 }
 
 export async function page(source: WasmSource, bytes: Uint8Array, patch: Uint8Array): Promise<string> {
