@@ -4,7 +4,7 @@
  * with the entry's own classes (js/index.ts the full entry's, js/reader.ts the reader's), given as a
  * {@link FeedClasses} table keyed by the registry's class names, so a feed makes its entry's filters.
  */
-import { FeedError, ArgumentTypeError, FilterFormatError } from '../common/errors.js';
+import { FeedError, ArgumentRangeError, ArgumentTypeError, FilterFormatError } from '../common/errors.js';
 import { isUint8Array, type Key } from '../common/checks.js';
 import type { FamilyDescriptor } from '../registry.js';
 import { applyPatchBytes } from '../patch/patch.js';
@@ -147,6 +147,13 @@ export class FeedBase<F extends FeedFilter> {
     this.store = options.store ?? new MemoryFeedStore();
     this.timers = options.timers ?? { setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (h) => clearTimeout(h as number), random: Math.random };
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_TIMER_MS) {
+      throw new ArgumentRangeError(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${String(options.timeoutMs)}`);
+    }
+    const poll = options.pollSeconds;
+    if (poll !== undefined && !(typeof poll === 'number' && Number.isFinite(poll) && poll >= 0 && poll * 1000 <= MAX_TIMER_MS)) {
+      throw new ArgumentRangeError(`pollSeconds must be a number of seconds from 0 to ${Math.floor(MAX_TIMER_MS / 1000)}, got ${String(poll)}`);
+    }
   }
 
   /** What `open` does: the stored filter, if usable, then one update. @internal */
@@ -270,13 +277,13 @@ export class FeedBase<F extends FeedFilter> {
     if (this.key !== undefined) await verifyEnvelope(envelope, this.key);
     const m = parseManifest(envelope.payload);
     this.alive();
-    this.pollBase = m.pollSeconds;
     if (this.current !== undefined && m.name !== this.listName) {
       throw new FeedError(`the manifest is of the list "${m.name}", and this feed holds "${this.listName}"`, 'wrong-feed', { url: this.url.href });
     }
     if (m.version < from) {
       throw new FeedError(`the manifest's version ${m.version} is below the version held, ${from}: an old manifest served again, refused`, 'replay', { url: this.url.href });
     }
+    this.pollBase = m.pollSeconds;
     if (m.version === from) return { from, to: from, via: 'none', bytes: count.bytes };
 
     let bytes: Uint8Array | undefined;
@@ -297,20 +304,33 @@ export class FeedBase<F extends FeedFilter> {
         patchError = e as Error;
       }
     }
-    const via = bytes === undefined ? 'full' : 'patch';
-    bytes ??= await this.file(m.full, count);
-
-    let made: F;
-    try {
-      made = await this.classes[m.family as keyof FeedClasses<F>].fromBytes(bytes);
-    } catch (e) {
-      if (!(e instanceof FilterFormatError)) throw e;
-      throw new FeedError(`${m.full.path} is not a filter of ${m.family}: ${e.message}`, 'bad-filter', { url: this.resolve(m.full), cause: e });
+    const load = async (b: Uint8Array): Promise<F> => {
+      try {
+        return await this.classes[m.family as keyof FeedClasses<F>].fromBytes(b);
+      } catch (e) {
+        if (!(e instanceof FilterFormatError)) throw e;
+        throw new FeedError(`${m.full.path} is not a filter of ${m.family}: ${e.message}`, 'bad-filter', { url: this.resolve(m.full), cause: e });
+      }
+    };
+    let via: 'patch' | 'full' = 'patch';
+    let made: F | undefined;
+    if (bytes !== undefined) {
+      try {
+        made = await load(bytes);
+      } catch (e) {
+        this.alive();
+        patchError = e as Error;
+      }
+    }
+    if (made === undefined) {
+      via = 'full';
+      bytes = await this.file(m.full, count);
+      made = await load(bytes);
     }
     try {
       this.alive();
       try {
-        await this.store.save({ name: m.name, version: m.version, family: m.family, sha256: m.full.sha256, bytes });
+        await this.store.save({ name: m.name, version: m.version, family: m.family, sha256: m.full.sha256, bytes: bytes! });
       } catch (e) {
         throw new FeedError(`the store could not save version ${m.version} (${(e as Error)?.message}): the feed keeps version ${from}`, 'store', { cause: e });
       }
@@ -321,7 +341,7 @@ export class FeedBase<F extends FeedFilter> {
     }
     const old = this.current;
     this.current = made;
-    this.currentBytes = bytes;
+    this.currentBytes = bytes!;
     this.held = m.version;
     this.listName = m.name;
     old?.dispose();
@@ -444,6 +464,8 @@ export class FeedBase<F extends FeedFilter> {
     const ms = n === 0 ? p * (1 + r / 10) : Math.max(p, Math.min(DAY_MS, p * 2 ** (n - 1))) * (1 + r);
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
+      // A host's timers may give no handle to clear: a poll after stop() or dispose() does nothing.
+      if (!this.polling || this.disposed) return;
       this.update()
         .catch((e) => this.report(e))
         .then(() => {

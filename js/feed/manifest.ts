@@ -200,7 +200,13 @@ export async function verifyEnvelope(envelope: Envelope, publicKey: Uint8Array):
   for (const { sig } of envelope.signatures) {
     const bytes = fromBase64(sig);
     if (bytes === undefined || bytes.length !== 64) continue;
-    if (await subtle.verify({ name: 'Ed25519' }, key, bytes as BufferSource, signed as BufferSource)) return;
+    let valid: boolean;
+    try {
+      valid = await subtle.verify({ name: 'Ed25519' }, key, bytes as BufferSource, signed as BufferSource);
+    } catch (e) {
+      throw new FeedError(`this realm's WebCrypto cannot verify Ed25519 signatures (${(e as Error)?.message})`, 'no-crypto', { cause: e });
+    }
+    if (valid) return;
   }
   throw new FeedError('no signature of the manifest verifies with the feed\'s publicKey: refused', 'bad-signature');
 }

@@ -445,19 +445,37 @@ function signingKeyOf(signingKey: NonNullable<PublishOptions['signingKey']>): { 
   return { key, publicKey: new Uint8Array(Buffer.from(x, 'base64url')) };
 }
 
-/** Takes the state folder's lock, or throws if a live process holds it; returns its release. */
+/** The state folders this process publishes into now (resolved paths): a second run on one of them is refused. */
+const lockedHere = new Set<string>();
+
+/**
+ * Takes the state folder's lock, or throws if a live process (this one included) holds it; returns its release,
+ * which removes the lock only while it is still this run's. A lock left by a publisher that was killed is moved
+ * aside under a name of its own before it is removed, so that of two runs that both found it stale, one takes the
+ * lock and the other finds the new one.
+ */
 function lock(state: string): () => void {
   const path = nodePath.join(state, 'lock');
-  for (let attempt = 0; attempt < 2; ++attempt) {
+  const here = nodePath.resolve(state);
+  if (lockedHere.has(here)) {
+    throw fail(`another publish of this process is running on the state folder ${state}: wait for it to end`, 'state');
+  }
+  const mine = `${process.pid} ${crypto.randomBytes(8).toString('hex')}`;
+  for (let attempt = 0; attempt < 3; ++attempt) {
     try {
       const fd = fs.openSync(path, 'wx');
-      fs.writeSync(fd, String(process.pid));
+      fs.writeSync(fd, mine);
       fs.closeSync(fd);
-      return () => fs.rmSync(path, { force: true });
+      lockedHere.add(here);
+      return () => {
+        lockedHere.delete(here);
+        if (readOptional(path)?.toString() === mine) fs.rmSync(path, { force: true });
+      };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(readOptional(path)?.toString() ?? '');
-      let alive = false;
+      const held = readOptional(path)?.toString() ?? '';
+      const pid = Number(held.split(' ')[0]);
+      let alive = pid === process.pid;
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
         try {
           process.kill(pid, 0);
@@ -467,7 +485,23 @@ function lock(state: string): () => void {
         }
       }
       if (alive) throw fail(`another publish (process ${pid}) is running on the state folder ${state}: wait for it to end (if none is, delete ${path})`, 'state');
-      fs.rmSync(path, { force: true }); // left by a publisher that was killed
+      // Left by a publisher that was killed: moved aside only if it is still the lock read above.
+      const aside = `${path}.stale-${crypto.randomBytes(8).toString('hex')}`;
+      try {
+        fs.renameSync(path, aside);
+      } catch (r) {
+        if ((r as NodeJS.ErrnoException).code !== 'ENOENT') throw r;
+        continue;
+      }
+      if (readOptional(aside)?.toString() !== held) {
+        // Another run took the lock between the read and the rename: give it back.
+        try {
+          fs.linkSync(aside, path);
+        } catch {
+          // it took the lock again meanwhile
+        }
+      }
+      fs.rmSync(aside, { force: true });
     }
   }
   throw fail(`cannot take the lock ${path}`, 'state');
@@ -523,6 +557,8 @@ function recover(out: string, state: string): StateMeta | undefined {
       syncDir(state);
       crashPoint();
     } else {
+      // Its manifest may have reached clients before a power cut undid the rename: its number is never used again.
+      fs.writeFileSync(nodePath.join(state, 'dropped.json'), JSON.stringify({ version: pending.version }));
       fs.rmSync(nodePath.join(state, 'pending.json'));
       crashPoint();
     }
@@ -624,7 +660,8 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   // anew, numbered above both.
   const base = previous !== undefined && now?.sha256 === previous.manifestSha256 ? previous : undefined;
   const sameParams = base !== undefined && base.params === params;
-  const lastVersion = Math.max(previous?.version ?? 0, now?.manifest.version ?? 0);
+  const dropped = Number(JSON.parse(readOptional(nodePath.join(state, 'dropped.json'))?.toString() ?? '{}').version ?? 0);
+  const lastVersion = Math.max(previous?.version ?? 0, now?.manifest.version ?? 0, Number.isSafeInteger(dropped) ? dropped : 0);
   const version = lastVersion + 1;
   for (const file of fs.readdirSync(state)) if (/^(run-\d+\.tmp|added\.tmp|entries\.tmp|\.tmp-)/.test(file)) fs.rmSync(nodePath.join(state, file), { force: true });
 

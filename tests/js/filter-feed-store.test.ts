@@ -127,6 +127,28 @@ describe('polling', () => {
     expect(timers.delays[timers.delays.length - 1]).toBe(100000000);
   });
 
+  test("a host's timers that cannot be cleared: a poll that fires after stop() makes no request and schedules nothing", async () => {
+    const runs: (() => void)[] = [];
+    const timers: FeedTimers = { setTimeout: (run) => void runs.push(run), clearTimeout: () => undefined, random: () => 0 };
+    const feed = await open({ timers });
+    feed.start();
+    feed.stop();
+    const before = server.requests.length;
+    runs.splice(0).forEach((run) => run());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([server.requests.length - before, runs.length]).toEqual([0, 0]);
+  });
+
+  test("a manifest refused as a replay does not set the poll interval", async () => {
+    await pub.publish(2, versions[2]);
+    const feed = await open();
+    expect(feed.pollSeconds).toBe(60);
+    const slow = new FeedPublisher(dir, 'blocklist', 'CuckooFilter', undefined, 86400);
+    await slow.publish(1, versions[1]);
+    expect(await feed.update().catch((e: FeedError) => e.reason)).toBe('replay');
+    expect(feed.pollSeconds).toBe(60);
+  });
+
   test('a poll that runs after dispose() (the timer fired) schedules nothing', async () => {
     const timers = new FakeTimers();
     const feed = await open({ timers });

@@ -362,6 +362,29 @@ describe('faults: the previous filter answers, the store is unchanged, the error
     holds(feed, 2);
   });
 
+  test("a patched filter that does not load as the manifest's family: the full file is tried too, then bad-filter", async () => {
+    const s = await setup();
+    await s.pub.publish(1, cuckooVersions[1].bytes);
+    const store = new CountingStore();
+    const feed = await open(s, { store });
+    (s.pub as unknown as { family: string }).family = 'RedisCuckooFilter';
+    await s.pub.publish(2, cuckooVersions[2].bytes);
+    const before = s.server.requests.length;
+    const e = await refusal(feed.update());
+    expect(e.reason).toBe('bad-filter');
+    expect(s.server.requests.slice(before).map((p) => p.replace(/-[0-9a-f]{64}/, ''))).toEqual(['manifest.json', 'patch-1.bin', 'full.bin']);
+    await unchanged(feed, store, e);
+  });
+
+  test('timeoutMs and pollSeconds out of range are refused when the feed is opened (NaN would poll in a tight loop)', async () => {
+    const s = await setup();
+    await s.pub.publish(1, cuckooVersions[1].bytes);
+    for (const bad of [{ timeoutMs: NaN }, { timeoutMs: 0 }, { timeoutMs: 2 ** 31 }, { timeoutMs: 1.5 }, { pollSeconds: NaN }, { pollSeconds: -1 }, { pollSeconds: Infinity }]) {
+      await expect(FilterFeed.open({ manifestUrl: s.server.manifestUrl, ...bad })).rejects.toBeInstanceOf(full.ArgumentRangeError);
+    }
+    expect(s.server.requests).toEqual([]);
+  });
+
   test('one flipped byte in the full file: hash-mismatch', async () => {
     const { s, store, feed, fullFile } = await atOne(true);
     const bad = new Uint8Array(s.pub.read(fullFile.path));

@@ -1,7 +1,7 @@
 // publish() (js/feed/publish.ts, docs/FEED.md §5) from the Node.js entry, on real files: 30 versions of a real list
 // with seeded adds and removals, each checked as a client would check it (the manifest, every file's size and
 // SHA-256, every patch applied to the version it is from, every entry found), and what each option changes.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BloomFilter, CuckooFilter, PublishError, RedisCuckooFilter, applyPatchBytes, publish } from 'cuckoo-wasm';
@@ -327,4 +327,32 @@ test('the browsers\' build has no publish: it rejects with PublishError unsuppor
     expect(text).not.toContain('cuckoo-wasm-publish-state/1');
   }
   expect(readFileSync(join(root, 'dist', 'node.cjs'), 'utf8')).toContain('cuckoo-wasm-publish-state/1');
+});
+
+test('two publish runs of one process on one state folder: the second is refused (state), the first publishes', async () => {
+  const f = feed('twice');
+  f.write(sample.slice(0, 2000));
+  const [a, b] = await Promise.allSettled([publish({ list: f.list, out: f.out, state: f.state }), publish({ list: f.list, out: f.out, state: f.state })]);
+  expect(a.status).toBe('fulfilled');
+  expect(b).toMatchObject({ status: 'rejected', reason: { code: 'ERR_PUBLISH', reason: 'state' } });
+  expect(existsSync(join(f.state, 'lock'))).toBe(false);
+  // The lock is released: the next run goes on.
+  f.write(sample.slice(0, 2010));
+  expect((await publish({ list: f.list, out: f.out, state: f.state })).version).toBe(2);
+});
+
+test('a lock left by a process that is gone is taken over; a pending version that out does not serve is never numbered again', async () => {
+  const f = feed('stale');
+  f.write(sample.slice(0, 300));
+  await publish({ list: f.list, out: f.out, state: f.state });
+  // A publisher killed after writing its pending state for version 2, whose manifest rename was then undone (a power
+  // cut): out serves version 1.
+  const meta = JSON.parse(readFileSync(join(f.state, 'meta.json'), 'utf8'));
+  writeFileSync(join(f.state, 'pending.json'), JSON.stringify({ ...meta, version: 2, manifestSha256: '0'.repeat(64) }));
+  writeFileSync(join(f.state, 'lock'), '2147483646 dead');
+  f.write(sample.slice(0, 320));
+  const r = await publish({ list: f.list, out: f.out, state: f.state });
+  expect([r.published, r.version]).toEqual([true, 3]);
+  expect(served(f.out).manifest.version).toBe(3);
+  expect(existsSync(join(f.state, 'lock'))).toBe(false);
 });
