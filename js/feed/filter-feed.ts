@@ -9,7 +9,7 @@ import { isUint8Array, type Key } from '../common/checks.js';
 import type { FamilyDescriptor } from '../registry.js';
 import { applyPatchBytes } from '../patch/patch.js';
 import { disposeKey } from '../filters/wasm-filter.js';
-import { MAX_MANIFEST_BYTES, parseEnvelope, parseManifest, publicKeyBytes, sha256Hex, verifyEnvelope, type FeedFile } from './manifest.js';
+import { MAX_MANIFEST_BYTES, parseEnvelope, parseManifest, publicKeyBytes, sha256Hex, toBase64, verifyEnvelope, type FeedFile } from './manifest.js';
 import { MemoryFeedStore, type FeedStore, type StoredFeed } from './stores.js';
 
 /** What a feed uses of a filter of any family. */
@@ -188,8 +188,20 @@ export class FeedBase<F extends FeedFilter> {
     ) {
       throw new FeedError("the store's state is not { name, version, family, sha256, bytes }: ignored", 'store');
     }
+    const whose = s.feed;
+    if (whose !== undefined && (whose?.manifestUrl !== this.url.href || whose?.publicKey !== this.keyText())) {
+      throw new FeedError(
+        `the store holds the state of another feed (${String(whose?.manifestUrl)}${whose?.publicKey ? ', signed' : ''}), not of ${this.url.href}${this.key ? ' with this publicKey' : ''}: ignored`,
+        'store',
+      );
+    }
     if ((await sha256Hex(s.bytes)) !== s.sha256) throw new FeedError("the store's filter bytes are not those it stored (SHA-256 differs): ignored", 'hash-mismatch');
     return this.classes[s.family as keyof FeedClasses<F>].fromBytes(s.bytes);
+  }
+
+  /** The feed's public key as a stored state names it: base64 of its 32 bytes, '' without one. */
+  private keyText(): string {
+    return this.key === undefined ? '' : toBase64(this.key);
   }
 
   /** The version held: the manifest's `version` of the filter {@link filter} is. */
@@ -330,7 +342,7 @@ export class FeedBase<F extends FeedFilter> {
     try {
       this.alive();
       try {
-        await this.store.save({ name: m.name, version: m.version, family: m.family, sha256: m.full.sha256, bytes: bytes! });
+        await this.store.save({ name: m.name, version: m.version, family: m.family, sha256: m.full.sha256, bytes: bytes!, feed: { manifestUrl: this.url.href, publicKey: this.keyText() } });
       } catch (e) {
         throw new FeedError(`the store could not save version ${m.version} (${(e as Error)?.message}): the feed keeps version ${from}`, 'store', { cause: e });
       }

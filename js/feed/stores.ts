@@ -23,6 +23,12 @@ export interface StoredFeed {
   readonly sha256: string;
   /** The filter's bytes (docs/FORMAT.md), the feed's full file of that version. */
   readonly bytes: Uint8Array;
+  /**
+   * Whose state it is: the feed's manifest URL and its public key (base64; '' for a feed opened without one). A feed
+   * ignores a stored state that names another (two feeds sharing a store, a feed moved to another URL or given a
+   * key); a state without them (a store that keeps only the members above) is taken as the feed's.
+   */
+  readonly feed?: { readonly manifestUrl: string; readonly publicKey: string };
 }
 
 /**

@@ -169,7 +169,14 @@ describe('stores', () => {
     await pub.publish(3, versions[3]);
     expect((await first.update()).to).toBe(3);
     first.dispose();
-    expect(await new FileFeedStore(path).load()).toEqual({ name: 'blocklist', version: 3, family: 'CuckooFilter', sha256: pub.manifests.get(3)!.full.sha256, bytes: new Uint8Array(versions[3]) });
+    expect(await new FileFeedStore(path).load()).toEqual({
+      name: 'blocklist',
+      version: 3,
+      family: 'CuckooFilter',
+      sha256: pub.manifests.get(3)!.full.sha256,
+      bytes: new Uint8Array(versions[3]),
+      feed: { manifestUrl: server.manifestUrl, publicKey: '' },
+    });
 
     pub.writeManifest(pub.envelopes.get(2)!);
     const errors: unknown[] = [];
@@ -200,6 +207,24 @@ describe('stores', () => {
     expect([quiet.version, quiet.pollSeconds]).toEqual([2, 90]);
     const fresh = await open({ store: new MemoryFeedStore(), updateOnOpen: false });
     expect(fresh.version).toBe(2);
+  });
+
+  test("a stored state of another feed (another manifestUrl, or a feed now given a publicKey) is ignored and reported, and the feed downloads its own", async () => {
+    const store = new MemoryFeedStore();
+    (await open({ store })).dispose();
+    const stored = (await store.load())!;
+    expect(stored.feed).toEqual({ manifestUrl: server.manifestUrl, publicKey: '' });
+    // The same folder under another URL: another feed as far as the store knows.
+    await store.save({ ...stored, version: 99 });
+    const errors: FeedError[] = [];
+    const other = await open({ manifestUrl: server.manifestUrl.replace('127.0.0.1', 'localhost'), store, onError: (e) => errors.push(e as FeedError) });
+    expect([other.version, errors.map((e) => e.reason)]).toEqual([1, ['store']]);
+    expect(errors[0].message).toMatch(/another feed/);
+    // A stored state that names no feed (a store keeping only the five members) is taken as this feed's.
+    const { feed: _, ...bare } = (await store.load())!;
+    await store.save({ ...bare, version: 5 });
+    const same = await open({ manifestUrl: server.manifestUrl.replace('127.0.0.1', 'localhost'), store, updateOnOpen: false });
+    expect(same.version).toBe(5);
   });
 
   test('a FileFeedStore replaces its file whole and leaves no temporary file', async () => {
