@@ -3,9 +3,9 @@
  * key, makes the next version's filter from the last one, and writes the full filter, patches from recent versions
  * and a signed manifest into the served folder.
  *
- * Memory stays bounded whatever the list's length: the list is read line by line; entries are sorted in runs of
- * {@link RUN_ENTRIES} written to the state folder, merged (k-way, deduplicated) into one sorted stream, and that is
- * merged against the last version's sorted entries (a file of the state folder) to find what was added and removed.
+ * Memory stays bounded whatever the list's length: the list is read line by line; entries are sorted in runs
+ * written to the state folder, merged (k-way, deduplicated) into one sorted stream (js/sources/sorted-entries.ts, as
+ * `cuckoo-wasm build` reads its list), and that is merged against the last version's sorted entries (a file of the state folder) to find what was added and removed.
  * Only the filters and one run are ever in memory.
  *
  * Crash safety (kill -9 at any point): every file is written to a temporary name, flushed (fsync) and renamed;
@@ -27,9 +27,8 @@ import { CuckooFilter } from '../filters/cuckoo-filter.js';
 import { BloomFilter } from '../filters/bloom-filter.js';
 import { FilterFormatError, FilterFullError, PublishError } from '../common/errors.js';
 import { diffBytes } from '../patch/patch.js';
-import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
-import { loadFullCore } from '../boundary/load.js';
-import { ListParser, notAUrl } from '../sources/list-formats.js';
+import { MAX_URL_EXPRESSIONS } from '../url/url.js';
+import { ListReadError, ListRuns, LineReader, LineWriter, addAllFrom, arraySource, fileSource, mergeSorted, readRuns as readListRuns, unescapeEntry } from '../sources/sorted-entries.js';
 import { pullFilter } from '../sources/redis.js';
 import { familyOfFilter } from '../filters/classes.js';
 import { FEED_FORMAT, FeedFile, FeedManifest, FeedPatch, encodeEnvelope, keyId, parseEnvelope, parseManifest, preAuthEncoding, toBase64 } from './manifest.js';
@@ -59,10 +58,6 @@ function nodeModules(): void {
   nodePath = get('node:path') as typeof NodePath;
 }
 
-/** Entries sorted in memory at once before a run is written to the state folder (about 40 MB of strings). */
-const RUN_ENTRIES = 1 << 19;
-/** Keys added to a filter per addAll call. */
-const BATCH = 1 << 16;
 /** A capacity's headroom over the entries when the filter is built: versions can add a quarter and stay patches. */
 const HEADROOM = 1.25;
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -142,284 +137,35 @@ function readOptional(path: string): Buffer | undefined {
 
 const sha256 = (bytes: Uint8Array | string) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-/** An entry as a line of a state file: `\`, LF and CR escaped (a CSV field may hold a line break). */
-function escapeEntry(entry: string): string {
-  return /[\\\n\r]/.test(entry) ? entry.replace(/[\\\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : '\\r')) : entry;
-}
-function unescapeEntry(line: string): string {
-  return line.includes('\\') ? line.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c)) : line;
-}
-
 /**
- * The lines of `bytes[start, end)`, each one string of its own (V8 compares strings sliced out of a larger one
- * several times slower than such flat strings, and the sort and the merges are all comparisons): LF, CRLF and a lone
- * CR end a line, as node:readline and js/sources/list-formats.ts split them.
+ * Reads the list at `path` into sorted runs without repeats (js/sources/sorted-entries.ts): files `run-<i>.tmp` of
+ * `dir`, and the last run in memory; its errors as PublishError.
  */
-function linesOfBytes(bytes: Buffer, start: number, end: number, take: (line: string) => void): void {
-  while (start < end) {
-    let stop = bytes.indexOf(10, start);
-    if (stop < 0 || stop > end) stop = end;
-    let line = bytes.toString('utf8', start, stop > start && bytes[stop - 1] === 13 ? stop - 1 : stop);
-    start = stop + 1;
-    if (line.includes('\r')) {
-      const parts = line.split('\r');
-      line = parts.pop()!;
-      for (const part of parts) take(part);
-    }
-    take(line);
-  }
-}
-
-/** Reads a file of LF-terminated lines (the state's), synchronously, in 1 MiB chunks. */
-class LineReader {
-  private readonly fd: number;
-  private buffer = Buffer.allocUnsafe(1 << 20);
-  private lines: string[] = [];
-  private index = 0;
-  /** Bytes of a line the last chunk ended inside, at the buffer's start. */
-  private carry = 0;
-  private done = false;
-
-  constructor(path: string) {
-    this.fd = fs.openSync(path, 'r');
-  }
-
-  /** The next line, or undefined at the end (the file is then closed). */
-  next(): string | undefined {
-    while (this.index >= this.lines.length) {
-      if (this.done) return undefined;
-      if (this.carry === this.buffer.length) {
-        const larger = Buffer.allocUnsafe(this.buffer.length * 2);
-        this.buffer.copy(larger);
-        this.buffer = larger;
-      }
-      const n = fs.readSync(this.fd, this.buffer, this.carry, this.buffer.length - this.carry, null);
-      const filled = this.carry + n;
-      this.lines = [];
-      this.index = 0;
-      if (n === 0) {
-        this.done = true;
-        fs.closeSync(this.fd);
-        if (filled > 0) linesOfBytes(this.buffer, 0, filled, (line) => this.lines.push(line));
-        continue;
-      }
-      const last = this.buffer.lastIndexOf(10, filled - 1);
-      if (last < 0) {
-        this.carry = filled;
-        continue;
-      }
-      linesOfBytes(this.buffer, 0, last, (line) => this.lines.push(line));
-      this.buffer.copy(this.buffer, 0, last + 1, filled);
-      this.carry = filled - last - 1;
-    }
-    return this.lines[this.index++];
-  }
-}
-
-/** Writes lines to a file, each encoded straight into a 2 MiB buffer (several times faster than joining them). */
-class LineWriter {
-  private readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(1 << 21);
-  private at = 0;
-
-  constructor(readonly path: string) {
-    this.fd = fs.openSync(path, 'w');
-  }
-
-  write(line: string): void {
-    // A UTF-16 code unit is at most 3 bytes of UTF-8.
-    if (this.at + 3 * line.length + 1 > this.buffer.length) this.flush();
-    if (3 * line.length + 1 > this.buffer.length) {
-      const bytes = Buffer.from(line + '\n');
-      for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.fd, bytes, at, bytes.length - at);
-      return;
-    }
-    this.at += this.buffer.write(line, this.at);
-    this.buffer[this.at++] = 10;
-  }
-
-  private flush(): void {
-    for (let at = 0; at < this.at; ) at += fs.writeSync(this.fd, this.buffer, at, this.at - at);
-    this.at = 0;
-  }
-
-  /** Flushes, syncs (when `durable`) and closes. */
-  close(durable: boolean): void {
-    this.flush();
-    if (durable) fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
-  }
-}
-
-/** A sorted source of lines for the merge: its current line (`head`), undefined once it is exhausted. */
-interface Sorted {
-  head: string | undefined;
-  advance(): void;
-}
-
-function fileSource(path: string): Sorted & { reader: LineReader } {
-  const reader = new LineReader(path);
-  const source = { reader, head: reader.next(), advance: () => (source.head = reader.next()) };
-  return source;
-}
-
-function arraySource(lines: string[]): Sorted {
-  let i = 0;
-  const source = { head: lines[0], advance: () => (source.head = lines[++i]) };
-  return source;
-}
-
-/** The k-way merge of sorted sources into one sorted stream without repeats (a binary heap on the heads). */
-function mergeSorted(sources: Sorted[]): () => string | undefined {
-  const heap = sources.filter((s) => s.head !== undefined);
-  const less = (a: Sorted, b: Sorted) => a.head! < b.head!;
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && less(heap[l], heap[m])) m = l;
-      if (r < heap.length && less(heap[r], heap[m])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
-      i = m;
-    }
-  };
-  for (let i = (heap.length >> 1) - 1; i >= 0; --i) down(i);
-  let last: string | undefined;
-  return () => {
-    while (heap.length > 0) {
-      const top = heap[0];
-      const line = top.head!;
-      top.advance();
-      if (top.head === undefined) {
-        heap[0] = heap[heap.length - 1];
-        heap.pop();
-      }
-      if (heap.length > 0) down(0);
-      if (line !== last) {
-        last = line;
-        return line;
-      }
-    }
-    return undefined;
-  };
-}
-
-/** Sorted, without repeats. */
-function sortUnique(lines: string[]): string[] {
-  lines.sort();
-  let n = 0;
-  for (let i = 0; i < lines.length; ++i) if (i === 0 || lines[i] !== lines[n - 1]) lines[n++] = lines[i];
-  lines.length = n;
-  return lines;
-}
-
-/**
- * Reads the list at `path` line by line (UTF-8, checked), each entry canonicalized (a URL entry as its canonical
- * expression) and escaped, into sorted runs: files `run-<i>.tmp` of `dir`, and the last run in memory.
- */
-async function readRuns(path: string, options: PublishOptions, dir: string): Promise<{ runs: string[]; last: string[]; report: string[] }> {
-  const core = options.urls ? await loadFullCore() : undefined;
-  const runs: string[] = [];
-  let run: string[] = [];
-  const flush = () => {
-    const file = nodePath.join(dir, `run-${runs.length}.tmp`);
-    const writer = new LineWriter(file);
-    for (const line of sortUnique(run)) writer.write(line);
-    writer.close(false);
-    runs.push(file);
-    run = [];
-  };
-  let parser: ListParser;
+async function readRuns(path: string, options: PublishOptions, dir: string): Promise<ListRuns> {
   try {
-    parser = new ListParser(options.format ?? 'auto', { urls: options.urls }, take);
+    return await readListRuns({ fs, buffer, path: nodePath }, path, { format: options.format, urls: options.urls, dir });
   } catch (e) {
-    throw fail((e as Error).message.replace(/^--format/, 'format'), 'options', e);
-  }
-  function take(entry: string, line: number): void {
-    if (core !== undefined) {
-      let expression: string;
-      try {
-        expression = entryExpression(core, entry);
-      } catch (e) {
-        throw fail(`${path}:${line}: ${(e as Error).message}`, 'list', e);
+    if (!(e instanceof ListReadError)) throw e;
+    switch (e.kind) {
+      case 'format':
+        throw fail(e.message.replace(/^--format/, 'format'), 'options', e);
+      case 'read': {
+        const code = (e.cause as NodeJS.ErrnoException).code;
+        throw fail(`cannot read the list ${path}: ${code ?? (e.cause as Error).message}`, 'list', e.cause);
       }
-      const why = notAUrl(entry, expression);
-      if (why !== undefined) throw fail(`${path}:${line}: ${why}`, 'list');
-      entry = expression;
+      case 'parse':
+        throw fail(`${path}: ${e.message}`, 'list', e);
+      default:
+        throw fail(e.message, 'list', e);
     }
-    run.push(escapeEntry(entry));
-    if (run.length >= RUN_ENTRIES) flush();
   }
-  // The list in chunks, split into lines here rather than by node:readline: each line a flat string (linesOfBytes),
-  // the chunk checked as UTF-8 at once.
-  let lines = 0;
-  let carry: Buffer | undefined;
-  const push = (line: string) => {
-    lines += 1;
-    parser.push(line);
-  };
-  const notUtf8 = (bytes: Buffer, end: number) => {
-    // The first line (as linesOfBytes splits them) that is not UTF-8.
-    let line = lines + 1;
-    for (let start = 0; start < end; ++line) {
-      let stop = bytes.indexOf(10, start);
-      if (stop < 0 || stop > end) stop = end;
-      if (!buffer.isUtf8(bytes.subarray(start, stop))) break;
-      start = stop + 1;
-    }
-    return fail(`${path} is not UTF-8 text (line ${line}): lists are read as UTF-8; convert it first, e.g. iconv -f latin1 -t utf-8`, 'list');
-  };
-  try {
-    for await (const chunk of fs.createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-      const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      const last = bytes.lastIndexOf(10);
-      if (last < 0) {
-        carry = bytes;
-        continue;
-      }
-      if (!buffer.isUtf8(bytes.subarray(0, last))) throw notUtf8(bytes, last);
-      linesOfBytes(bytes, 0, last, push);
-      carry = bytes.subarray(last + 1);
-    }
-    if (carry !== undefined && carry.length > 0) {
-      if (!buffer.isUtf8(carry)) throw notUtf8(carry, carry.length);
-      linesOfBytes(carry, 0, carry.length, push);
-    }
-  } catch (e) {
-    if (e instanceof PublishError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw fail(code !== undefined ? `cannot read the list ${path}: ${code}` : `${path}: ${(e as Error).message}`, 'list', e);
-  }
-  let report: string[];
-  try {
-    report = parser.end().report;
-  } catch (e) {
-    throw fail(`${path}: ${(e as Error).message}`, 'list', e);
-  }
-  return { runs, last: sortUnique(run), report };
 }
 
 type Filter = CuckooFilter | BloomFilter;
 
-/** Adds the keys `next` yields, in batches. */
-function addAllFrom(filter: Filter, next: () => string | undefined): void {
-  for (;;) {
-    const batch: string[] = [];
-    for (let line = next(); line !== undefined; line = batch.length < BATCH ? next() : undefined) {
-      batch.push(unescapeEntry(line));
-      if (batch.length >= BATCH) break;
-    }
-    if (batch.length === 0) return;
-    filter.addAll(batch);
-    if (batch.length < BATCH) return;
-  }
-}
-
 /** A state file's lines, one at a time (for addAllFrom). */
 function linesOf(path: string): () => string | undefined {
-  const reader = new LineReader(path);
+  const reader = new LineReader(fs, path);
   return () => reader.next();
 }
 
@@ -700,8 +446,8 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
   } else {
     const { runs, last, report: listReport } = await readRuns(options.list!, options, state);
     report = listReport;
-    const next = mergeSorted([...runs.map(fileSource), arraySource(last)]);
-    const writer = new LineWriter(entriesTemp);
+    const next = mergeSorted([...runs.map((run) => fileSource(fs, run)), arraySource(last)]);
+    const writer = new LineWriter(fs, entriesTemp);
     const oldEntries = sameParams && base.entries ? nodePath.join(state, `entries-${base.version}.txt`) : undefined;
     const oldFilter = oldEntries !== undefined ? readOptional(nodePath.join(state, `filter-${base!.version}.bin`)) : undefined;
     // The last version's filter, changed in place: entries removed are deleted as the merge finds them, entries
@@ -717,8 +463,8 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         }
         added = count;
       } else {
-        const addedWriter = new LineWriter(nodePath.join(state, 'added.tmp'));
-        const old = fileSource(oldEntries!);
+        const addedWriter = new LineWriter(fs, nodePath.join(state, 'added.tmp'));
+        const old = fileSource(fs, oldEntries!);
         let line = next();
         while (line !== undefined || old.head !== undefined) {
           if (old.head === undefined || (line !== undefined && line < old.head)) {
