@@ -16,14 +16,21 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
-import { NumberedEntry, listEntry, notAUrl, readList } from '../sources/list-formats.js';
+import * as fs from 'node:fs';
+import * as buffer from 'node:buffer';
+import * as path from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listEntry, notAUrl } from '../sources/list-formats.js';
+import { LineReader, LineWriter, ListReadError, ListRuns, addAllFrom, arraySource, fileSource, mergeSorted, readRuns, unescapeEntry } from '../sources/sorted-entries.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
 import { quoted } from '../common/status.js';
 import { loadFullCore } from '../boundary/load.js';
 import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redisInfo } from './redis.js';
 import { PATCH_USAGE, patchCommand } from './patch.js';
 import { PUBLISH_USAGE, feedCommand } from './publish.js';
-import { outputName, readFile, reporter, writeOutput, writingStandardOutput } from './files.js';
+import { fileError, outputName, readFile, reporter, writeOutput, writingStandardOutput } from './files.js';
 import { BLOOM, FAMILIES } from '../registry.js';
 
 /** The package's version (scripts/build.mjs defines it from package.json). */
@@ -62,34 +69,6 @@ const USAGE = `usage:
       prints the filter's type, parameters and statistics, and its sub-filters
   cuckoo-wasm --version
       prints the package's version${REDIS_USAGE}${PATCH_USAGE}${PUBLISH_USAGE}`;
-
-/**
- * A list's text. Lists are UTF-8: bytes that are not would each decode to
- * U+FFFD, so different entries would become one key that matches neither, and
- * the list is refused instead, naming its first such line.
- */
-function utf8Text(bytes: Buffer, path: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    // The first line (as list-formats.ts splits them: LF, CRLF or a lone CR) that does not decode.
-    const fatal = new TextDecoder('utf-8', { fatal: true });
-    let line = 1;
-    for (let i = 0, start = 0; i <= bytes.length; ++i) {
-      const c = i < bytes.length ? bytes[i] : 0x0a;
-      if (c !== 0x0a && c !== 0x0d) continue;
-      try {
-        fatal.decode(bytes.subarray(start, i));
-      } catch {
-        break;
-      }
-      if (c === 0x0d && bytes[i + 1] === 0x0a) ++i;
-      line += 1;
-      start = i + 1;
-    }
-    throw new Error(`${path} is not UTF-8 text (line ${line}): lists are read as UTF-8; convert it first, e.g. iconv -f latin1 -t utf-8`);
-  }
-}
 
 function numberOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -248,18 +227,104 @@ async function build(args: string[]): Promise<void> {
   const keepDuplicates = values['keep-duplicates'] === true;
   const list = positionals[0];
 
-  // Every entry, then each distinct key once in first-seen order with how often it occurs.
-  const read = readList(utf8Text(readFile(list, 'list'), list), values.format, { urls });
-  if (read.entries.length === 0 && values['allow-empty'] !== true) {
-    throw new CliError(`${list} has no entries, so nothing was written: give --allow-empty to write an empty filter`, 2);
+  // The list's entries sorted (js/sources/sorted-entries.ts, as publish reads a list), in a temporary folder removed
+  // at the end, also on errors.
+  const dir = mkdtempSync(join(tmpdir(), 'cuckoo-wasm-build-'));
+  try {
+    let read: ListRuns;
+    try {
+      read = await readRuns({ fs, buffer, path }, list, { format: values.format, urls, dir, unique: !keepDuplicates });
+    } catch (e) {
+      if (!(e instanceof ListReadError)) throw e;
+      throw e.kind === 'read' ? fileError('read', 'list', list, e.cause) : new Error(e.message);
+    }
+    if (read.entries === 0 && values['allow-empty'] !== true) {
+      throw new CliError(`${list} has no entries, so nothing was written: give --allow-empty to write an empty filter`, 2);
+    }
+    // First pass: the runs merged (every copy kept with --keep-duplicates), counting the distinct keys and the most
+    // repeated one; written to one sorted file when there is more than one run, for the second pass to add.
+    const sorted = new SortedKeys(read, dir, !keepDuplicates);
+    const keyCount = keepDuplicates ? read.entries : sorted.distinct;
+    const repeats = read.entries - sorted.distinct;
+    // URL entries are already their canonical expressions: adding them as keys stores the same.
+    await addKeys({ values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls }, sorted, keyCount, repeats, read.report);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const entries = urls ? await urlEntries(list, read.entries) : read.entries.map(({ entry }) => entry);
-  const counts = new Map<string, number>();
-  for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
-  const keys = keepDuplicates ? entries : [...counts.keys()];
-  const repeats = entries.length - counts.size;
+}
 
-  const capacity = requested ?? Math.max(1, keys.length);
+/**
+ * A list's keys, sorted: counted when made (the runs merged), then read once by {@link SortedKeys.next}; from the
+ * last run in memory when the list had one run, else from a file of `dir`.
+ */
+class SortedKeys {
+  /** How many distinct keys. */
+  readonly distinct: number;
+  /** The key that occurs most often (as escaped in the runs), and how often. */
+  readonly most: [string, number] = ['', 0];
+  private readonly reader: LineReader | undefined;
+  private readonly memory: string[];
+  private index = 0;
+
+  constructor(read: ListRuns, dir: string, unique: boolean) {
+    const next = mergeSorted([...read.runs.map((run) => fileSource(fs, run)), arraySource(read.last)], unique);
+    const file = read.runs.length > 0 ? join(dir, 'keys.tmp') : undefined;
+    const writer = file === undefined ? undefined : new LineWriter(fs, file);
+    let distinct = 0;
+    let previous: string | undefined;
+    let copies = 0;
+    for (let line = next(); line !== undefined; line = next()) {
+      writer?.write(line);
+      if (line === previous) {
+        copies += 1;
+        continue;
+      }
+      if (copies > this.most[1]) this.most = [previous!, copies];
+      previous = line;
+      copies = 1;
+      distinct += 1;
+    }
+    if (copies > this.most[1]) this.most = [previous!, copies];
+    this.distinct = distinct;
+    writer?.close(false);
+    for (const run of read.runs) rmSync(run, { force: true });
+    this.memory = file === undefined ? read.last : [];
+    this.reader = file === undefined ? undefined : new LineReader(fs, file);
+  }
+
+  /** The next key (escaped), or undefined at the end. */
+  next(): string | undefined {
+    return this.reader !== undefined ? this.reader.next() : this.memory[this.index++];
+  }
+
+  close(): void {
+    this.reader?.close();
+  }
+}
+
+/** Creates the filter, adds the keys in batches, writes it and reports. */
+async function addKeys(
+  o: {
+    values: { output?: string; capacity?: string; 'url-fpr'?: string; fpr?: string };
+    list: string;
+    type: 'cuckoo' | 'bloom';
+    fpr: number;
+    bucketSize: 2 | 4 | 8;
+    validBucketSize: boolean;
+    maxKicks: number | undefined;
+    expansion: number | undefined;
+    semiSort: boolean | undefined;
+    requested: number | undefined;
+    keepDuplicates: boolean;
+    urls: boolean;
+  },
+  sorted: SortedKeys,
+  keyCount: number,
+  repeats: number,
+  listReport: string[],
+): Promise<void> {
+  const { values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls } = o;
+  const capacity = requested ?? Math.max(1, keyCount);
   let filter: CuckooFilter | BloomFilter;
   try {
     filter =
@@ -272,26 +337,30 @@ async function build(args: string[]): Promise<void> {
     const smaller = type === 'bloom' ? 'fewer bits and hash functions per key' : 'shorter fingerprints';
     throw new Error(
       requested === undefined
-        ? `the ${keys.length} keys of ${list} need too large a filter at --fpr ${fpr}: ${e.message}. Split the list, or raise --fpr for ${smaller}`
+        ? `the ${keyCount} keys of ${list} need too large a filter at --fpr ${fpr}: ${e.message}. Split the list, or raise --fpr for ${smaller}`
         : `--capacity ${values.capacity} is too large at --fpr ${fpr}: ${e.message}. Lower --capacity, or raise --fpr for ${smaller}`,
     );
   }
   try {
     let added: number;
+    const progress = { added: 0 };
     try {
-      // URL entries are already their canonical expressions: adding them as keys stores the same.
-      added = filter.addAll(keys);
+      added = addAllFrom(filter, () => sorted.next(), progress);
     } catch (e) {
       if (!(e instanceof FilterFullError)) throw e;
+      const before = progress.added + e.added;
       if (filter instanceof BloomFilter || filter.expansion !== 0) {
-        throw new Error(`the filter is full after ${e.added} of the ${keys.length} keys of ${list}: ${e.message}`);
+        throw new Error(`the filter is full after ${before} of the ${keyCount} keys of ${list}: ${e.message}`);
       }
-      throw new Error(whyFull({ filter, list, added: e.added, keys: keys.length, requested, keepDuplicates, counts }));
+      const most: [string, number] = [unescapeEntry(sorted.most[0]), sorted.most[1]];
+      throw new Error(whyFull({ filter, list, added: before, keys: keyCount, requested, keepDuplicates, most }));
+    } finally {
+      sorted.close();
     }
     const bytes = filter.toBytes();
-    await writeOutput(values.output, bytes, 'filter');
-    const say = reporter(values.output);
-    say([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...read.report].join('\n'));
+    await writeOutput(values.output!, bytes, 'filter');
+    const say = reporter(values.output!);
+    say([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${added}`, ...listReport].join('\n'));
     say(keepDuplicates ? `duplicates kept:     ${repeats}` : `duplicates skipped:  ${repeats}`);
     say(`bytes:               ${bytes.length}`);
     say(`bits per item:       ${((bytes.length * 8) / Math.max(1, added)).toFixed(2)}`);
@@ -303,30 +372,10 @@ async function build(args: string[]): Promise<void> {
       say(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
     }
     if (urls) say(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
-    say(`wrote ${outputName(values.output)}`);
+    say(`wrote ${outputName(values.output!)}`);
   } finally {
     filter.dispose();
   }
-}
-
-/**
- * Each URL entry of `list` as the canonical expression addUrl stores, so that
- * entries naming the same page are counted as duplicates.
- * @throws Error naming the line's entry and why it is not a URL.
- */
-async function urlEntries(list: string, entries: NumberedEntry[]): Promise<string[]> {
-  const core = await loadFullCore();
-  return entries.map(({ entry, line }) => {
-    let expression: string;
-    try {
-      expression = entryExpression(core, entry);
-    } catch (e) {
-      throw new Error(`${list}:${line}: ${(e as Error).message}`);
-    }
-    const why = notAUrl(entry, expression);
-    if (why !== undefined) throw new Error(`${list}:${line}: ${why}`);
-    return expression;
-  });
 }
 
 /** An error whose exit code is not 1. */
@@ -351,13 +400,13 @@ function whyFull(o: {
   keys: number;
   requested: number | undefined;
   keepDuplicates: boolean;
-  counts: Map<string, number>;
+  /** The key that occurs most often in the list, and how often. */
+  most: [string, number];
 }): string {
   const { filter, list, requested } = o;
   const b = filter.bucketSize;
   const start = `the filter is full after ${o.added} of the ${o.keys} keys of ${list}`;
-  let most: [string, number] = ['', 0];
-  for (const kc of o.counts) if (kc[1] > most[1]) most = kc;
+  const most = o.most;
   const key = quoted(most[0], 40);
   // Every copy of a key goes to one of the same two buckets (Fan et al. 2014 §3.1), or to the victim slot.
   if (o.keepDuplicates && most[1] > 2 * b + 1) {
