@@ -228,8 +228,9 @@ async function build(args: string[]): Promise<void> {
   const list = positionals[0];
 
   // The list's entries sorted (js/sources/sorted-entries.ts, as publish reads a list), in a temporary folder removed
-  // at the end, also on errors.
-  const dir = mkdtempSync(join(tmpdir(), 'cuckoo-wasm-build-'));
+  // once the keys are added (before the filter is written), also on errors and signals.
+  const temp = temporaryFolder('cuckoo-wasm-build-');
+  const dir = temp.path;
   try {
     let read: ListRuns;
     try {
@@ -247,10 +248,35 @@ async function build(args: string[]): Promise<void> {
     const keyCount = keepDuplicates ? read.entries : sorted.distinct;
     const repeats = read.entries - sorted.distinct;
     // URL entries are already their canonical expressions: adding them as keys stores the same.
-    await addKeys({ values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls }, sorted, keyCount, repeats, read.report);
+    await addKeys(
+      { values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls },
+      sorted,
+      { keyCount, repeats, report: read.report, onAdded: temp.remove },
+    );
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.remove();
   }
+}
+
+/**
+ * A new folder of os.tmpdir() for one command's temporary files, and its removal: called at the end and on errors,
+ * and made on exit and on SIGINT, SIGTERM or SIGHUP (the signal then ends the process as it would have).
+ */
+function temporaryFolder(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const onSignal = (signal: NodeJS.Signals) => {
+    remove();
+    process.kill(process.pid, signal);
+  };
+  const remove = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+    process.off('exit', remove);
+    rmSync(path, { recursive: true, force: true });
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  process.on('exit', remove);
+  return { path, remove };
 }
 
 /**
@@ -302,7 +328,10 @@ class SortedKeys {
   }
 }
 
-/** Creates the filter, adds the keys in batches, writes it and reports. */
+/**
+ * Creates the filter, adds the keys in batches (then calls `read.onAdded`: the sorted keys are no longer needed),
+ * writes it and reports.
+ */
 async function addKeys(
   o: {
     values: { output?: string; capacity?: string; 'url-fpr'?: string; fpr?: string };
@@ -319,11 +348,10 @@ async function addKeys(
     urls: boolean;
   },
   sorted: SortedKeys,
-  keyCount: number,
-  repeats: number,
-  listReport: string[],
+  read: { keyCount: number; repeats: number; report: string[]; onAdded: () => void },
 ): Promise<void> {
   const { values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls } = o;
+  const { keyCount, repeats, report: listReport } = read;
   const capacity = requested ?? Math.max(1, keyCount);
   let filter: CuckooFilter | BloomFilter;
   try {
@@ -356,6 +384,7 @@ async function addKeys(
       throw new Error(whyFull({ filter, list, added: before, keys: keyCount, requested, keepDuplicates, most }));
     } finally {
       sorted.close();
+      read.onAdded();
     }
     const bytes = filter.toBytes();
     await writeOutput(values.output!, bytes, 'filter');
