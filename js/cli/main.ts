@@ -7,7 +7,8 @@
  *   cuckoo-wasm --version
  *   cuckoo-wasm redis-pull, redis-push (js/cli/redis.ts); diff OLD NEW -o PATCH, patch OLD PATCH -o NEW (js/cli/patch.ts)
  *   cuckoo-wasm publish, keygen (js/cli/publish.ts)
- * Lists are read by js/sources/list-formats.ts: the LIST file in its --format, query's standard input as a
+ * Lists are read by js/sources/list-formats.ts: the LIST file in its --format (streamed into sorted runs on disk and
+ * merged, js/sources/sorted-entries.ts, as publish reads a list), query's standard input as a
  * `lines` list (listEntry): one key per line, trimmed, a leading byte order mark dropped, blank lines and
  * `#` comment lines skipped.
  * Errors: one line on stderr, exit code 1 (2 for a list with no entries, unless --allow-empty).
@@ -18,10 +19,8 @@ import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, Filte
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
 import * as fs from 'node:fs';
 import * as buffer from 'node:buffer';
-import * as path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { listEntry, notAUrl } from '../sources/list-formats.js';
 import { LineReader, LineWriter, ListReadError, ListRuns, addAllFrom, arraySource, fileSource, mergeSorted, readRuns, unescapeEntry } from '../sources/sorted-entries.js';
 import { MAX_URL_EXPRESSIONS, entryExpression } from '../url/url.js';
@@ -234,7 +233,7 @@ async function build(args: string[]): Promise<void> {
   try {
     let read: ListRuns;
     try {
-      read = await readRuns({ fs, buffer, path }, list, { format: values.format, urls, dir, unique: !keepDuplicates });
+      read = await readRuns({ fs, buffer, path: nodePath }, list, { format: values.format, urls, dir, unique: !keepDuplicates });
     } catch (e) {
       if (!(e instanceof ListReadError)) throw e;
       throw e.kind === 'read' ? fileError('read', 'list', list, e.cause) : new Error(e.message);
@@ -263,7 +262,7 @@ async function build(args: string[]): Promise<void> {
  * and made on exit and on SIGINT, SIGTERM or SIGHUP (the signal then ends the process as it would have).
  */
 function temporaryFolder(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = fs.mkdtempSync(nodePath.join(tmpdir(), prefix));
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const onSignal = (signal: NodeJS.Signals) => {
     remove();
@@ -272,7 +271,7 @@ function temporaryFolder(prefix: string): { path: string; remove(): void } {
   const remove = () => {
     for (const signal of signals) process.off(signal, onSignal);
     process.off('exit', remove);
-    rmSync(path, { recursive: true, force: true });
+    fs.rmSync(path, { recursive: true, force: true });
   };
   for (const signal of signals) process.on(signal, onSignal);
   process.on('exit', remove);
@@ -294,7 +293,7 @@ class SortedKeys {
 
   constructor(read: ListRuns, dir: string, unique: boolean) {
     const next = mergeSorted([...read.runs.map((run) => fileSource(fs, run)), arraySource(read.last)], unique);
-    const file = read.runs.length > 0 ? join(dir, 'keys.tmp') : undefined;
+    const file = read.runs.length > 0 ? nodePath.join(dir, 'keys.tmp') : undefined;
     const writer = file === undefined ? undefined : new LineWriter(fs, file);
     let distinct = 0;
     let previous: string | undefined;
@@ -313,7 +312,7 @@ class SortedKeys {
     if (copies > this.most[1]) this.most = [previous!, copies];
     this.distinct = distinct;
     writer?.close(false);
-    for (const run of read.runs) rmSync(run, { force: true });
+    for (const run of read.runs) fs.rmSync(run, { force: true });
     this.memory = file === undefined ? read.last : [];
     this.reader = file === undefined ? undefined : new LineReader(fs, file);
   }

@@ -425,3 +425,31 @@ test('query: a reader that stops early (| head -1) ends it quietly, exit code 0'
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
 });
+
+test('build streams a list longer than one sorted run (js/sources/sorted-entries.ts): repeats across runs counted, the keys found, the same filter from the list in another order, and its temporary folder removed, also on an error', () => {
+  // 700,000 keys (more than one run of 524,288 entries), each tenth listed again 1,000 keys later.
+  const keys = Array.from({ length: 700_000 }, (_, i) => `key-${i}.example`);
+  const listed = keys.flatMap((k, i) => (i % 10 === 0 && i >= 1000 ? [k, keys[i - 1000]] : [k]));
+  writeFileSync(join(dir, 'long.txt'), listed.join('\n'));
+  writeFileSync(join(dir, 'long-reversed.txt'), [...listed].reverse().join('\n'));
+  const temp = mkdtempSync(join(tmpdir(), 'cuckoo-cli-temp-'));
+  const withTemp = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, TMPDIR: temp } });
+  try {
+    const r = withTemp(['build', join(dir, 'long.txt'), '-o', join(dir, 'long.cuckoo')]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/keys added:\s+700000\n/);
+    expect(r.stdout).toMatch(/duplicates skipped:\s+69900\n/);
+    expect(withTemp(['build', join(dir, 'long-reversed.txt'), '-o', join(dir, 'long-reversed.cuckoo')]).status).toBe(0);
+    expect(readFileSync(join(dir, 'long-reversed.cuckoo')).equals(readFileSync(join(dir, 'long.cuckoo')))).toBe(true);
+    const sample = keys.filter((_, i) => i % 7001 === 0);
+    expect(run(['query', join(dir, 'long.cuckoo'), ...sample]).stdout).toBe(sample.map((k) => `${k}\tyes\n`).join(''));
+    // An error after the first run was written: a line that is not a URL, near the end.
+    writeFileSync(join(dir, 'long-urls.txt'), `${listed.join('\n')}\nnot a url\n`);
+    const bad = withTemp(['build', '--urls', join(dir, 'long-urls.txt'), '-o', join(dir, 'long-urls.cuckoo')]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(new RegExp(`long-urls\\.txt:${listed.length + 1}: `));
+    expect(readdirSync(temp)).toEqual([]);
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+});
