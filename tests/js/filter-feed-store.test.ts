@@ -1,7 +1,8 @@
 // FilterFeed's polling (start / stop, docs/FEED.md §4's delays and back-off, seen through injected timers: no test
 // waits for time) and its stores: a restart from a FileFeedStore resumes at the stored version and refuses a
 // replay across the restart; a store that loads garbage or corrupted bytes is ignored and reported.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CuckooFilter, FeedError, FileFeedStore, FilterFeed, IndexedDbFeedStore, MemoryFeedStore, type FeedTimers, type StoredFeed } from 'cuckoo-wasm';
@@ -225,6 +226,38 @@ describe('stores', () => {
     await store.save({ ...bare, version: 5 });
     const same = await open({ manifestUrl: server.manifestUrl.replace('127.0.0.1', 'localhost'), store, updateOnOpen: false });
     expect(same.version).toBe(5);
+  });
+
+  test('a FileFeedStore on a full disk (a tmpfs with room for one copy of the state): store (ENOSPC), version 1 answers and stays stored', async () => {
+    const mountDir = mkdtempSync(join(tmpdir(), 'feed-full-'));
+    // Room for the stored state (a line of JSON and the filter's bytes, in whole pages) and one page more: not for the
+    // temporary file a save writes beside it.
+    const pages = Math.ceil((versions[1].length + 1024) / 4096);
+    expect(pages).toBeGreaterThan(1);
+    const size = (pages + 1) * 4096;
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountDir], { encoding: 'utf8' });
+    if (mounted.status !== 0) {
+      // Mounting needs root (CI and these machines have it); elsewhere the ENOSPC of a store is the custom store's test.
+      console.log(`skipped: cannot mount a tmpfs here (${(mounted.stderr || String(mounted.error)).trim()})`);
+      rmSync(mountDir, { recursive: true, force: true });
+      return;
+    }
+    try {
+      const path = join(mountDir, 'state.feed');
+      const feed = await open({ store: new FileFeedStore(path) });
+      expect(feed.version).toBe(1);
+      await pub.publish(2, versions[2]);
+      const e = (await feed.update().catch((x: unknown) => x)) as FeedError;
+      expect(e).toBeInstanceOf(FeedError);
+      expect([e.reason, (e.cause as { code?: string }).code]).toEqual(['store', 'ENOSPC']);
+      expect(feed.version).toBe(1);
+      expect(feed.has(LIST[10])).toBe(true);
+      expect((await new FileFeedStore(path).load())!.version).toBe(1);
+      expect(readdirSync(mountDir)).toEqual(['state.feed']);
+    } finally {
+      spawnSync('umount', [mountDir]);
+      rmSync(mountDir, { recursive: true, force: true });
+    }
   });
 
   test('a FileFeedStore replaces its file whole and leaves no temporary file', async () => {
