@@ -73,8 +73,9 @@ if (settings.manifestUrl) {
     fail(`cannot read the feed ${settings.manifestUrl}: ${e.name}${e.reason ? ` (${e.reason})` : ''}: ${e.message}`),
   );
   feed.dispose();
-  const { bytes, ...bundled } = await store.load();
+  const { bytes, name, version, family, sha256 } = await store.load();
   writeFileSync(join(outDir, 'blocklist.cuckoo'), bytes);
+  const bundled = { name, version, family, sha256 };
   settings.bundled = bundled;
   from = `the feed ${settings.manifestUrl}: ${bundled.name} version ${bundled.version}${settings.publicKey ? ', signature checked' : ''}; updates every ${settings.periodMinutes} min`;
 } else {
