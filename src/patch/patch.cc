@@ -15,9 +15,7 @@
 #include "patch/patch_layout.h"
 #include "cuckoo/cuckoo_tables.h"
 #include "patch/patch_slots.h"
-#include "redis/redis_bloom.h"
-#include "redis/redis_cuckoo.h"
-#include "growth/scalable_filter.h"
+#include "registry/families.h"
 #include "common/size_optimized.h"
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN

@@ -12,6 +12,9 @@
 
 #include "bloom/bloom_format.h"
 #include "cuckoo/cuckoo_format.h"
+#include "fuse/binary_fuse_filter.h"
+#include "fuse/fuse_format.h"
+#include "fuse/fuse_info.h"
 #include "growth/scalable_filter.h"
 #include "growth/scalable_info.h"
 #include "redis/redis_bloom.h"

@@ -89,7 +89,7 @@ TEST(Family, RefusesBytesThatNameNoFamily) {
   std::vector<uint8_t> v2 = CuckooBytes(2, 2), v3 = BloomBytes(3), b4 = BloomBytes(4);
   cuckoo::Family family = cuckoo::Family::kCuckoo;
   EXPECT_EQ(Peek(b4, 6, &family), cuckoo::Status::kFormatTruncated);  // no family byte yet
-  for (uint8_t named_none : {0, 5, 0xff}) {
+  for (uint8_t named_none : {0, static_cast<int>(cuckoo::kFamilyCount) + 1, 0xff}) {
     std::vector<uint8_t> bad4 = b4;
     bad4[6] = named_none;
     EXPECT_EQ(Peek(bad4, bad4.size(), &family), cuckoo::Status::kFormatBadParameter) << +named_none;
@@ -110,7 +110,7 @@ TEST(Family, RefusesBytesThatNameNoFamily) {
   bad = v3;
   bad[6] = 1;  // version 3 holds Bloom filters only
   EXPECT_EQ(Peek(bad, bad.size(), &family), cuckoo::Status::kFormatBadParameter);
-  for (uint8_t redis : {3, 4}) {  // the Redis families exist in version 4 only
+  for (uint8_t redis : {3, 4, 5}) {  // the Redis and binary fuse families exist in version 4 only
     bad = v2;
     bad[6] = redis;
     EXPECT_EQ(Peek(bad, bad.size(), &family), cuckoo::Status::kFormatBadParameter) << +redis;

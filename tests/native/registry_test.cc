@@ -23,6 +23,7 @@
 #include "cuckoo/cuckoo_tables.h"
 #include "format/format.h"
 #include "format/peek_family.h"
+#include "fuse/binary_fuse_filter.h"
 #include "growth/scalable_filter.h"
 #include "patch/patch.h"
 #include "redis/redis_bloom.h"
@@ -90,6 +91,26 @@ Bytes Sample<Family::kRedisBloom>(int n) {
   std::unique_ptr<RedisBloomFilter> f;
   EXPECT_EQ(RedisBloomFilter::Create(p, &f), Status::kOk);
   AddKeys(f.get(), 0, n);
+  return Save(*f);
+}
+
+// A static family holds a set, not a history of adds: its sample is a set of
+// 1000 keys of which n are "key-i", so that samples of any n have one shape
+// (a newer version of a list of the same length) and a patch joins them.
+template <>
+Bytes Sample<Family::kBinaryFuse>(int n) {
+  BinaryFuseParams p;
+  p.fingerprint_bits = 12;
+  std::unique_ptr<BinaryFuseFilter> collecting;
+  EXPECT_EQ(BinaryFuseFilter::Create(p, &collecting), Status::kOk);
+  AddKeys(collecting.get(), 0, n);
+  for (int i = n; i < 1000; ++i) {
+    const std::string key = "other-" + std::to_string(i);
+    EXPECT_EQ(collecting->Add(reinterpret_cast<const uint8_t*>(key.data()), key.size()), Status::kOk);
+  }
+  p.from = reinterpret_cast<uintptr_t>(collecting.get());
+  std::unique_ptr<BinaryFuseFilter> f;
+  EXPECT_EQ(BinaryFuseFilter::Create(p, &f), Status::kOk);
   return Save(*f);
 }
 
