@@ -15,6 +15,8 @@ export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions } from './filters/
 export { RedisBloomFilter } from './filters/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo, RedisBloomFilterOptions } from './filters/redis-bloom-filter.js';
 export type { ScanDumpChunk, ScanDumpLoader } from './filters/redis-filter.js';
+export { BinaryFuseFilter } from './filters/binary-fuse-filter.js';
+export type { BinaryFuseFilterInfo, BinaryFuseFilterOptions } from './filters/binary-fuse-filter.js';
 export { diffBytes } from './patch/patch.js';
 export * from './entry-exports.js';
 export type { PublishOptions, PublishResult, PublishRedisSource, SigningKeyObject } from './feed/publish-options.js';

@@ -1,7 +1,7 @@
 /**
  * cuckoo-wasm/reader: the package's read-only entry, for pages, extensions and workers that load a filter's bytes,
  * look keys and URLs up, apply patches and store the result, and never build a filter. Every family is here
- * (CuckooFilter, both table encodings; BloomFilter; RedisCuckooFilter; RedisBloomFilter) with `fromBytes`, the
+ * (CuckooFilter, both table encodings; BloomFilter; RedisCuckooFilter; RedisBloomFilter; BinaryFuseFilter) with `fromBytes`, the
  * lookups, `applyPatch`, `toBytes`, `info()`, the read-only properties and `dispose`; and `canonicalizeUrl`,
  * `urlExpressions`, `applyPatchBytes`, `patchInfo`, `initWasm`, the error classes, and `FilterFeed` (docs/FEED.md),
  * which follows a feed with these classes, and its stores. Its WebAssembly module
@@ -19,17 +19,20 @@ export { RedisCuckooFilter } from './filters/read/redis-cuckoo-filter.js';
 export type { RedisCuckooFilterInfo } from './filters/read/redis-cuckoo-filter.js';
 export { RedisBloomFilter } from './filters/read/redis-bloom-filter.js';
 export type { RedisBloomFilterInfo } from './filters/read/redis-bloom-filter.js';
+export { BinaryFuseFilter } from './filters/read/binary-fuse-filter.js';
+export type { BinaryFuseFilterInfo } from './filters/read/binary-fuse-filter.js';
 export * from './entry-exports.js';
 
 import { CuckooFilter as CuckooFilterClass } from './filters/read/cuckoo-filter.js';
 import { BloomFilter as BloomFilterClass } from './filters/read/bloom-filter.js';
 import { RedisCuckooFilter as RedisCuckooFilterClass } from './filters/read/redis-cuckoo-filter.js';
 import { RedisBloomFilter as RedisBloomFilterClass } from './filters/read/redis-bloom-filter.js';
+import { BinaryFuseFilter as BinaryFuseFilterClass } from './filters/read/binary-fuse-filter.js';
 import { FeedBase, type FeedClasses, type FilterFeedOptions } from './feed/filter-feed.js';
 import { named } from './common/named.js';
 
 /** A filter of any family of the reader (`cuckoo-wasm/reader`). */
-export type AnyFilter = CuckooFilterClass | BloomFilterClass | RedisCuckooFilterClass | RedisBloomFilterClass;
+export type AnyFilter = CuckooFilterClass | BloomFilterClass | RedisCuckooFilterClass | RedisBloomFilterClass | BinaryFuseFilterClass;
 
 /** This entry's class of each family, for its {@link FilterFeed}. */
 const CLASSES: FeedClasses<AnyFilter> = {
@@ -37,6 +40,7 @@ const CLASSES: FeedClasses<AnyFilter> = {
   BloomFilter: BloomFilterClass,
   RedisCuckooFilter: RedisCuckooFilterClass,
   RedisBloomFilter: RedisBloomFilterClass,
+  BinaryFuseFilter: BinaryFuseFilterClass,
 };
 
 /**

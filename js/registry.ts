@@ -30,7 +30,7 @@ interface FamilyRow {
   readonly what: string;
   /** FilterFormatError's reason when its bytes are given to another family's `fromBytes`. */
   readonly foreignReason: string;
-  /** The options of its `create`. */
+  /** The options of its `create` (of `build`, for a family built once from all its keys). */
   readonly options: readonly string[];
   /** What its filters do besides add / has / addAll / hasAll / toBytes / fromBytes / info. */
   readonly can: {
@@ -94,6 +94,21 @@ const ROWS = {
     options: ['errorRate', 'capacity', 'expansion', 'nonScaling'],
     can: { delete: false, count: false, addUnique: false, union: false, growth: true, patches: true, redisDump: { type: 'MBbloom--', command: 'BF', name: 'Bloom filter (BF)' } },
   },
+  /**
+   * A binary fuse filter (Graf and Lemire 2022): a static set, built once from all its keys (`build`), never added
+   * to (js/filters/binary-fuse-filter.ts); its adds only collect the keys of a build.
+   */
+  binaryFuse: {
+    id: 5,
+    constant: 'familyBinaryFuse',
+    prefix: 'bz',
+    keyOps: [],
+    className: 'BinaryFuseFilter',
+    what: 'a binary fuse filter',
+    foreignReason: 'is-binary-fuse-filter',
+    options: ['falsePositiveRate', 'fingerprintBits', 'arity', 'seed', 'urls'],
+    can: { delete: false, count: false, addUnique: false, union: false, growth: false, patches: true, redisDump: false },
+  },
 } as const satisfies Record<string, FamilyRow>;
 
 /**
@@ -134,6 +149,7 @@ export const CUCKOO = ROWS.cuckoo;
 export const BLOOM = ROWS.bloom;
 export const REDIS_CUCKOO = ROWS.redisCuckoo;
 export const REDIS_BLOOM = ROWS.redisBloom;
+export const BINARY_FUSE = ROWS.binaryFuse;
 export const ENCODINGS = ENCODING_ROWS;
 
 /** Every family by its name. */

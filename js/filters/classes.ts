@@ -7,10 +7,11 @@ import { CuckooFilter } from './cuckoo-filter.js';
 import { BloomFilter } from './bloom-filter.js';
 import { RedisCuckooFilter } from './redis-cuckoo-filter.js';
 import { RedisBloomFilter } from './redis-bloom-filter.js';
+import { BinaryFuseFilter } from './binary-fuse-filter.js';
 import { FAMILIES, FamilyDescriptor } from '../registry.js';
 
 /** Each family's class, by its registry class name. */
-export const FULL_CLASSES = { CuckooFilter, BloomFilter, RedisCuckooFilter, RedisBloomFilter } satisfies {
+export const FULL_CLASSES = { CuckooFilter, BloomFilter, RedisCuckooFilter, RedisBloomFilter, BinaryFuseFilter } satisfies {
   readonly [N in FamilyDescriptor['className']]: unknown;
 };
 
