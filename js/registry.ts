@@ -32,8 +32,10 @@ interface FamilyRow {
   readonly foreignReason: string;
   /** The options of its `create` (of `build`, for a family built once from all its keys). */
   readonly options: readonly string[];
-  /** What its filters do besides add / has / addAll / hasAll / toBytes / fromBytes / info. */
+  /** What its filters do besides has / hasAll / toBytes / fromBytes / info. */
   readonly can: {
+    /** `add` / `addAll` / `addUrl(s)` after creation; false for a static set, built once from all its keys (`build`). */
+    readonly add: boolean;
     readonly delete: boolean;
     readonly count: boolean;
     readonly addUnique: boolean;
@@ -57,7 +59,7 @@ const ROWS = {
     what: 'a cuckoo filter',
     foreignReason: 'is-cuckoo-filter',
     options: ['capacity', 'falsePositiveRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'expansion', 'semiSort'],
-    can: { delete: true, count: true, addUnique: true, union: false, growth: true, patches: true, redisDump: false },
+    can: { add: true, delete: true, count: true, addUnique: true, union: false, growth: true, patches: true, redisDump: false },
   },
   bloom: {
     id: 2,
@@ -68,7 +70,7 @@ const ROWS = {
     what: 'a Bloom filter',
     foreignReason: 'is-bloom-filter',
     options: ['capacity', 'falsePositiveRate', 'seed', 'expansion'],
-    can: { delete: false, count: false, addUnique: false, union: true, growth: true, patches: true, redisDump: false },
+    can: { add: true, delete: false, count: false, addUnique: false, union: true, growth: true, patches: true, redisDump: false },
   },
   /** RedisBloom's cuckoo filter (CF.*): answers and SCANDUMP bytes as the server's (js/filters/redis-cuckoo-filter.ts). */
   redisCuckoo: {
@@ -80,7 +82,7 @@ const ROWS = {
     what: 'a Redis cuckoo filter (CF.*)',
     foreignReason: 'is-redis-cuckoo-filter',
     options: ['capacity', 'bucketSize', 'maxIterations', 'expansion'],
-    can: { delete: true, count: true, addUnique: true, union: false, growth: true, patches: true, redisDump: { type: 'MBbloomCF', command: 'CF', name: 'cuckoo filter (CF)' } },
+    can: { add: true, delete: true, count: true, addUnique: true, union: false, growth: true, patches: true, redisDump: { type: 'MBbloomCF', command: 'CF', name: 'cuckoo filter (CF)' } },
   },
   /** RedisBloom's scalable Bloom filter (BF.*): answers and SCANDUMP bytes as the server's (js/filters/redis-bloom-filter.ts). */
   redisBloom: {
@@ -92,7 +94,7 @@ const ROWS = {
     what: 'a Redis Bloom filter (BF.*)',
     foreignReason: 'is-redis-bloom-filter',
     options: ['errorRate', 'capacity', 'expansion', 'nonScaling'],
-    can: { delete: false, count: false, addUnique: false, union: false, growth: true, patches: true, redisDump: { type: 'MBbloom--', command: 'BF', name: 'Bloom filter (BF)' } },
+    can: { add: true, delete: false, count: false, addUnique: false, union: false, growth: true, patches: true, redisDump: { type: 'MBbloom--', command: 'BF', name: 'Bloom filter (BF)' } },
   },
   /**
    * A binary fuse filter (Graf and Lemire 2022): a static set, built once from all its keys (`build`), never added
@@ -107,7 +109,7 @@ const ROWS = {
     what: 'a binary fuse filter',
     foreignReason: 'is-binary-fuse-filter',
     options: ['falsePositiveRate', 'fingerprintBits', 'arity', 'seed', 'urls'],
-    can: { delete: false, count: false, addUnique: false, union: false, growth: false, patches: true, redisDump: false },
+    can: { add: false, delete: false, count: false, addUnique: false, union: false, growth: false, patches: true, redisDump: false },
   },
 } as const satisfies Record<string, FamilyRow>;
 

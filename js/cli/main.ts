@@ -15,7 +15,7 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ArgumentRangeError, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
+import { ArgumentRangeError, BinaryFuseFilter, BloomFilter, CuckooFilter, FilterFormatError, FilterFullError } from '../index.js';
 import { MAX_MAX_KICKS, lowestFalsePositiveRate } from '../filters/cuckoo-filter.js';
 import * as fs from 'node:fs';
 import * as buffer from 'node:buffer';
@@ -30,13 +30,13 @@ import { REDIS_USAGE, RedisFilter, UsageError, loadRedisFile, redisCommand, redi
 import { PATCH_USAGE, patchCommand } from './patch.js';
 import { PUBLISH_USAGE, feedCommand } from './publish.js';
 import { fileError, outputName, readFile, reporter, writeOutput, writingStandardOutput } from './files.js';
-import { BLOOM, FAMILIES } from '../registry.js';
+import { BINARY_FUSE, BLOOM, FAMILIES } from '../registry.js';
 
 /** The package's version (scripts/build.mjs defines it from package.json). */
 declare const CUCKOO_VERSION: string;
 
 const USAGE = `usage:
-  cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom] [--fpr 0.001 | --url-fpr R]
+  cuckoo-wasm build LIST -o FILE [--urls] [--format auto|lines|hosts|adblock|csv[:column]] [--type cuckoo|bloom|fuse] [--fpr 0.001 | --url-fpr R]
                                  [--capacity N] [--expansion N] [--bucket-size 4] [--[no-]semi-sort] [--max-kicks 500] [--keep-duplicates]
                                  [--allow-empty]
       FILE: the filter's bytes, written whole or not at all (into a temporary file beside it, then renamed); - writes
@@ -48,7 +48,11 @@ const USAGE = `usage:
       is added once (the count skipped is printed) unless --keep-duplicates is given. A list with no entries is an
       error (exit code 2, nothing written) unless --allow-empty is given; a cuckoo
       filter stores one key at most 2 x bucket-size + 1 times. --type picks the filter (default
-      cuckoo; bloom cannot delete).
+      cuckoo; bloom cannot delete; fuse, a binary fuse filter, is the smallest, about 1.075 x f
+      bits per key for a rate of 2^-f with f = max(8, ceil(log2(1 / fpr))) up to 16, and static:
+      built from the whole list, never added to or deleted from, so each new version of the list
+      is built and shipped whole; it takes none of --capacity, --expansion, --keep-duplicates and
+      the cuckoo options).
       --capacity defaults to the number of keys added; --expansion (2 to 1024) lets the filter
       grow by that factor when full, keeping the false-positive rate under --fpr; --bucket-size,
       --max-kicks (0 to 1000000, default 500) and --[no-]semi-sort are for cuckoo filters only.
@@ -114,12 +118,12 @@ function joinNegativeValues(args: string[], options: string[]): string[] {
 }
 
 /** A filter file of any type. */
-async function load(path: string): Promise<CuckooFilter | BloomFilter | RedisFilter> {
+async function load(path: string): Promise<CuckooFilter | BloomFilter | BinaryFuseFilter | RedisFilter> {
   return (await loadRedisFile(path)) ?? (await loadFile(path)).filter;
 }
 
 /** The filter in the file at `path`, and the format version (docs/FORMAT.md) it was written in. */
-async function loadFile(path: string): Promise<{ filter: CuckooFilter | BloomFilter; version: number }> {
+async function loadFile(path: string): Promise<{ filter: CuckooFilter | BloomFilter | BinaryFuseFilter; version: number }> {
   const bytes = readFile(path, 'filter');
   const version = bytes[4] | (bytes[5] << 8);
   try {
@@ -129,6 +133,7 @@ async function loadFile(path: string): Promise<{ filter: CuckooFilter | BloomFil
       // Another family's bytes: loaded by that family's class (a RedisBloom file reached here is refused by it).
       const other = e instanceof FilterFormatError ? FAMILIES.find((f) => f.foreignReason === e.reason) : undefined;
       if (other === BLOOM) return { filter: await BloomFilter.fromBytes(bytes), version };
+      if (other === BINARY_FUSE) return { filter: await BinaryFuseFilter.fromBytes(bytes), version };
       throw e;
     }
   } catch (e) {
@@ -160,10 +165,16 @@ async function build(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError('build takes one LIST file');
   if (!values.output) throw new UsageError('build needs -o FILE');
   const type = values.type ?? 'cuckoo';
-  if (type !== 'cuckoo' && type !== 'bloom') throw new UsageError(`--type must be cuckoo or bloom, got "${type}"`);
-  if (type === 'bloom') {
+  if (type !== 'cuckoo' && type !== 'bloom' && type !== 'fuse') throw new UsageError(`--type must be cuckoo, bloom or fuse, got "${type}"`);
+  if (type !== 'cuckoo') {
     for (const cuckooOnly of ['bucket-size', 'max-kicks', 'semi-sort', 'no-semi-sort'] as const) {
-      if (values[cuckooOnly] !== undefined) throw new UsageError(`--${cuckooOnly} is for cuckoo filters; omit it with --type bloom`);
+      if (values[cuckooOnly] !== undefined) throw new UsageError(`--${cuckooOnly} is for cuckoo filters; omit it with --type ${type}`);
+    }
+  }
+  if (type === 'fuse') {
+    // A binary fuse filter holds the set it was built from: no room to size, no growth, each key once.
+    for (const unsized of ['capacity', 'expansion', 'keep-duplicates'] as const) {
+      if (values[unsized] !== undefined) throw new UsageError(`--${unsized} is not for a binary fuse filter, which is built for exactly the list's keys; omit it with --type fuse`);
     }
   }
   const expansion = integerOption('expansion', values.expansion, {
@@ -209,6 +220,12 @@ async function build(args: string[]): Promise<void> {
   }
   if (fpr < lowest) {
     throw new Error(`--fpr ${values.fpr} is below ${lowest.toPrecision(3)}, ${why}: raise --fpr`);
+  }
+  if (type === 'fuse' && fpr < 2 ** -16) {
+    throw new Error(
+      `${urlFpr !== undefined ? `--url-fpr ${values['url-fpr']} needs a per-key rate of ${fpr.toPrecision(3)}, which is` : `--fpr ${values.fpr} is`} ` +
+        `below 2^-16 (${(2 ** -16).toPrecision(3)}), the rate of 16-bit fingerprints, the most a binary fuse filter takes: raise it, or use --type cuckoo`,
+    );
   }
   const requested = integerOption('capacity', values.capacity, {
     min: 1,
@@ -335,7 +352,7 @@ async function addKeys(
   o: {
     values: { output?: string; capacity?: string; 'url-fpr'?: string; fpr?: string };
     list: string;
-    type: 'cuckoo' | 'bloom';
+    type: 'cuckoo' | 'bloom' | 'fuse';
     fpr: number;
     bucketSize: 2 | 4 | 8;
     validBucketSize: boolean;
@@ -351,6 +368,10 @@ async function addKeys(
 ): Promise<void> {
   const { values, list, type, fpr, bucketSize, validBucketSize, maxKicks, expansion, semiSort, requested, keepDuplicates, urls } = o;
   const { keyCount, repeats, report: listReport } = read;
+  if (type === 'fuse') {
+    await buildFuse(o, sorted, read);
+    return;
+  }
   const capacity = requested ?? Math.max(1, keyCount);
   let filter: CuckooFilter | BloomFilter;
   try {
@@ -399,6 +420,46 @@ async function addKeys(
       say(`fingerprint bits:    ${filter.fingerprintBits} (bucket size ${filter.bucketSize}${filter.encoding === 'packed' ? '' : `, ${filter.encoding}`}, load factor ${filter.loadFactor.toFixed(4)}, sub-filters ${filter.subFilterCount})`);
       say(`false-positive rate: ${filter.expectedFalsePositiveRate.toPrecision(3)} expected (bound ${filter.falsePositiveRate.toPrecision(3)})`);
     }
+    if (urls) say(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
+    say(`wrote ${outputName(values.output!)}`);
+  } finally {
+    filter.dispose();
+  }
+}
+
+/**
+ * Builds a binary fuse filter of the sorted keys (each read once, unescaped, by BinaryFuseFilter.build; then
+ * `read.onAdded`), writes it and reports.
+ */
+async function buildFuse(
+  o: { values: { output?: string }; fpr: number; urls: boolean },
+  sorted: SortedKeys,
+  read: { keyCount: number; repeats: number; report: string[]; onAdded: () => void },
+): Promise<void> {
+  const { values, fpr, urls } = o;
+  let filter: BinaryFuseFilter;
+  try {
+    // The keys are already the entries' canonical expressions when --urls: built as keys, they store the same.
+    filter = await BinaryFuseFilter.build(
+      (function* keys() {
+        for (let line = sorted.next(); line !== undefined; line = sorted.next()) yield unescapeEntry(line);
+      })(),
+      { falsePositiveRate: fpr },
+    );
+  } finally {
+    sorted.close();
+    read.onAdded();
+  }
+  try {
+    const bytes = filter.toBytes();
+    await writeOutput(values.output!, bytes, 'filter');
+    const say = reporter(values.output!);
+    say([`${urls ? 'URL entries added: ' : 'keys added:        '}  ${filter.size}`, ...read.report].join('\n'));
+    say(`duplicates skipped:  ${read.repeats}`);
+    say(`bytes:               ${bytes.length}`);
+    say(`bits per item:       ${((bytes.length * 8) / Math.max(1, filter.size)).toFixed(2)}`);
+    say(`fingerprint bits:    ${filter.fingerprintBits} (binary fuse, ${filter.arity}-wise, ${filter.info().arrayLength} slots)`);
+    say(`false-positive rate: ${filter.falsePositiveRate.toPrecision(3)} (2^-${filter.fingerprintBits}; asked for ${fpr.toPrecision(3)})`);
     if (urls) say(`per-URL rate:        at most ${filter.urlFalsePositiveRate.toPrecision(3)} (up to ${MAX_URL_EXPRESSIONS} lookups per URL)`);
     say(`wrote ${outputName(values.output!)}`);
   } finally {
@@ -504,9 +565,21 @@ async function info(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new UsageError('info takes one FILE');
   const { filter: f, version } = await loadFile(positionals[0]);
   try {
-    const rate = `${f.expectedFalsePositiveRate.toPrecision(3)} expected, ${f instanceof BloomFilter ? 'sized for' : 'bound'} ${f.falsePositiveRate.toPrecision(3)}`;
+    const rate =
+      f instanceof BinaryFuseFilter
+        ? `${f.falsePositiveRate.toPrecision(3)} (2^-${f.fingerprintBits})`
+        : `${f.expectedFalsePositiveRate.toPrecision(3)} expected, ${f instanceof BloomFilter ? 'sized for' : 'bound'} ${f.falsePositiveRate.toPrecision(3)}`;
+    const fuse = f instanceof BinaryFuseFilter ? f.info() : undefined;
     const rows: [string, string | number][] =
-      f instanceof BloomFilter
+      fuse !== undefined
+        ? [
+            ['type', 'fuse (binary fuse, static)'],
+            ['items', fuse.size],
+            ['fingerprint bits', fuse.fingerprintBits],
+            ['arity', fuse.arity],
+            ['segments', `${fuse.segmentCount} + ${fuse.arity - 1} of ${fuse.segmentLength} slots (${fuse.arrayLength} slots)`],
+          ]
+        : f instanceof BloomFilter
         ? [
             ['type', 'bloom'],
             ['items', f.size],
@@ -515,7 +588,8 @@ async function info(args: string[]): Promise<void> {
             ['bits', f.bitCount],
             ['hash functions', f.hashCount],
           ]
-        : [
+        : f instanceof CuckooFilter
+          ? [
             ['type', 'cuckoo'],
             ['items', f.size],
             ['capacity', f.capacity],
@@ -525,7 +599,8 @@ async function info(args: string[]): Promise<void> {
             ['table encoding', f.encoding],
             ['buckets', f.bucketCount],
             ['max kicks', f.maxKicks],
-          ];
+          ]
+          : [];
     rows.push(
       [
         'format version',
@@ -541,7 +616,7 @@ async function info(args: string[]): Promise<void> {
       ['sub-filters', f.subFilterCount],
     );
     for (const [k, v] of rows) console.log(`${`${k}:`.padEnd(21)}${v}`);
-    if (f.subFilterCount > 1) {
+    if (!(f instanceof BinaryFuseFilter) && f.subFilterCount > 1) {
       f.info().subFilters.forEach((sub, j) => {
         const shape =
           'hashCount' in sub

@@ -16,7 +16,7 @@ import { UsageError } from './redis.js';
 import { fileError } from './files.js';
 
 export const PUBLISH_USAGE = `
-  cuckoo-wasm publish LIST --out DIR --state DIR [--name N] [--urls] [--format F] [--type cuckoo|bloom]
+  cuckoo-wasm publish LIST --out DIR --state DIR [--name N] [--urls] [--format F] [--type cuckoo|bloom|fuse]
                       [--fpr R | --url-fpr R] [--capacity N] [--expansion N] [--keep 10] [--poll-seconds 300] [--sign KEYFILE]
                       [--allow-empty]
   cuckoo-wasm publish --redis URL --key KEY --out DIR --state DIR [--name N] [--keep 10] [--poll-seconds 300] [--sign KEYFILE]
@@ -26,7 +26,8 @@ export const PUBLISH_USAGE = `
       publishes a RedisBloom key as redis-pull reads it. --state is the publisher's own folder (not served): the
       last versions' filters and the list's entries, sorted; the next run goes on from it. A cuckoo filter's next
       version deletes the entries removed and adds the new ones (a patch); one that fills up is built again
-      (fullOnly), as is a Bloom filter that loses an entry. --capacity defaults to the entries x 1.25.
+      (fullOnly), as is a Bloom filter that loses an entry; a binary fuse filter (--type fuse, static) is built
+      again for every version (fullOnly). --capacity defaults to the entries x 1.25.
       --name defaults to LIST's file name without its extension (or KEY). A LIST with no entries is refused
       (nothing published) unless --allow-empty is given
   cuckoo-wasm keygen --out KEYFILE
@@ -70,7 +71,9 @@ async function publishCommand(args: string[]): Promise<void> {
   }
   if (values.out === undefined) throw new UsageError('publish needs --out DIR (the served folder)');
   if (values.state === undefined) throw new UsageError('publish needs --state DIR (the publisher\'s own folder, not served)');
-  if (values.type !== undefined && values.type !== 'cuckoo' && values.type !== 'bloom') throw new UsageError(`--type must be cuckoo or bloom, got "${values.type}"`);
+  if (values.type !== undefined && values.type !== 'cuckoo' && values.type !== 'bloom' && values.type !== 'fuse') {
+    throw new UsageError(`--type must be cuckoo, bloom or fuse, got "${values.type}"`);
+  }
   // A publish allocates a string per line of the list, of each sorted run and of the last version's entries, most
   // short-lived: young-generation semispaces of 32 MB (V8's default is at most 16) halve the scavenges, about 15% of
   // a 3,000,000-line run's time (bench/publish.mjs), for about 30 MB more memory. The command's own process only:
@@ -83,7 +86,7 @@ async function publishCommand(args: string[]): Promise<void> {
     name: values.name,
     urls: values.urls,
     format: values.format,
-    type: values.type as 'cuckoo' | 'bloom' | undefined,
+    type: values.type as 'cuckoo' | 'bloom' | 'fuse' | undefined,
     falsePositiveRate: numberOf('fpr', values.fpr),
     urlFalsePositiveRate: numberOf('url-fpr', values['url-fpr']),
     capacity: numberOf('capacity', values.capacity),

@@ -53,8 +53,12 @@ export interface PublishOptions {
   readonly allowEmpty?: boolean;
   /** Entries are URLs, stored as their Safe Browsing canonical expressions (as `build --urls`). Default false. */
   readonly urls?: boolean;
-  /** 'cuckoo' (default: entries removed are deleted, so a version is a patch) or 'bloom' (an entry removed builds it again, fullOnly). */
-  readonly type?: 'cuckoo' | 'bloom';
+  /**
+   * 'cuckoo' (default: entries removed are deleted, so a version is a patch), 'bloom' (an entry removed builds it
+   * again, fullOnly) or 'fuse' (a binary fuse filter, the smallest: static, so every version is built again and
+   * published fullOnly; `capacity` and `expansion` are not for it).
+   */
+  readonly type?: 'cuckoo' | 'bloom' | 'fuse';
   /** The false-positive rate per lookup, in (0, 1). Default 0.001. */
   readonly falsePositiveRate?: number;
   /** With `urls`: the rate per URL lookup (up to 30 expressions), in (0, 1), instead of `falsePositiveRate`. */

@@ -25,6 +25,7 @@ import type * as NodePath from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { CuckooFilter } from '../filters/cuckoo-filter.js';
 import { BloomFilter } from '../filters/bloom-filter.js';
+import { BinaryFuseFilter } from '../filters/binary-fuse-filter.js';
 import { FilterFormatError, FilterFullError, PublishError } from '../common/errors.js';
 import { diffBytes } from '../patch/patch.js';
 import { MAX_URL_EXPRESSIONS } from '../url/url.js';
@@ -161,12 +162,18 @@ async function readRuns(path: string, options: PublishOptions, dir: string): Pro
   }
 }
 
-type Filter = CuckooFilter | BloomFilter;
+type Filter = CuckooFilter | BloomFilter | BinaryFuseFilter;
 
 /** A state file's lines, one at a time (for addAllFrom). */
 function linesOf(path: string): () => string | undefined {
   const reader = new LineReader(fs, path);
   return () => reader.next();
+}
+
+/** The entries of an entries file, unescaped, one at a time. */
+function* entriesOf(path: string): Generator<string> {
+  const next = linesOf(path);
+  for (let line = next(); line !== undefined; line = next()) yield unescapeEntry(line);
 }
 
 /** The list's name from its path: the file name without its extension, other characters than the NAME rule's as `-`. */
@@ -324,7 +331,10 @@ function checkOptions(o: PublishOptions): void {
     throw fail(`state (${o.state}) is out (${o.out}) or inside it: the state holds the list's entries, which must never be served; give a folder outside out`, 'options');
   }
   if (o.name !== undefined && (typeof o.name !== 'string' || !NAME.test(o.name))) throw fail(`name must be 1 to 128 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(o.name)}`, 'options');
-  if (o.type !== undefined && o.type !== 'cuckoo' && o.type !== 'bloom') throw fail(`type must be 'cuckoo' or 'bloom', got ${JSON.stringify(o.type)}`, 'options');
+  if (o.type !== undefined && o.type !== 'cuckoo' && o.type !== 'bloom' && o.type !== 'fuse') throw fail(`type must be 'cuckoo', 'bloom' or 'fuse', got ${JSON.stringify(o.type)}`, 'options');
+  if (o.type === 'fuse' && (o.capacity !== undefined || o.expansion !== undefined)) {
+    throw fail('capacity and expansion are not for a binary fuse filter (type fuse), which is built for exactly each version\'s entries', 'options');
+  }
   const integer = (v: number | undefined, what: string, min: number, max: number) => {
     if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) throw fail(`${what} must be an integer from ${min} to ${max}, got ${String(v)}`, 'options');
   };
@@ -349,6 +359,8 @@ function checkOptions(o: PublishOptions): void {
  * parameters, and `manifest.json` last (signed with `signingKey` if given). A cuckoo filter is the last version's
  * with the entries removed deleted and the new ones added (patches stay small); when it fills up it is built again
  * for entries × 1.25 and published `fullOnly`. A Bloom filter only gains entries: a removal builds it again (`fullOnly`).
+ * A binary fuse filter (type 'fuse') is static: every version is built again and published `fullOnly` (a rebuild
+ * moves most values of its table, so a patch would be nearly as large as the filter: bench/results/fuse.md).
  * A Redis filter is published as the server holds it; a version whose parameters differ is `fullOnly`.
  * An unchanged list publishes nothing (`published: false`; nothing in `out` is written).
  *
@@ -452,9 +464,10 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
     const oldFilter = oldEntries !== undefined ? readOptional(nodePath.join(state, `filter-${base!.version}.bin`)) : undefined;
     // The last version's filter, changed in place: entries removed are deleted as the merge finds them, entries
     // added are kept in a file and added after (so that the deletes make room first).
+    // A binary fuse filter is static: every version is built again from its entries.
     let filter: Filter | undefined;
-    let rebuild = oldFilter === undefined;
-    if (oldFilter !== undefined) filter = type === 'bloom' ? await BloomFilter.fromBytes(oldFilter) : await CuckooFilter.fromBytes(oldFilter);
+    let rebuild = oldFilter === undefined || type === 'fuse';
+    if (oldFilter !== undefined && type !== 'fuse') filter = type === 'bloom' ? await BloomFilter.fromBytes(oldFilter) : await CuckooFilter.fromBytes(oldFilter);
     try {
       if (oldFilter === undefined) {
         for (let line = next(); line !== undefined; line = next()) {
@@ -502,7 +515,7 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         fs.rmSync(nodePath.join(state, 'added.tmp'), { force: true });
         return unchanged(base, now!, report);
       }
-      if (!rebuild && filter !== undefined) {
+      if (!rebuild && filter !== undefined && !(filter instanceof BinaryFuseFilter)) {
         // A Bloom filter that does not grow is built again rather than filled past its capacity.
         if (filter instanceof BloomFilter && filter.expansion === 0 && filter.size + added > filter.capacity) rebuild = true;
         else {
@@ -521,14 +534,18 @@ async function publishLocked(options: PublishOptions, name: string, signer: Retu
         // The capacity given, unless the list has outgrown it (the filter is built again because it filled up).
         const wanted = Math.max(1, Math.ceil(count * HEADROOM));
         const capacity = options.capacity !== undefined && (base === undefined || !sameParams || options.capacity >= count) ? options.capacity : wanted;
-        filter =
-          type === 'bloom'
-            ? await BloomFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion })
-            : await CuckooFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion });
-        addAllFrom(filter, linesOf(entriesTemp));
+        if (type === 'fuse') {
+          filter = await BinaryFuseFilter.build(entriesOf(entriesTemp), { falsePositiveRate: fpr });
+        } else {
+          filter =
+            type === 'bloom'
+              ? await BloomFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion })
+              : await CuckooFilter.create({ capacity, falsePositiveRate: fpr, expansion: options.expansion });
+          addAllFrom(filter, linesOf(entriesTemp));
+        }
       }
       bytes = filter!.toBytes();
-      family = type === 'bloom' ? 'BloomFilter' : 'CuckooFilter';
+      family = familyOfFilter(filter!).className;
       fullOnly = rebuild;
     } finally {
       filter?.dispose();

@@ -230,7 +230,7 @@ const ALLOWED: Record<Family, Record<string, Outcome[]>> = {
   cuckoo: {
     'stack magic': ['bad-magic'],
     'stack version': ['unsupported-version'], // no single bit makes 4 into 1, 2 or 3
-    'stack family': ['bad-parameter', 'is-redis-cuckoo-filter'], // no single bit makes 1 into 2; bit 1 makes it 3 (Redis CF)
+    'stack family': ['bad-parameter', 'is-redis-cuckoo-filter', 'is-binary-fuse-filter'], // no single bit makes 1 into 2; bit 1 makes it 3 (Redis CF), bit 2 makes it 5 (binary fuse)
     'stack encoding': ['bad-parameter'], // another encoding than its sections'
     'stack scheme': ['bad-parameter'],
     'stack growth': ['bad-parameter'],
@@ -437,7 +437,8 @@ describe('sealed bytes that break one rule of the stack', () => {
     ['expansion 0 with 3 sub-filters', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 0, true)],
     ['expansion 1025', 'bad-parameter', (_b: Uint8Array, d: DataView) => d.setUint32(EXPANSION, 1025, true)],
     ['family 3 (the Redis cuckoo filter)', 'is-redis-cuckoo-filter', (b: Uint8Array) => void (b[6] = 3)],
-    ['family 5', 'bad-parameter', (b: Uint8Array) => void (b[6] = 5)],
+    ['family 5 (the binary fuse filter)', 'is-binary-fuse-filter', (b: Uint8Array) => void (b[6] = 5)],
+    ['family 6', 'bad-parameter', (b: Uint8Array) => void (b[6] = 6)],
     ['family 0', 'bad-parameter', (b: Uint8Array) => void (b[6] = 0)],
     ['encoding 1 (semi-sorted names no Bloom table)', 'bad-parameter', (b: Uint8Array) => void (b[7] = 1)],
     ['scheme 3', 'bad-parameter', (b: Uint8Array) => void (b[8] = 3)],

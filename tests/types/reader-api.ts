@@ -5,6 +5,8 @@
 import {
   ArgumentRangeError,
   ArgumentTypeError,
+  BinaryFuseFilter,
+  type BinaryFuseFilterInfo,
   BloomFilter,
   CuckooFilter,
   FeedError,
@@ -46,7 +48,7 @@ import {
 } from 'cuckoo-wasm/reader';
 
 /** Any filter a page loads. */
-type Loaded = CuckooFilter | BloomFilter | RedisCuckooFilter | RedisBloomFilter;
+type Loaded = CuckooFilter | BloomFilter | RedisCuckooFilter | RedisBloomFilter | BinaryFuseFilter;
 
 /** What every family answers, written once over the union. */
 function lookups(filter: Loaded, keys: Key[], urls: string[], answers: Uint8Array): number {
@@ -97,6 +99,15 @@ async function redis(cf: Uint8Array, bf: Uint8Array): Promise<number> {
   c.dispose();
   b.dispose();
   return fields + shown.length;
+}
+
+async function fuse(bytes: Uint8Array): Promise<number> {
+  const f: BinaryFuseFilter = await BinaryFuseFilter.fromBytes(bytes);
+  const info: BinaryFuseFilterInfo = f.info();
+  const fields: number = f.fingerprintBits + f.arity + f.bitsPerItem + f.falsePositiveRate + f.capacity + f.expansion + info.arrayLength + info.segmentCount;
+  const line = `${info.type} ${info.segmentLength} ${f.seed}`;
+  f.dispose();
+  return fields + line.length;
 }
 
 /** Follows a list by patches: on a loaded filter, and on stored bytes. */
@@ -165,7 +176,7 @@ export async function page(source: WasmSource, bytes: Uint8Array, patch: Uint8Ar
     const n = lookups(filter, ['evil.example'], ['https://evil.example/login'], new Uint8Array(16));
     const next = await patches(filter, bytes, patch);
     filter.dispose();
-    return `${n} ${next.length} ${await cuckoo(next)} ${await bloom(next.slice().buffer)} ${await redis(next, next)} ${(await urls('http://a.example/b')).length}`;
+    return `${n} ${next.length} ${await cuckoo(next)} ${await bloom(next.slice().buffer)} ${await redis(next, next)} ${await fuse(next)} ${(await urls('http://a.example/b')).length}`;
   } catch (e) {
     return explain(e);
   }
