@@ -413,13 +413,13 @@ TEST(FuseLayout, FuseLayoutForIsThePapersFormulas) {
   }
   ns.push_back(kMaxFuseKeys);
   uint64_t differ = 0;
-  uint64_t below_four = 0;
+  uint64_t clamped_up_to[5] = {};  // per arity: the largest n whose paper's segment length is below 4
   for (uint32_t arity : kArities) {
     for (uint64_t n : ns) {
       int unclamped = 0;
       const FuseLayout want = PaperLayout(n, arity, &unclamped);
       const FuseLayout got = FuseLayoutFor(n, arity);
-      if (unclamped < 2 && n > 0) ++below_four;
+      if (unclamped < 2) clamped_up_to[arity] = std::max(clamped_up_to[arity], n);
       if (got.segment_length != want.segment_length || got.segment_count != want.segment_count ||
           got.array_length != want.array_length) {
         if (++differ <= 10) {
@@ -433,9 +433,10 @@ TEST(FuseLayout, FuseLayoutForIsThePapersFormulas) {
       if (n > 1) ASSERT_GE(got.array_length, n) << n;
     }
   }
-  std::printf("[ layout   ] %zu sizes x 2 arities: %llu differ from the paper's formulas; %llu where the "
-              "paper's segment length is below 4 (clamped)\n",
-              ns.size(), static_cast<unsigned long long>(differ), static_cast<unsigned long long>(below_four));
+  std::printf("[ layout   ] %zu sizes x 2 arities: %llu differ from the paper's formulas; the paper's segment "
+              "length is below 4 (clamped to 4) for n <= %llu (three-wise), n <= %llu (four-wise)\n",
+              ns.size(), static_cast<unsigned long long>(differ), static_cast<unsigned long long>(clamped_up_to[3]),
+              static_cast<unsigned long long>(clamped_up_to[4]));
   EXPECT_EQ(differ, 0u);
 }
 
@@ -566,7 +567,7 @@ TEST(FuseHostile, SectionFieldsOutOfRangeAreRefused) {
   }
 }
 
-TEST(FuseHostile, ALoadedFileWithAnotherKeyCountOrConstructionSeedIsConsistent) {
+TEST(FuseHostile, AFileOfKeyCountZeroReportsNoKey) {
   const Bytes file = SmallFile(4);
   Bytes zero = file;
   PutLE(&zero, kSection + field::kKeyCount, 8, 0);
