@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer, built by Debian's clang-14 as the CMake preset "fuzz"
 # (CMakePresets.json, build/fuzz/). Three targets:
 #   deserialize  the deserializers: CuckooFilter, ScalableCuckooFilter,
-#                ScalableBloomFilter and the Redis families (tests/fuzz/deserialize_fuzz.cc), the default
+#                ScalableBloomFilter, the Redis families and BinaryFuseFilter
+#                (tests/fuzz/deserialize_fuzz.cc), the default
 #   url          URL canonicalization and expressions (tests/fuzz/url_fuzz.cc)
 #   redis        the SCANDUMP / LOADCHUNK readers of the Redis families
 #                (tests/fuzz/redis_dump_fuzz.cc; binary build/fuzz/redis_fuzz)
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
       target=$2
       shift
       ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *[!0-9]*) echo "fuzz: RUNS must be a positive integer, got '$1'" >&2; exit 2 ;;
     *) runs=$1 ;;
   esac

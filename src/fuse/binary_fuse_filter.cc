@@ -71,19 +71,33 @@ Status BinaryFuseFilter::Create(const Params& params, std::unique_ptr<BinaryFuse
     std::unique_ptr<BinaryFuseFilter> f;
     const Status s = Make(params, FuseLayoutFor(0, params.arity), &f);
     if (s != Status::kOk) return s;
+    // The construction seed Build gives the filter of no keys, so that a
+    // collecting filter writes that filter's bytes.
+    uint64_t state = params.seed;
+    f->construction_seed_ = SplitMix64(&state);
     f->check_ = reinterpret_cast<uintptr_t>(f.get()) ^ kCollectingCheck;
     *out = std::move(f);
     return Status::kOk;
   }
   if (params.from > UINTPTR_MAX) return Status::kInvalidArgument;
   auto* from = reinterpret_cast<BinaryFuseFilter*>(static_cast<uintptr_t>(params.from));
-  if (from->check_ != (params.from ^ kCollectingCheck)) return Status::kInvalidArgument;
-  const Status s = Build(params, from->pending_, static_cast<size_t>(from->pending_count_), out);
+  // Its hashes are of its seed: a filter of another seed would find none of its keys.
+  if (from->check_ != (params.from ^ kCollectingCheck) || from->seed_ != params.seed) {
+    return Status::kInvalidArgument;
+  }
+  // Made unique here, so that on an error the collecting filter keeps the
+  // same set of keys.
+  from->pending_count_ = SortUnique(from->pending_, static_cast<size_t>(from->pending_count_));
+  std::unique_ptr<BinaryFuseFilter> built;
+  const Status s = BuildUnique(params, from->pending_, static_cast<size_t>(from->pending_count_), &built);
+  if (s != Status::kOk) return s;
   internal::Deallocate(from->pending_);
   from->pending_ = nullptr;
   from->pending_count_ = 0;
   from->pending_capacity_ = 0;
-  return s;
+  // Last: `from` may be the filter *out holds.
+  *out = std::move(built);
+  return Status::kOk;
 }
 
 Status BinaryFuseFilter::Add(const uint8_t* key, size_t len) {
@@ -174,8 +188,16 @@ CUCKOO_SIZE_OPTIMIZED_END
 Status BinaryFuseFilter::Build(const Params& params, uint64_t* hashes, size_t n,
                                std::unique_ptr<BinaryFuseFilter>* out) {
   if (!ValidParams(params)) return Status::kInvalidArgument;
+  return BuildUnique(params, hashes, SortUnique(hashes, n), out);
+}
+
+size_t BinaryFuseFilter::SortUnique(uint64_t* hashes, size_t n) {
   std::sort(hashes, hashes + n);
-  n = static_cast<size_t>(std::unique(hashes, hashes + n) - hashes);
+  return static_cast<size_t>(std::unique(hashes, hashes + n) - hashes);
+}
+
+Status BinaryFuseFilter::BuildUnique(const Params& params, const uint64_t* hashes, size_t n,
+                                     std::unique_ptr<BinaryFuseFilter>* out) {
   if (n > kMaxFuseKeys) return Status::kGrowthLimit;
   const FuseLayout layout = FuseLayoutFor(n, params.arity);
   std::unique_ptr<BinaryFuseFilter> f;

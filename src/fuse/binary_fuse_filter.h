@@ -55,8 +55,8 @@ struct BinaryFuseParams {
   uint32_t arity = kDefaultFuseArity;  // 3 or 4
   uint64_t seed = kDefaultSeed;   // the keys' hash seed
   // Create only: 0 for a new collecting filter; else the address of a
-  // collecting BinaryFuseFilter (a live one: the bindings pass their own
-  // handle) whose keys the new filter is built from.
+  // collecting BinaryFuseFilter of the same seed (a live one: the bindings
+  // pass their own handle) whose keys the new filter is built from.
   uint64_t from = 0;
 
   // Each field create() takes, by its name there (bindings/embind.cc).
@@ -74,9 +74,10 @@ class BinaryFuseFilter {
   using Params = BinaryFuseParams;
 
   // A collecting filter (params.from == 0), or the filter built from the
-  // collecting filter at params.from (as Build; that filter is left empty).
+  // collecting filter at params.from (as Build; that filter is then left
+  // empty, or on an error keeps its keys, duplicates dropped).
   // kInvalidArgument if f is not 8..16, the arity not 3 or 4, or params.from
-  // names no collecting filter; Build's statuses.
+  // names no collecting filter of params.seed; Build's statuses.
   static Status Create(const Params& params, std::unique_ptr<BinaryFuseFilter>* out);
 
   // The filter of the keys whose hashes (HashKey with params.seed) are
@@ -144,6 +145,11 @@ class BinaryFuseFilter {
   BinaryFuseFilter() = default;
   // A filter of `layout`'s shape with a zeroed table (kOutOfMemory).
   static Status Make(const Params& params, const FuseLayout& layout, std::unique_ptr<BinaryFuseFilter>* out);
+  // Sorts hashes[0, n) and moves each value's first copy to the front: how many.
+  static size_t SortUnique(uint64_t* hashes, size_t n);
+  // Build of n sorted distinct hashes.
+  static Status BuildUnique(const Params& params, const uint64_t* hashes, size_t n,
+                            std::unique_ptr<BinaryFuseFilter>* out);
   // One construction attempt with construction_seed_: true if every key
   // peeled (the table is then filled).
   bool Peel(const uint64_t* hashes, size_t n, uint32_t* counts, uint64_t* xors, uint32_t* alone,

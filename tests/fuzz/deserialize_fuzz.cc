@@ -2,7 +2,8 @@
 // src/format/format.h): CuckooFilter::Deserialize (version 1),
 // ScalableCuckooFilter::Deserialize (versions 1, 2 and 4, family cuckoo) and
 // ScalableBloomFilter::Deserialize (versions 2, 3 and 4, family Bloom), all three on
-// every input, and the Redis families' readers (version 4, families 3 and 4). Built with ASan + UBSan by the CMake preset "fuzz"
+// every input, the Redis families' readers (version 4, families 3 and 4) and
+// BinaryFuseFilter::Deserialize (version 4, family 5). Built with ASan + UBSan by the CMake preset "fuzz"
 // (CMakePresets.json), which scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh            # 10,000,000 executions
@@ -17,13 +18,17 @@
 //                  behind it. In this mode the checksums are recomputed as
 //                  Serialize writes them: for version 1 the last 8 payload
 //                  bytes; for version 2 (and 3) each cuckoo section's own checksum
-//                  (where the section's length field fits), then the last 8.
+//                  (where the section's length field fits), then the last 8
+//                  (the only checksum of the other families' version-4 files).
 //   mode & 3 == 3  length fix-up as well, before the checksums: version 1, the
 //                  header's table-length field is set from its bucket count,
 //                  bucket size and fingerprint bits and the payload cut or
-//                  zero-padded to match; versions 2 and 3, the file is rebuilt section
+//                  zero-padded to match; versions 2 to 4, the file is rebuilt section
 //                  by section the same way (cuckoo: table length from m, b, f;
-//                  Bloom: W from m, bits past m cleared), up to the header's
+//                  Bloom: W from m, bits past m cleared; Redis cuckoo: n * b;
+//                  binary fuse: array length and fingerprint bytes from the
+//                  segment length and count, the arity and f, bits past the
+//                  last value cleared), up to the header's
 //                  sub-filter count. Only while everything stays within
 //                  kMaxFixupBytes (version 1: 64 KiB) or kMaxStackFixupBytes
 //                  (version 2: 16 KiB); so mutating f, b or m still reaches
@@ -40,8 +45,10 @@
 // invariants, and survive operations on keys cut from the input: Add (which
 // may grow it), Contain, Count, Delete, the batches, and for Bloom filters a
 // Union with a second copy; after which it must still serialize to bytes that
-// load. A failed check prints what failed and traps; like any ASan/UBSan
-// report or leak, that is a finding.
+// load. A binary fuse filter takes no key: its Add is refused and changes
+// nothing, Contain and ContainBatch agree, and a filter built from the keys
+// with its parameters holds them. A failed check prints what failed and
+// traps; like any ASan/UBSan report or leak, that is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -52,6 +59,7 @@
 #include "bloom/bloom_filter.h"
 #include "cuckoo/cuckoo_filter.h"
 #include "format/format.h"
+#include "fuse/binary_fuse_filter.h"
 #include "fuzz_check.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
@@ -61,6 +69,7 @@
 
 namespace {
 
+using cuckoo::BinaryFuseFilter;
 using cuckoo::BloomFilter;
 using cuckoo::CuckooFilter;
 using cuckoo::CuckooFilterPeer;
@@ -142,8 +151,9 @@ size_t CountOffset(uint16_t version) {
 
 // Mode 3, versions 2-4: rebuilds the file section by section from the input's
 // bytes, each section's length field set from its own shape (cuckoo: m, b,
-// f; Bloom: m, whose bits past m are cleared), up to the header's sub-filter
-// count (at most 32). Leaves the file alone if a shape is out of range or the
+// f; Bloom: m, whose bits past m are cleared; Redis cuckoo: n, b; binary
+// fuse: segment length and count, arity, f, the bits past the last value
+// cleared), up to the header's sub-filter count (at most 32). Leaves the file alone if a shape is out of range or the
 // result would pass kMaxStackFixupBytes.
 void FixStackLengths(std::vector<uint8_t>* buf) {
   const uint16_t version = VersionOf(*buf);
@@ -152,7 +162,7 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
   const uint8_t type = (*buf)[format::stack_field::kType];
   const uint32_t count = (*buf)[CountOffset(version)];
   if ((type != format::kTypeCuckoo && type != format::kTypeBloom &&
-       type != format::kTypeRedisCuckoo) ||
+       type != format::kTypeRedisCuckoo && type != format::kTypeBinaryFuse) ||
       count == 0 ||
       count > format::kMaxSubFilters) {
     return;
@@ -175,6 +185,28 @@ void FixStackLengths(std::vector<uint8_t>* buf) {
         return;
       }
       take(n * b);
+    } else if (type == format::kTypeBinaryFuse) {
+      // Binary fuse: the array length and fingerprint bytes as the segment
+      // length and count, the arity and f give them.
+      take(format::kFuseSectionHeaderBytes);
+      namespace fuse_field = format::fuse_field;
+      uint8_t* h = out.data() + start;
+      const uint32_t f = format::GetU32(h + fuse_field::kFingerprintBits);
+      const uint32_t arity = format::GetU32(h + fuse_field::kArity);
+      const uint64_t length = format::GetU32(h + fuse_field::kSegmentLength);
+      const uint64_t count = format::GetU32(h + fuse_field::kSegmentCount);
+      if (f < cuckoo::kMinFuseFingerprintBits || f > cuckoo::kMaxFuseFingerprintBits ||
+          arity < cuckoo::kMinFuseArity || arity > cuckoo::kMaxFuseArity || length == 0 || count == 0) {
+        return;
+      }
+      const uint64_t array = (count + arity - 1) * length;
+      const uint64_t bytes = cuckoo::FuseFingerprintBytes(array, f);
+      if (out.size() + bytes + format::kChecksumBytes > kMaxStackFixupBytes) return;
+      format::PutU64(h + fuse_field::kArrayLength, array);
+      format::PutU64(h + fuse_field::kFingerprintBytes, bytes);
+      take(bytes);
+      const uint64_t used = array * f % 8;
+      if (used != 0) out.back() = static_cast<uint8_t>(out.back() & ((1u << used) - 1));
     } else if (type == format::kTypeCuckoo) {
       take(format::kCuckooHeaderBytes);
       const uint8_t* h = out.data() + start;
@@ -922,6 +954,89 @@ Status FuzzRedisBloom(const uint8_t* bytes, size_t len, const Keys& keys) {
   return s;
 }
 
+// The binary fuse filter's format (version 4, family 5): loads, writes itself
+// back and loads again to the same bytes; its fields agree with each other;
+// it is static (Add and AddBatch refused, nothing changed; no Create from
+// it); Contain and ContainBatch agree; and a filter built from the keys with
+// its parameters holds every one of them (no false negative can be checked
+// on the loaded one: its keys are unknown).
+Status FuzzBinaryFuse(const uint8_t* bytes, size_t len, const Keys& keys) {
+  std::unique_ptr<BinaryFuseFilter> filter;
+  const Status s = BinaryFuseFilter::Deserialize(bytes, len, &filter);
+  if (s != Status::kOk) {
+    FUZZ_CHECK(IsRefusal(s));
+    FUZZ_CHECK(filter == nullptr);
+    return s;
+  }
+  const std::vector<uint8_t> again = SerializeToVector(*filter);
+  FUZZ_CHECK(again.size() == len && std::memcmp(again.data(), bytes, len) == 0);
+  std::unique_ptr<BinaryFuseFilter> reloaded;
+  FUZZ_CHECK(BinaryFuseFilter::Deserialize(again.data(), again.size(), &reloaded) == Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*reloaded) == again);
+
+  const uint32_t f = filter->fingerprint_bits();
+  const uint32_t arity = filter->arity();
+  const uint64_t length = filter->segment_length();
+  FUZZ_CHECK(f >= cuckoo::kMinFuseFingerprintBits && f <= cuckoo::kMaxFuseFingerprintBits);
+  FUZZ_CHECK(arity == 3 || arity == 4);
+  FUZZ_CHECK(length >= cuckoo::kMinFuseSegmentLength && length <= cuckoo::kMaxFuseSegmentLength &&
+             (length & (length - 1)) == 0);
+  FUZZ_CHECK(filter->segment_count() >= 1);
+  FUZZ_CHECK(filter->array_length() == (uint64_t{filter->segment_count()} + arity - 1) * length);
+  FUZZ_CHECK(filter->array_length() <= cuckoo::kMaxFuseArrayLength);
+  FUZZ_CHECK(filter->size() <= filter->array_length());
+  FUZZ_CHECK(filter->fingerprint_bytes() == cuckoo::FuseFingerprintBytes(filter->array_length(), f));
+  FUZZ_CHECK(filter->SerializedSize() == format::kHeaderV4Bytes +
+                                             format::FuseSectionBytes(filter->fingerprint_bytes()) +
+                                             format::kChecksumBytes);
+  FUZZ_CHECK(!filter->collecting() && filter->pending() == 0);
+  FUZZ_CHECK(bytes[format::v4_field::kScheme] == arity);
+
+  // Static: every key refused, nothing changed; no filter is built from it.
+  for (int k = 0; k < kKeys; ++k) {
+    FUZZ_CHECK(filter->Add(keys.key[k].data, keys.key[k].len) == Status::kInvalidArgument);
+  }
+  Status batch_status = Status::kOk;
+  FUZZ_CHECK(filter->AddBatch(keys.packed.data(), keys.offsets, kKeys, &batch_status) == 0);
+  FUZZ_CHECK(batch_status == Status::kInvalidArgument);
+  cuckoo::BinaryFuseParams params;
+  params.fingerprint_bits = f;
+  params.arity = arity;
+  params.seed = filter->seed();
+  params.from = reinterpret_cast<uintptr_t>(filter.get());
+  std::unique_ptr<BinaryFuseFilter> built;
+  FUZZ_CHECK(BinaryFuseFilter::Create(params, &built) == Status::kInvalidArgument && built == nullptr);
+  FUZZ_CHECK(SerializeToVector(*filter) == again);
+
+  // Contain and ContainBatch agree; the filter of no keys reports none.
+  std::vector<uint8_t> results(kKeys);
+  filter->ContainBatch(keys.packed.data(), keys.offsets, kKeys, results.data());
+  for (int k = 0; k < kKeys; ++k) {
+    const bool in = filter->Contain(keys.key[k].data, keys.key[k].len);
+    FUZZ_CHECK(results[k] == (in ? 1 : 0));
+    FUZZ_CHECK(reloaded->Contain(keys.key[k].data, keys.key[k].len) == in);
+    if (filter->size() == 0) FUZZ_CHECK(!in);
+  }
+  FUZZ_CHECK(filter->Contain(keys.src, keys.src_len) == reloaded->Contain(keys.src, keys.src_len));
+
+  // A filter of the keys with this one's parameters (its seed from the
+  // input) holds them, and its bytes load.
+  params.from = 0;
+  std::unique_ptr<BinaryFuseFilter> collecting;
+  FUZZ_CHECK(BinaryFuseFilter::Create(params, &collecting) == Status::kOk);
+  FUZZ_CHECK(collecting->AddBatch(keys.packed.data(), keys.offsets, kKeys, &batch_status) == size_t{kKeys});
+  FUZZ_CHECK(batch_status == Status::kOk);
+  params.from = reinterpret_cast<uintptr_t>(collecting.get());
+  FUZZ_CHECK(BinaryFuseFilter::Create(params, &built) == Status::kOk);
+  FUZZ_CHECK(collecting->pending() == 0);
+  for (int k = 0; k < kKeys; ++k) FUZZ_CHECK(built->Contain(keys.key[k].data, keys.key[k].len));
+  const std::vector<uint8_t> fresh = SerializeToVector(*built);
+  std::unique_ptr<BinaryFuseFilter> fresh_loaded;
+  FUZZ_CHECK(BinaryFuseFilter::Deserialize(fresh.data(), fresh.size(), &fresh_loaded) == Status::kOk);
+  FUZZ_CHECK(SerializeToVector(*fresh_loaded) == fresh);
+  return s;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -951,9 +1066,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Status bloom = FuzzGrowingBloom(bytes.get(), len, keys);
   const Status redis = FuzzRedisCuckoo(bytes.get(), len, keys);
   const Status redis_bloom = FuzzRedisBloom(bytes.get(), len, keys);
+  const Status fuse = FuzzBinaryFuse(bytes.get(), len, keys);
   FUZZ_CHECK(redis != Status::kOk || (growing != Status::kOk && bloom != Status::kOk));
   FUZZ_CHECK(redis_bloom != Status::kOk ||
              (growing != Status::kOk && bloom != Status::kOk && redis != Status::kOk));
+  FUZZ_CHECK(fuse != Status::kOk || (plain != Status::kOk && growing != Status::kOk && bloom != Status::kOk &&
+                                     redis != Status::kOk && redis_bloom != Status::kOk));
   // A known version whose family byte names a family: every other family's
   // reader names it (kFormatWrongFamily), and only those.
   const uint8_t named =
@@ -963,9 +1081,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK((bloom == Status::kFormatWrongFamily) == (named != format::kTypeBloom));
     FUZZ_CHECK((redis == Status::kFormatWrongFamily) == (named != format::kTypeRedisCuckoo));
     FUZZ_CHECK((redis_bloom == Status::kFormatWrongFamily) == (named != format::kTypeRedisBloom));
+    FUZZ_CHECK((fuse == Status::kFormatWrongFamily) == (named != format::kTypeBinaryFuse));
   } else {
     FUZZ_CHECK(redis != Status::kFormatWrongFamily);
     FUZZ_CHECK(redis_bloom != Status::kFormatWrongFamily);
+    FUZZ_CHECK(fuse != Status::kFormatWrongFamily);
   }
 
   // The three readers agree on what the bytes are.

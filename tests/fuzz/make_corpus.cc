@@ -8,7 +8,9 @@
 // positions). Version 4: each of those (<name>-v4), and cuckoo filters without
 // growth, packed and semi-sorted, Redis cuckoo filters (family 3,
 // redis-cf-*-v4: bucket sizes 1, 2, 4, 8, growing or not) and Redis Bloom
-// filters (family 4, redis-bf-*-v4: scaling, non-scaling). Every seed is
+// filters (family 4, redis-bf-*-v4: scaling, non-scaling), binary fuse
+// filters (family 5, fuse-<keys>-a<arity>-f<f>-v4: no keys, 1 key, 100 keys;
+// arities 3 and 4; f = 8, 13, 16). Every seed is
 // under 4096 bytes (scripts/fuzz.sh's -max_len). The modes:
 //   raw-<name>     0x00 + filter bytes   (passed to Deserialize as is)
 //   cksum-<name>   0x01 + filter bytes   (checksum recomputed by the target)
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo_filter.h"
+#include "fuse/binary_fuse_filter.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
 #include "growth/scalable_filter.h"
@@ -353,6 +356,50 @@ int main(int argc, char** argv) {
       filter->AddUnique(Bytes(key), key.size(), &added);
     }
     if (!WriteVersions(dir, seed.name, filter.get(), 0)) return 1;
+  }
+
+  // Binary fuse filters (version 4, family 5): {keys, arity, f}; keys
+  // "z0", "z1", ... collected, then built. The three-wise ones of odd f have
+  // padding bits after the table.
+  struct FuseSeed {
+    const char* name;
+    int keys;
+    uint32_t arity;
+    uint32_t fingerprint_bits;
+  };
+  const FuseSeed fuse[] = {
+      {"fuse-0-a3-f13-v4", 0, 3, 13},  {"fuse-0-a4-f8-v4", 0, 4, 8},
+      {"fuse-1-a3-f16-v4", 1, 3, 16},  {"fuse-1-a4-f13-v4", 1, 4, 13},
+      {"fuse-100-a3-f8-v4", 100, 3, 8}, {"fuse-100-a4-f13-v4", 100, 4, 13},
+      {"fuse-100-a4-f16-v4", 100, 4, 16},
+  };
+  for (const FuseSeed& seed : fuse) {
+    cuckoo::BinaryFuseParams p;
+    p.fingerprint_bits = seed.fingerprint_bits;
+    p.arity = seed.arity;
+    p.seed = 8;
+    std::unique_ptr<cuckoo::BinaryFuseFilter> collecting;
+    std::unique_ptr<cuckoo::BinaryFuseFilter> filter;
+    bool ok = cuckoo::BinaryFuseFilter::Create(p, &collecting) == Status::kOk;
+    for (int i = 0; ok && i < seed.keys; ++i) {
+      const std::string key = Key("z", i);
+      ok = collecting->Add(Bytes(key), key.size()) == Status::kOk;
+    }
+    p.from = reinterpret_cast<uintptr_t>(collecting.get());
+    ok = ok && cuckoo::BinaryFuseFilter::Create(p, &filter) == Status::kOk;
+    std::vector<uint8_t> bytes;
+    if (ok) {
+      bytes.resize(filter->SerializedSize());
+      filter->Serialize(bytes.data());
+    }
+    std::unique_ptr<cuckoo::BinaryFuseFilter> check;
+    if (!ok || cuckoo::BinaryFuseFilter::Deserialize(bytes.data(), bytes.size(), &check) != Status::kOk ||
+        bytes.size() + 1 > 4096) {
+      std::fprintf(stderr, "make_corpus: %s cannot be made, does not load back or is too long\n", seed.name);
+      return 1;
+    }
+    if (!WriteSeed(dir, seed.name, bytes)) return 1;
+    std::printf("%-30s version 4  %zu bytes\n", seed.name, bytes.size() + 1);
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 // libFuzzer target for ApplyPatch and ReadPatchInfo (src/patch/patch.h,
 // docs/FORMAT.md §17): patch bytes from the fuzzer applied to real bases, one
 // per family and shape (cuckoo packed, semi-sorted, growing, version 1;
-// Bloom, growing; the Redis families), each with a real patch to its next
-// version. Built with ASan + UBSan by the CMake preset "fuzz", which
+// Bloom, growing; the Redis families; binary fuse, three- and four-wise),
+// each with a real patch to its next version. Built with ASan + UBSan by the CMake preset "fuzz", which
 // scripts/fuzz.sh runs:
 //
 //   bash scripts/fuzz.sh --target patch 20000
@@ -33,6 +33,7 @@
 
 #include "cuckoo/cuckoo_filter.h"
 #include "format/format.h"
+#include "fuse/binary_fuse_filter.h"
 #include "fuzz_check.h"
 #include "patch/patch.h"
 #include "redis/redis_bloom.h"
@@ -81,6 +82,38 @@ Pair Days(F& f, int n, bool deletes) {
   return p;
 }
 
+// A binary fuse filter is static: day 0 is the set of keys 0..n-1, day 1
+// the same set with every 7th key replaced by a new one (as many keys: the
+// same shape, which a patch needs), each built from a collecting filter.
+Bytes FuseOf(const cuckoo::BinaryFuseParams& params, int n, bool replaced) {
+  std::unique_ptr<cuckoo::BinaryFuseFilter> collecting;
+  FUZZ_CHECK(cuckoo::BinaryFuseFilter::Create(params, &collecting) == Status::kOk);
+  for (int i = 0; i < n; ++i) {
+    const std::string k = replaced && i % 7 == 0 ? Key(n + i) : Key(i);
+    FUZZ_CHECK(collecting->Add(U8(k), k.size()) == Status::kOk);
+  }
+  cuckoo::BinaryFuseParams p = params;
+  p.from = reinterpret_cast<uintptr_t>(collecting.get());
+  std::unique_ptr<cuckoo::BinaryFuseFilter> f;
+  FUZZ_CHECK(cuckoo::BinaryFuseFilter::Create(p, &f) == Status::kOk);
+  return BytesOf(*f);
+}
+
+Pair FuseDays(uint32_t arity, uint32_t fingerprint_bits, int n) {
+  cuckoo::BinaryFuseParams p;
+  p.arity = arity;
+  p.fingerprint_bits = fingerprint_bits;
+  Pair pair;
+  pair.base = FuseOf(p, n, false);
+  const Bytes next = FuseOf(p, n, true);
+  uint8_t* out = nullptr;
+  size_t len = 0;
+  FUZZ_CHECK(cuckoo::Diff(pair.base.data(), pair.base.size(), next.data(), next.size(), &out, &len) == Status::kOk);
+  pair.patch.assign(out, out + len);
+  std::free(out);
+  return pair;
+}
+
 std::vector<Pair> MakePairs() {
   std::vector<Pair> pairs;
   for (auto e : {cuckoo::TableEncoding::kPacked, cuckoo::TableEncoding::kSemiSorted}) {
@@ -127,6 +160,9 @@ std::vector<Pair> MakePairs() {
     FUZZ_CHECK(cuckoo::RedisBloomFilter::Create(p, &f) == Status::kOk);
     pairs.push_back(Days(*f, 40, false));
   }
+  // Last, so that the seeds' base numbers of the shapes above stay theirs.
+  pairs.push_back(FuseDays(3, 9, 40));
+  pairs.push_back(FuseDays(4, 13, 40));
   return pairs;
 }
 
