@@ -1,9 +1,10 @@
-// The binary fuse filter at a million keys (project `long`: about 15 s on a 2-core machine, most of it making the keys
-// and looking them up): 1,000,000 random distinct keys (16 bytes from a seeded generator, the index in the first 4 so that
-// no two are equal) built four-wise at f = 8 and three-wise at f = 16, and a million string keys: no false negative,
-// in the full entry and in the reader loaded from its bytes; size the number of keys; the false-positive rate
-// measured over a million keys not in the set within a few standard deviations of 2^-f; bits per key near the
-// paper's 1.075·f (four-wise) and 1.125·f (three-wise). binary-fuse.test.ts holds the properties over smaller sets.
+// The binary fuse filter at a million keys (project `long`: about 5 s on an idle 2-core machine, 15 s on a busy one,
+// most of it making the keys and looking them up): 1,000,000 random distinct keys (16 bytes from a seeded generator,
+// the index in the first 4 so that no two are equal) built four-wise at f = 8 and three-wise at f = 16, and a million
+// string keys: no false negative, in the full entry and in the reader loaded from its bytes; size the number of keys;
+// the false-positive rate measured over a million keys not in the set within a few standard deviations of 2^-f; bits
+// per key near the paper's 1.075·f (four-wise) and 1.125·f (three-wise). binary-fuse.test.ts holds the properties
+// over smaller sets.
 import { BinaryFuseFilter, wasmMemoryUsage } from 'cuckoo-wasm';
 import type { BinaryFuseFilterOptions } from 'cuckoo-wasm';
 import * as reader from 'cuckoo-wasm/reader';
