@@ -17,6 +17,7 @@ const LONG = [
   'pack', // npm pack, installed into a fresh project under each resolver
   'bundlers', // the packed package built by each bundler and run in Chromium; Deno, Bun; attw and publint
   'redis-differential', // against the recorded Redis server's model
+  'binary-fuse-large', // binary fuse filters of 1,000,000 keys, in both entries
 ];
 
 const base = {

@@ -21,7 +21,7 @@ function listFields(name: string): string[] {
   return [...nested, ...[...body.matchAll(/\bX\((\w+),/g)].map((m) => m[1])];
 }
 
-const files = ['cuckoo-filter', 'bloom-filter', 'redis-cuckoo-filter', 'redis-bloom-filter'].map((f) => join(root, 'js', 'filters', 'read', `${f}.ts`));
+const files = ['cuckoo-filter', 'bloom-filter', 'redis-cuckoo-filter', 'redis-bloom-filter', 'binary-fuse-filter'].map((f) => join(root, 'js', 'filters', 'read', `${f}.ts`));
 const program = ts.createProgram(files, { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, noEmit: true });
 const checker = program.getTypeChecker();
 
@@ -49,6 +49,7 @@ test.each([
   ['bloom-filter', 'CoreBloomInfo', 'Bloom'],
   ['redis-cuckoo-filter', 'CoreInfo', 'RedisCuckoo'],
   ['redis-bloom-filter', 'CoreInfo', 'RedisBloom'],
+  ['binary-fuse-filter', 'CoreBinaryFuseInfo', 'BinaryFuse'],
 ] as const)('js/filters/read/%s.ts %s has the fields of the info lists of family %s, no more, no fewer', (file, name, family) => {
   const { own, sub } = interfaceFields(file, name);
   const declared = listFields(`CUCKOO_INFO_${family}`);
