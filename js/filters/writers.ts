@@ -8,6 +8,7 @@
 import { Key } from '../common/checks.js';
 import { Chunk } from '../common/chunk.js';
 import { Status } from '../common/status.js';
+import { ArgumentTypeError } from '../common/errors.js';
 import { familyOf } from '../registry.js';
 import { familyMismatch, patchError, patchInput } from '../patch/patch.js';
 import { urlError, withAsciiHost } from '../url/url.js';
@@ -126,7 +127,19 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
 
   /** The error of an add batch that stopped: its refused key's, or the family's full filter's. */
   private static stopped(f: WasmFilter, batch: AddBatch): Error {
-    return batch.refused ?? (f as WriterMethods).fullError(batch.status, batch.added);
+    return batch.refused ?? WriterMethods.refusal(f as WriterMethods, batch.status, batch.added);
+  }
+
+  /**
+   * The error of an add the core refused with `status`: the family's {@link fullError}. A filter of a static family
+   * (the registry's `can.add` false) has none: another class's writer called on it (`CuckooFilter.prototype.add.call`)
+   * was refused by the core, which adds no key to a built filter.
+   */
+  private static refusal(f: WriterMethods, status: number, added: number): Error {
+    if (typeof f.fullError !== 'function') {
+      return new ArgumentTypeError(`a writer was called on a ${familyOf(f.familyId)?.className ?? 'filter'}, which is static: no key is ever added to it`);
+    }
+    return f.fullError(status, added);
   }
 
   /** How the family's keys are added: a chunk per crossing, stopping at the first that does not fit. */
@@ -145,7 +158,7 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
   /** How list entries are added as URLs (urlOps' refusal of a URL too long, and the adds). */
   private static readonly urlAddOps: BatchOps = {
     ...WriterMethods.urlOps,
-    add: (f, h, chunk, _continues, batch) => (f as WriterMethods).addUrlChunk(h, chunk, batch),
+    add: (f, h, chunk, _continues, batch) => WriterMethods.addUrlChunk(f as WriterMethods, h, chunk, batch),
     stopped: WriterMethods.stopped,
   };
 
@@ -156,12 +169,12 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
 
   add(key: Key): this {
     const r = this.writer.add(this.fx, this.live(), key);
-    if (r !== 0) throw this.fullError(-r, 0);
+    if (r !== 0) throw WriterMethods.refusal(this, -r, 0);
     return this;
   }
 
   addAll(keys: Iterable<Key> | ArrayLike<Key>): number {
-    const batch = this.addKeys(keys, WriterMethods.keyAddOps);
+    const batch = WriterMethods.addKeys(this, keys, WriterMethods.keyAddOps);
     if (batch.full) throw WriterMethods.stopped(this, batch);
     return batch.added;
   }
@@ -171,39 +184,39 @@ abstract class WriterMethods extends FamilyFilter implements Writers {
     const status = withAsciiHost(this.core, (host) => this.writer.urlAdd(this.familyId, h, entry, host));
     if (status === Status.Ok) return this;
     if (status >= Status.UrlEmpty) throw urlError(this.core, status, entry); // no index: not a batch
-    throw this.fullError(status, 0);
+    throw WriterMethods.refusal(this, status, 0);
   }
 
   addUrls(entries: Iterable<Key> | ArrayLike<Key>): number {
-    const batch = this.addKeys(entries, WriterMethods.urlAddOps);
+    const batch = WriterMethods.addKeys(this, entries, WriterMethods.urlAddOps);
     if (batch.full) throw WriterMethods.stopped(this, batch);
     return batch.added;
   }
 
   /** Adds the keys in order, as a loop of single adds would, a chunk per crossing: how many went in, and why it stopped. */
-  private addKeys(keys: unknown, ops: BatchOps): AddBatch {
+  private static addKeys(f: WriterMethods, keys: unknown, ops: BatchOps): AddBatch {
     const batch = WriterMethods.batch(ops);
-    this.runBatch(keys, batch);
+    f.runBatch(keys, batch);
     return batch;
   }
 
   /** Adds a chunk of URL entries: resumes past an internationalized host, stops at the first refused entry. */
-  private addUrlChunk(handle: Handle, chunk: Chunk, batch: AddBatch): number {
+  private static addUrlChunk(f: WriterMethods, handle: Handle, chunk: Chunk, batch: AddBatch): number {
     const n = chunk.count;
-    let added = this.writer.urlAddBatch(this.familyId, handle, chunk, 0, n);
+    let added = f.writer.urlAddBatch(f.familyId, handle, chunk, 0, n);
     while (added < n) {
-      let status = this.writer.batchStatus();
+      let status = f.writer.batchStatus();
       if (status === Status.UrlNonAsciiHost) {
         const entry = chunk.key(added);
-        status = withAsciiHost(this.core, (host) => this.writer.urlAdd(this.familyId, handle, entry, host));
+        status = withAsciiHost(f.core, (host) => f.writer.urlAdd(f.familyId, handle, entry, host));
         if (status === Status.Ok) {
           added += 1;
-          if (added < n) added += this.writer.urlAddBatch(this.familyId, handle, undefined, added, n);
+          if (added < n) added += f.writer.urlAddBatch(f.familyId, handle, undefined, added, n);
           continue;
         }
       }
       batch.status = status;
-      if (status >= Status.UrlEmpty) batch.refused = urlError(this.core, status, chunk.key(added), batch.added + added);
+      if (status >= Status.UrlEmpty) batch.refused = urlError(f.core, status, chunk.key(added), batch.added + added);
       break;
     }
     return added;
