@@ -33,9 +33,10 @@
 //            (`<i in base 36>.fpr.invalid`, a reserved TLD: none is a member) for a tighter interval.
 //
 // Options: --parts LIST, --rounds R (lookups; default 9), --passes P (default 3), --build-runs R (default 5),
-// --fpr-synthetic N (default 16000000; 0 to skip), --native-reps R (default 5), --native-bin PATH (default
-// build/bench/fuse_bench), --dist DIR (default dist; the library is DIR/index.mjs), --data DIR (default
-// ../shared/data), --out DIR (default bench/results), --no-write (print only), --help.
+// --fpr-synthetic N (default 16000000; 0 to skip), --native-reps R (default 5), --native-n N,N (random key
+// counts; default 1000000,10000000), --native-bin PATH (default build/bench/fuse_bench), --dist DIR (default
+// dist; the library is DIR/index.mjs), --data DIR (default ../shared/data), --out DIR (default bench/results),
+// --no-write (print only), --help.
 //
 // Time: lookups and builds in Node.js are CPU time of the process (process.cpuUsage, user + system): on a
 // shared machine the time a process waits for a CPU is not counted; the wall time of builds is reported too.
@@ -62,6 +63,7 @@ const { values: opt } = parseArgs({
     'build-runs': { type: 'string', default: '5' },
     'fpr-synthetic': { type: 'string', default: '16000000' },
     'native-reps': { type: 'string', default: '5' },
+    'native-n': { type: 'string', default: '1000000,10000000' },
     'native-bin': { type: 'string', default: join(ROOT, 'build', 'bench', 'fuse_bench') },
     dist: { type: 'string', default: join(ROOT, 'dist') },
     data: { type: 'string' },
@@ -422,9 +424,9 @@ async function fprPart() {
 // ---------------------------------------------------------------------------
 // native: build/bench/fuse_bench.
 
-const NATIVE_SETS = [
-  { name: '1,000,000 random 64-bit keys', args: ['--keys=random', '--n=1000000'] },
-  { name: '10,000,000 random 64-bit keys', args: ['--keys=random', '--n=10000000'] },
+/** fuse_bench's key sets: --native-n random ones, then the blocklist. */
+const nativeSets = () => [
+  ...opt['native-n'].split(',').map((n) => ({ name: `${fmtInt(Number(n))} random 64-bit keys`, args: ['--keys=random', `--n=${Number(n)}`] })),
   { name: 'the 334,082 blocklist domains (non-members: the 204,889 benign domains)', args: ['--keys=blocklist'] },
 ];
 
@@ -432,16 +434,20 @@ function nativePart() {
   if (!existsSync(opt['native-bin'])) throw new Error(`${opt['native-bin']} not found: bash bench/native/build.sh builds it`);
   const started = nowMs();
   const out = [];
-  for (const set of NATIVE_SETS) {
+  for (const set of nativeSets()) {
     const loadStart = loadAverage();
     const p = spawnSync(opt['native-bin'], [...set.args, `--benchmark_repetitions=${opt['native-reps']}`, '--benchmark_report_aggregates_only=true', '--benchmark_format=json'], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });
     if (p.status !== 0) throw new Error(`fuse_bench ${set.args.join(' ')} failed: ${p.stderr.slice(-2000)}`);
-    const json = JSON.parse(p.stdout);
+    // Google Benchmark writes NaN (the cv of a counter whose mean is 0) and inf, which JSON has not.
+    const json = JSON.parse(p.stdout.replace(/:\s*-?(?:nan|NaN|inf)\b/g, ': null'));
     const min = {};
-    for (const b of json.benchmarks) if (b.aggregate_name === 'min') min[b.run_name.replace(/\/(iterations:1\/)?real_time$/, '')] = b;
+    // The min aggregate of each row (a single repetition has no aggregates: its one run).
+    for (const b of json.benchmarks) {
+      if (b.aggregate_name === 'min' || (b.run_type === 'iteration' && opt['native-reps'] === '1')) min[b.run_name.replace(/\/(iterations:1\/)?real_time$/, '')] = b;
+    }
     out.push({ set, min, context: json.context, loadStart, loadEnd: loadAverage(), keysLine: p.stderr.split('\n').find((l) => l.startsWith('keys:')) });
     process.stderr.write(`native: ${set.name} done\n`);
   }
@@ -449,11 +455,10 @@ function nativePart() {
   const ctx = out[0].context;
   lines.push(
     `Made by ${madeBy('fuse.mjs')} (part native) in ${fmtNum((nowMs() - started) / 6e4, 1)} min: build/bench/fuse_bench (bench/native/fuse_bench.cc, g++ ${gccVersion()} -O3, no -march; Google Benchmark ${ctx.library_build_type === 'debug' ? '(Debian\'s library, built as debug: its own timing loop, not the code timed)' : ''}) on ${describeMachine()}. ` +
-      `Each cell is the best (Google Benchmark's min) of ${opt['native-reps']} repetitions, wall time; a repetition of a lookup row is one or more passes over all keys, of a build row one Build. ns per key = the pass's time / keys.`,
+      `Each cell is the best (Google Benchmark's min) of ${opt['native-reps']} repetitions: ns per key of CPU time (the process's, which leaves out the time it waited for a CPU on this shared machine) and, in parentheses, of wall time. A repetition of a lookup row is one or more passes over all keys, of a build row one Build; ns per key = a pass's time / its keys.`,
   );
   for (const r of out) {
     const sort = r.min.BM_SortUnique;
-    const n = sort ? sort.distinct : null;
     lines.push('', `#### ${r.set.name}`, '');
     lines.push(`\`${relative(ROOT, opt['native-bin'])} ${r.set.args.join(' ')}\`; ${r.keysLine ?? ''}; load average ${r.loadStart.join(' ')} at start, ${r.loadEnd.join(' ')} at end.`, '');
     const rows = [];
@@ -461,19 +466,20 @@ function nativePart() {
       for (const a of [3, 4]) {
         const tag = `/f:${f}/arity:${a}`;
         const b = r.min[`BM_Build${tag}`];
-        const g = (name) => r.min[`${name}${tag}`]?.ns_per_key;
+        // ns per key, CPU (wall): the CPU time of the best repetition's iteration, scaled as its wall time.
+        const ns = (row, d = 1) => (row ? `${fmtNum((row.ns_per_key * row.cpu_time) / row.real_time, d)} (${fmtNum(row.ns_per_key, d)})` : '—');
+        const g = (name) => ns(r.min[`${name}${tag}`]);
         const non = r.min[`BM_ContainHashNonMembers${tag}`];
         const fnTotal = ['BM_Build', 'BM_ContainHashMembers', 'BM_ContainMembers'].reduce((x, name) => x + (r.min[`${name}${tag}`]?.false_negatives ?? 0), 0);
         rows.push([
           `BinaryFuse${f} ${a}-wise`,
           fmtNum(b.bits_per_key, 2),
           fmtNum(b.slots_per_key, 4),
-          fmtNum(b.ns_per_key, 0),
-          fmtNum((b.cpu_time * 1e6) / n, 0),
-          fmtNum(g('BM_ContainHashMembers'), 1),
-          fmtNum(g('BM_ContainHashNonMembers'), 1),
-          fmtNum(g('BM_ContainMembers'), 1),
-          fmtNum(g('BM_ContainNonMembers'), 1),
+          ns(b, 0),
+          g('BM_ContainHashMembers'),
+          g('BM_ContainHashNonMembers'),
+          g('BM_ContainMembers'),
+          g('BM_ContainNonMembers'),
           fmtPct(non.fpr),
           fmtInt(b.attempts),
           fnTotal === 0 ? '0' : `**${fnTotal}**`,
@@ -482,11 +488,14 @@ function nativePart() {
     }
     lines.push(
       markdownTable(
-        ['filter', 'bits/key', 'slots/key', 'build ns/key', 'build CPU ns/key', 'ContainHash ns members', 'ContainHash ns non-members', 'Contain ns members', 'Contain ns non-members', 'measured ε', 'attempts', 'false neg.'],
+        ['filter', 'bits/key', 'slots/key', 'build ns/key', 'ContainHash ns, members', 'ContainHash ns, non-members', 'Contain ns, members', 'Contain ns, non-members', 'measured ε', 'attempts', 'false neg.'],
         rows,
       ),
     );
-    if (sort) lines.push('', `Of the build: std::sort + std::unique of the same ${fmtInt(n)} hashes alone (BM_SortUnique), ${fmtNum(sort.ns_per_key, 0)} ns/key (CPU ${fmtNum((sort.cpu_time * 1e6) / n, 0)}).`);
+    if (sort) {
+      const cpu = (sort.ns_per_key * sort.cpu_time) / sort.real_time;
+      lines.push('', `Of the build: std::sort + std::unique of the same ${fmtInt(sort.distinct)} hashes alone (BM_SortUnique), ${fmtNum(cpu, 0)} (${fmtNum(sort.ns_per_key, 0)}) ns/key.`);
+    }
   }
   return { text: lines.join('\n'), raw: out.map((r) => ({ set: r.set.name, min: r.min, loadStart: r.loadStart, loadEnd: r.loadEnd })) };
 }
