@@ -1,7 +1,7 @@
 // The binary fuse filter (BinaryFuseFilter, src/fuse/) measured: natively beside the figures its authors
 // published, and in Node.js against CuckooFilter and BloomFilter on the real lists.
 //
-//   node bench/fuse.mjs                             # every part (about 12 min on 2 loaded cores)
+//   node bench/fuse.mjs                             # every part (about 12 min on 2 shared cores)
 //   node bench/fuse.mjs --parts lookups,build --rounds 5 --no-write
 //   bash bench/native/build.sh && node bench/fuse.mjs --parts native
 //
@@ -12,7 +12,8 @@
 //            1,000,000 and 10,000,000 random 64-bit keys and on the 334,082 blocklist domains, f = 8 and 16,
 //            arity 3 and 4: bits per key, ns per key built (Build from the keys' hashes), ns per query of
 //            ContainHash over precomputed hashes and of Contain over the keys' bytes, members and non-members
-//            apart. The best of --native-reps repetitions (Google Benchmark's min), wall time.
+//            apart. The best of --native-reps repetitions (Google Benchmark's min, the repetitions of all rows
+//            interleaved in a random order), CPU time with wall time beside.
 //   lookups  the three families on the blocklist (members: its 334,082 domains; non-members: the 204,889 of
 //            benign_domains.txt) at ε = 1%, 0.1% and 0.01%: BinaryFuseFilter.build(keys, { falsePositiveRate:
 //            ε, arity }) for arity 4 and 3 (f = max(8, ⌈log2 1/ε⌉): 8, 10, 14); CuckooFilter.create({ capacity:
@@ -32,8 +33,8 @@
 //            the 95% Wilson interval, against 2^-f; then over --fpr-synthetic more distinct strings
 //            (`<i in base 36>.fpr.invalid`, a reserved TLD: none is a member) for a tighter interval.
 //
-// Options: --parts LIST, --rounds R (lookups; default 9), --passes P (default 3), --build-runs R (default 5),
-// --fpr-synthetic N (default 16000000; 0 to skip), --native-reps R (default 5), --native-n N,N (random key
+// Options: --parts LIST, --rounds R (lookups; default 21), --passes P (default 3), --build-runs R (default 5),
+// --fpr-synthetic N (default 16000000; 0 to skip), --native-reps R (default 9), --native-n N,N (random key
 // counts; default 1000000,10000000), --native-bin PATH (default build/bench/fuse_bench), --dist DIR (default
 // dist; the library is DIR/index.mjs), --data DIR (default ../shared/data), --out DIR (default bench/results),
 // --no-write (print only), --help.
@@ -58,11 +59,11 @@ const PARTS = ['native', 'lookups', 'build', 'fpr'];
 const { values: opt } = parseArgs({
   options: {
     parts: { type: 'string', default: PARTS.join(',') },
-    rounds: { type: 'string', default: '9' },
+    rounds: { type: 'string', default: '21' },
     passes: { type: 'string', default: '3' },
     'build-runs': { type: 'string', default: '5' },
     'fpr-synthetic': { type: 'string', default: '16000000' },
-    'native-reps': { type: 'string', default: '5' },
+    'native-reps': { type: 'string', default: '9' },
     'native-n': { type: 'string', default: '1000000,10000000' },
     'native-bin': { type: 'string', default: join(ROOT, 'build', 'bench', 'fuse_bench') },
     dist: { type: 'string', default: join(ROOT, 'dist') },
@@ -273,6 +274,14 @@ function lookupsReport(res) {
     ]);
   }
   lines.push(markdownTable(head3, rows3));
+  // The same rows, medians only, in the shape docs/choosing-a-filter.md shows them.
+  lines.push('', '#### The same, medians only (for docs/choosing-a-filter.md)', '');
+  const compact = configs.map((c) => {
+    const { rs, s, first } = row(c);
+    const m = (k, d = 0) => fmtNum(s(k).median, d);
+    return [epsLabel(c.eps), configName(c), fmtNum(first.bitsPerKey, 1), `${m('hasNs')} / ${m('hasNonNs')}`, `${m('hasAllNs')} / ${m('hasAllNonNs')}`, fmtPct(first.falsePositives / first.nonMembers), m('buildCpuMs'), loadRange(rs.map((r) => r.load))];
+  });
+  lines.push(markdownTable(['ε', 'filter', 'bits/key', 'has ns (members / non-members)', 'hasAll ns/key (members / non-members)', 'measured ε (benign)', 'build ms', 'load'], compact));
   lines.push(
     '',
     'Bits per key: the serialized size (`byteLength`, header and checksum included) × 8 / 334,082. False positives: of the 204,889 benign domains, with the 95% Wilson interval; ' +
@@ -436,7 +445,7 @@ function nativePart() {
   const out = [];
   for (const set of nativeSets()) {
     const loadStart = loadAverage();
-    const p = spawnSync(opt['native-bin'], [...set.args, `--benchmark_repetitions=${opt['native-reps']}`, '--benchmark_report_aggregates_only=true', '--benchmark_format=json'], {
+    const p = spawnSync(opt['native-bin'], [...set.args, `--benchmark_repetitions=${opt['native-reps']}`, '--benchmark_enable_random_interleaving=true', '--benchmark_report_aggregates_only=true', '--benchmark_format=json'], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });
@@ -455,7 +464,7 @@ function nativePart() {
   const ctx = out[0].context;
   lines.push(
     `Made by ${madeBy('fuse.mjs')} (part native) in ${fmtNum((nowMs() - started) / 6e4, 1)} min: build/bench/fuse_bench (bench/native/fuse_bench.cc, g++ ${gccVersion()} -O3, no -march; Google Benchmark ${ctx.library_build_type === 'debug' ? '(Debian\'s library, built as debug: its own timing loop, not the code timed)' : ''}) on ${describeMachine()}. ` +
-      `Each cell is the best (Google Benchmark's min) of ${opt['native-reps']} repetitions: ns per key of CPU time (the process's, which leaves out the time it waited for a CPU on this shared machine) and, in parentheses, of wall time. A repetition of a lookup row is one or more passes over all keys, of a build row one Build; ns per key = a pass's time / its keys.`,
+      `Each cell is the best (Google Benchmark's min) of ${opt['native-reps']} repetitions, the repetitions of all rows run in a random interleaved order (--benchmark_enable_random_interleaving), so that a disturbance of a few seconds does not hit every repetition of one row: ns per key of CPU time (the process's, which leaves out the time it waited for a CPU on this shared machine) and, in parentheses, of wall time. A repetition of a lookup row is one or more passes over all keys, of a build row one Build; ns per key = a pass's time / its keys.`,
   );
   for (const r of out) {
     const sort = r.min.BM_SortUnique;
