@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "common/batch.h"
 #include "common/size_optimized.h"
@@ -34,6 +35,34 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
   T* p;
 };
+
+// Before a loop: clang keeps it rolled, its body once in the module (g++,
+// natively, decides for itself).
+#if defined(__clang__)
+#define CUCKOO_FUSE_ROLLED _Pragma("clang loop unroll(disable)")
+#else
+#define CUCKOO_FUSE_ROLLED
+#endif
+
+// Sorts hashes[0, n) ascending with scratch[0, n): a least-significant-digit
+// radix sort, eight stable passes of one byte each (an even number, so the
+// result ends in `hashes`). On a million hashes 4.5x faster than std::sort in
+// WebAssembly (7x natively), in 0.3 KB of the module where std::sort took
+// 1.6 KB: its loops stay rolled, as unrolled they are 1.3 KB more and no
+// faster.
+void SortHashes(uint64_t* hashes, uint64_t* scratch, size_t n) {
+  CUCKOO_FUSE_ROLLED
+  for (uint32_t shift = 0; shift < 64; shift += 8) {
+    size_t start[257] = {};  // start[b + 1]: the hashes whose byte is b; then where bucket b starts
+    CUCKOO_FUSE_ROLLED
+    for (size_t k = 0; k < n; ++k) ++start[((hashes[k] >> shift) & 0xff) + 1];
+    CUCKOO_FUSE_ROLLED
+    for (uint32_t b = 0; b < 256; ++b) start[b + 1] += start[b];
+    CUCKOO_FUSE_ROLLED
+    for (size_t k = 0; k < n; ++k) scratch[start[(hashes[k] >> shift) & 0xff]++] = hashes[k];
+    std::swap(hashes, scratch);
+  }
+}
 
 }  // namespace
 
@@ -174,7 +203,11 @@ CUCKOO_SIZE_OPTIMIZED_END
 Status BinaryFuseFilter::Build(const Params& params, uint64_t* hashes, size_t n,
                                std::unique_ptr<BinaryFuseFilter>* out) {
   if (!ValidParams(params)) return Status::kInvalidArgument;
-  std::sort(hashes, hashes + n);
+  // The peeling order's block is the sort's scratch first (as many entries
+  // as hashes given, duplicates included).
+  Scratch<uint64_t> order(n);
+  if (order.p == nullptr) return Status::kOutOfMemory;
+  SortHashes(hashes, order.p, n);
   n = static_cast<size_t>(std::unique(hashes, hashes + n) - hashes);
   if (n > kMaxFuseKeys) return Status::kGrowthLimit;
   const FuseLayout layout = FuseLayoutFor(n, params.arity);
@@ -186,10 +219,8 @@ Status BinaryFuseFilter::Build(const Params& params, uint64_t* hashes, size_t n,
   Scratch<uint32_t> counts(slots);
   Scratch<uint64_t> xors(slots);
   Scratch<uint32_t> alone(slots);
-  Scratch<uint64_t> order(n);
   Scratch<uint8_t> order_slot(n);
-  if (counts.p == nullptr || xors.p == nullptr || alone.p == nullptr || order.p == nullptr ||
-      order_slot.p == nullptr) {
+  if (counts.p == nullptr || xors.p == nullptr || alone.p == nullptr || order_slot.p == nullptr) {
     return Status::kOutOfMemory;
   }
   uint64_t state = params.seed;

@@ -80,7 +80,8 @@ class BinaryFuseFilter {
   static Status Create(const Params& params, std::unique_ptr<BinaryFuseFilter>* out);
 
   // The filter of the keys whose hashes (HashKey with params.seed) are
-  // hashes[0, n): sorts them and drops duplicates in place. kInvalidArgument
+  // hashes[0, n): sorts them (a radix sort, whose scratch block of 8 bytes a
+  // hash the peeling then reuses) and drops duplicates in place. kInvalidArgument
   // as Create (params.from is not read); kGrowthLimit past kMaxFuseKeys
   // distinct keys; kNotEnoughSpace if no construction seed of
   // kMaxFuseAttempts peels every key; kOutOfMemory. Nothing stays allocated
