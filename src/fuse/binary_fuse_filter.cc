@@ -115,30 +115,22 @@ Status BinaryFuseFilter::Create(const Params& params, std::unique_ptr<BinaryFuse
   return s;
 }
 
-Status BinaryFuseFilter::Add(const uint8_t* key, size_t len) {
+Status BinaryFuseFilter::GrowPending() {
   if (!collecting()) return Status::kInvalidArgument;
-  if (pending_count_ == pending_capacity_) {
-    if (pending_count_ >= kMaxFuseKeys) return Status::kGrowthLimit;
-    uint64_t grown = pending_capacity_ < 1024 ? 1024 : pending_capacity_ * 2;
-    if (grown > kMaxFuseKeys) grown = kMaxFuseKeys;
-    if (grown > SIZE_MAX / sizeof(uint64_t)) return Status::kOutOfMemory;
-    auto* block = static_cast<uint64_t*>(internal::AllocateForCaller(static_cast<size_t>(grown) * sizeof(uint64_t)));
-    if (block == nullptr) return Status::kOutOfMemory;
-    // AllocateForCaller's block is the caller's to count: counted as a live
-    // allocation here, as Deallocate uncounts it.
-    internal::g_live_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (pending_count_ != 0) std::memcpy(block, pending_, static_cast<size_t>(pending_count_) * sizeof(uint64_t));
-    internal::Deallocate(pending_);
-    pending_ = block;
-    pending_capacity_ = grown;
-  }
-  pending_[pending_count_++] = HashKey(key, len, seed_);
+  if (pending_count_ >= kMaxFuseKeys) return Status::kGrowthLimit;
+  uint64_t grown = pending_capacity_ < 1024 ? 1024 : pending_capacity_ * 2;
+  if (grown > kMaxFuseKeys) grown = kMaxFuseKeys;
+  if (grown > SIZE_MAX / sizeof(uint64_t)) return Status::kOutOfMemory;
+  auto* block = static_cast<uint64_t*>(internal::AllocateForCaller(static_cast<size_t>(grown) * sizeof(uint64_t)));
+  if (block == nullptr) return Status::kOutOfMemory;
+  // AllocateForCaller's block is the caller's to count: counted as a live
+  // allocation here, as Deallocate uncounts it.
+  internal::g_live_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (pending_count_ != 0) std::memcpy(block, pending_, static_cast<size_t>(pending_count_) * sizeof(uint64_t));
+  internal::Deallocate(pending_);
+  pending_ = block;
+  pending_capacity_ = grown;
   return Status::kOk;
-}
-
-size_t BinaryFuseFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
-                                  bool) {
-  return AddEach(keys, offsets, n, status, [this](const uint8_t* key, size_t len) { return Add(key, len); });
 }
 
 uint64_t BinaryFuseFilter::SerializedSize() const {
@@ -199,6 +191,22 @@ Status BinaryFuseFilter::Deserialize(const uint8_t* data, size_t len, std::uniqu
   return Status::kOk;
 }
 CUCKOO_SIZE_OPTIMIZED_END
+
+// A built or loaded filter holds no block of pending hashes (its count and
+// capacity are 0), so GrowPending refuses its keys.
+Status BinaryFuseFilter::Add(const uint8_t* key, size_t len) {
+  if (pending_count_ == pending_capacity_) {
+    const Status s = GrowPending();
+    if (s != Status::kOk) return s;
+  }
+  pending_[pending_count_++] = HashKey(key, len, seed_);
+  return Status::kOk;
+}
+
+size_t BinaryFuseFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
+                                  bool) {
+  return AddEach(keys, offsets, n, status, [this](const uint8_t* key, size_t len) { return Add(key, len); });
+}
 
 Status BinaryFuseFilter::Build(const Params& params, uint64_t* hashes, size_t n,
                                std::unique_ptr<BinaryFuseFilter>* out) {

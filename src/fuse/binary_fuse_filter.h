@@ -145,6 +145,10 @@ class BinaryFuseFilter {
   BinaryFuseFilter() = default;
   // A filter of `layout`'s shape with a zeroed table (kOutOfMemory).
   static Status Make(const Params& params, const FuseLayout& layout, std::unique_ptr<BinaryFuseFilter>* out);
+  // Room for one more pending hash (Add's rare path): kInvalidArgument if
+  // the filter is not collecting, kGrowthLimit at kMaxFuseKeys hashes,
+  // kOutOfMemory.
+  Status GrowPending();
   // One construction attempt with construction_seed_: true if every key
   // peeled (the table is then filled).
   bool Peel(const uint64_t* hashes, size_t n, uint32_t* counts, uint64_t* xors, uint32_t* alone,
