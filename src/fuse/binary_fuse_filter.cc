@@ -304,13 +304,15 @@ bool BinaryFuseFilter::Peel(const uint64_t* hashes, size_t n, uint32_t* counts, 
 bool BinaryFuseFilter::ContainHash(uint64_t hash) const {
   if (key_count_ == 0) return false;
   const uint64_t x = FuseMix(hash, construction_seed_);
-  uint32_t slot[4];
-  FuseSlots(shape_, x, slot);
   const uint32_t bits = shape_.fingerprint_bits;
   const uint32_t mask = shape_.fingerprint_mask;
-  uint32_t v = FuseFingerprint(shape_, x) ^ FuseGet(table_, bits, mask, slot[0]) ^
-               FuseGet(table_, bits, mask, slot[1]) ^ FuseGet(table_, bits, mask, slot[2]);
-  if (shape_.arity == 4) v ^= FuseGet(table_, bits, mask, slot[3]);
+  // Each slot computed where it is read: an array of them (FuseSlots) would
+  // live in the WebAssembly stack's memory.
+  const uint32_t h0 = FuseFirstSlot(shape_, x);
+  uint32_t v = FuseFingerprint(shape_, x) ^ FuseGet(table_, bits, mask, h0) ^
+               FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 1)) ^
+               FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 2));
+  if (shape_.arity == 4) v ^= FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 3));
   return v == 0;
 }
 
