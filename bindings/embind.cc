@@ -246,14 +246,16 @@ struct ReadOption {
   val options;
   bool ok = true;
 
-  double Number(const char* name) {
+  // Out of line, as the u32 field's read below: one copy serves every field
+  // of every family's Params (inlined, each field's read was a copy).
+  __attribute__((noinline)) double Number(const char* name) {
     const val v = options[name];
     if (!v.isNumber()) ok = false;
     return v.isNumber() ? v.as<double>() : 0;
   }
   void operator()(const char* name, double& field) { field = Number(name); }
   void operator()(const char* name, bool& field) { field = options[name].as<bool>(); }
-  void operator()(const char* name, uint32_t& field) {
+  __attribute__((noinline)) void operator()(const char* name, uint32_t& field) {
     const double d = Number(name);
     field = d >= 0 && d <= UINT32_MAX ? static_cast<uint32_t>(d) : UINT32_MAX;
   }

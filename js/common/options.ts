@@ -40,15 +40,21 @@ function checkProbability(name: string, value: unknown): number {
 }
 
 /**
- * The options object of `family`'s `create` (e.g. `CuckooFilter.create`), whose options are the
- * family's row's (js/registry.ts).
+ * The options object of `family`'s `create` (e.g. `CuckooFilter.create`; or of the factory `method` names, e.g.
+ * `BinaryFuseFilter.build`), whose options are the family's row's (js/registry.ts).
+ * @param needs - what the options must be, for the message: by default an object with `create`'s one required option.
  * @throws ArgumentTypeError if it is not an object, or it has an option not in the row (a
  *   misspelt option would otherwise be left at its default without a word)
  */
-export function checkOptions<T>(options: T, family: { readonly className: string; readonly options: readonly string[] }): T & object {
+export function checkOptions<T>(
+  options: T,
+  family: { readonly className: string; readonly options: readonly string[] },
+  method = 'create',
+  needs = 'an object with at least { capacity }',
+): T & object {
   const known = family.options;
   if (typeof options !== 'object' || options === null) {
-    throw new ArgumentTypeError(`options must be an object with at least { capacity }, got ${describe(options)}`);
+    throw new ArgumentTypeError(`options must be ${needs}, got ${describe(options)}`);
   }
   try {
     Array.isArray(options); // throws only for a revoked Proxy
@@ -57,7 +63,7 @@ export function checkOptions<T>(options: T, family: { readonly className: string
   }
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
-      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${family.className}.create are ${known.join(', ')}`);
+      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of ${family.className}.${method} are ${known.join(', ')}`);
     }
   }
   return options;

@@ -6,7 +6,7 @@ import { FamilyFilter } from './family-filter.js';
 import { BinaryFuseFilter as BinaryFuseFilterReader, type CoreBinaryFuseInfo } from './read/binary-fuse-filter.js';
 import { installWriters, type Writers } from './writers.js';
 import { loadFullCore } from '../boundary/load.js';
-import { checkInteger, seedWords, toFalsePositiveRate, toSeed } from '../common/options.js';
+import { checkInteger, checkOptions, seedWords, toFalsePositiveRate, toSeed } from '../common/options.js';
 import { Status, statusError } from '../common/status.js';
 import type { Core } from '../boundary/wasm-core.js';
 import type { FilterObject } from '../boundary/core-types.js';
@@ -61,20 +61,7 @@ function bitsFor(fpr: number): number {
 
 /** The options of {@link BinaryFuseFilter.build}, checked, in the core's terms. */
 function buildOptions(options: unknown): { fingerprintBits: number; arity: number; seed: [number, number]; urls: boolean } {
-  if (typeof options !== 'object' || options === null) {
-    throw new ArgumentTypeError(`options must be an object, got ${describe(options)}`);
-  }
-  try {
-    Array.isArray(options); // throws only for a revoked Proxy
-  } catch {
-    throw new ArgumentTypeError('options is a revoked Proxy: it has no options to read');
-  }
-  for (const key of Object.keys(options)) {
-    if (!(BINARY_FUSE.options as readonly string[]).includes(key)) {
-      throw new ArgumentTypeError(`unknown option ${JSON.stringify(key)}: the options of BinaryFuseFilter.build are ${BINARY_FUSE.options.join(', ')}`);
-    }
-  }
-  const o = options as BinaryFuseFilterOptions;
+  const o = checkOptions(options as BinaryFuseFilterOptions, BINARY_FUSE, 'build', 'an object');
   let fingerprintBits: number;
   if (o.fingerprintBits !== undefined) {
     if (o.falsePositiveRate !== undefined) throw new ArgumentTypeError('give falsePositiveRate or fingerprintBits, not both');

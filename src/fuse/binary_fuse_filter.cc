@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "common/batch.h"
 #include "common/size_optimized.h"
@@ -34,6 +35,34 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
   T* p;
 };
+
+// Before a loop: clang keeps it rolled, its body once in the module (g++,
+// natively, decides for itself).
+#if defined(__clang__)
+#define CUCKOO_FUSE_ROLLED _Pragma("clang loop unroll(disable)")
+#else
+#define CUCKOO_FUSE_ROLLED
+#endif
+
+// Sorts hashes[0, n) ascending with scratch[0, n): a least-significant-digit
+// radix sort, eight stable passes of one byte each (an even number, so the
+// result ends in `hashes`). On a million hashes 4.5x faster than std::sort in
+// WebAssembly (7x natively), in 0.3 KB of the module where std::sort took
+// 1.6 KB: its loops stay rolled, as unrolled they are 1.3 KB more and no
+// faster.
+void SortHashes(uint64_t* hashes, uint64_t* scratch, size_t n) {
+  CUCKOO_FUSE_ROLLED
+  for (uint32_t shift = 0; shift < 64; shift += 8) {
+    size_t start[257] = {};  // start[b + 1]: the hashes whose byte is b; then where bucket b starts
+    CUCKOO_FUSE_ROLLED
+    for (size_t k = 0; k < n; ++k) ++start[((hashes[k] >> shift) & 0xff) + 1];
+    CUCKOO_FUSE_ROLLED
+    for (uint32_t b = 0; b < 256; ++b) start[b + 1] += start[b];
+    CUCKOO_FUSE_ROLLED
+    for (size_t k = 0; k < n; ++k) scratch[start[(hashes[k] >> shift) & 0xff]++] = hashes[k];
+    std::swap(hashes, scratch);
+  }
+}
 
 }  // namespace
 
@@ -87,9 +116,12 @@ Status BinaryFuseFilter::Create(const Params& params, std::unique_ptr<BinaryFuse
   }
   // Made unique here, so that on an error the collecting filter keeps the
   // same set of keys.
-  from->pending_count_ = SortUnique(from->pending_, static_cast<size_t>(from->pending_count_));
+  size_t unique = 0;
+  Status s = SortUnique(from->pending_, static_cast<size_t>(from->pending_count_), &unique);
+  if (s != Status::kOk) return s;
+  from->pending_count_ = unique;
   std::unique_ptr<BinaryFuseFilter> built;
-  const Status s = BuildUnique(params, from->pending_, static_cast<size_t>(from->pending_count_), &built);
+  s = BuildUnique(params, from->pending_, static_cast<size_t>(from->pending_count_), &built);
   if (s != Status::kOk) return s;
   internal::Deallocate(from->pending_);
   from->pending_ = nullptr;
@@ -100,30 +132,22 @@ Status BinaryFuseFilter::Create(const Params& params, std::unique_ptr<BinaryFuse
   return Status::kOk;
 }
 
-Status BinaryFuseFilter::Add(const uint8_t* key, size_t len) {
+Status BinaryFuseFilter::GrowPending() {
   if (!collecting()) return Status::kInvalidArgument;
-  if (pending_count_ == pending_capacity_) {
-    if (pending_count_ >= kMaxFuseKeys) return Status::kGrowthLimit;
-    uint64_t grown = pending_capacity_ < 1024 ? 1024 : pending_capacity_ * 2;
-    if (grown > kMaxFuseKeys) grown = kMaxFuseKeys;
-    if (grown > SIZE_MAX / sizeof(uint64_t)) return Status::kOutOfMemory;
-    auto* block = static_cast<uint64_t*>(internal::AllocateForCaller(static_cast<size_t>(grown) * sizeof(uint64_t)));
-    if (block == nullptr) return Status::kOutOfMemory;
-    // AllocateForCaller's block is the caller's to count: counted as a live
-    // allocation here, as Deallocate uncounts it.
-    internal::g_live_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (pending_count_ != 0) std::memcpy(block, pending_, static_cast<size_t>(pending_count_) * sizeof(uint64_t));
-    internal::Deallocate(pending_);
-    pending_ = block;
-    pending_capacity_ = grown;
-  }
-  pending_[pending_count_++] = HashKey(key, len, seed_);
+  if (pending_count_ >= kMaxFuseKeys) return Status::kGrowthLimit;
+  uint64_t grown = pending_capacity_ < 1024 ? 1024 : pending_capacity_ * 2;
+  if (grown > kMaxFuseKeys) grown = kMaxFuseKeys;
+  if (grown > SIZE_MAX / sizeof(uint64_t)) return Status::kOutOfMemory;
+  auto* block = static_cast<uint64_t*>(internal::AllocateForCaller(static_cast<size_t>(grown) * sizeof(uint64_t)));
+  if (block == nullptr) return Status::kOutOfMemory;
+  // AllocateForCaller's block is the caller's to count: counted as a live
+  // allocation here, as Deallocate uncounts it.
+  internal::g_live_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (pending_count_ != 0) std::memcpy(block, pending_, static_cast<size_t>(pending_count_) * sizeof(uint64_t));
+  internal::Deallocate(pending_);
+  pending_ = block;
+  pending_capacity_ = grown;
   return Status::kOk;
-}
-
-size_t BinaryFuseFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
-                                  bool) {
-  return AddEach(keys, offsets, n, status, [this](const uint8_t* key, size_t len) { return Add(key, len); });
 }
 
 uint64_t BinaryFuseFilter::SerializedSize() const {
@@ -185,15 +209,36 @@ Status BinaryFuseFilter::Deserialize(const uint8_t* data, size_t len, std::uniqu
 }
 CUCKOO_SIZE_OPTIMIZED_END
 
+// A built or loaded filter holds no block of pending hashes (its count and
+// capacity are 0), so GrowPending refuses its keys.
+Status BinaryFuseFilter::Add(const uint8_t* key, size_t len) {
+  if (pending_count_ == pending_capacity_) {
+    const Status s = GrowPending();
+    if (s != Status::kOk) return s;
+  }
+  pending_[pending_count_++] = HashKey(key, len, seed_);
+  return Status::kOk;
+}
+
+size_t BinaryFuseFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status,
+                                  bool) {
+  return AddEach(keys, offsets, n, status, [this](const uint8_t* key, size_t len) { return Add(key, len); });
+}
+
 Status BinaryFuseFilter::Build(const Params& params, uint64_t* hashes, size_t n,
                                std::unique_ptr<BinaryFuseFilter>* out) {
   if (!ValidParams(params)) return Status::kInvalidArgument;
-  return BuildUnique(params, hashes, SortUnique(hashes, n), out);
+  size_t unique = 0;
+  const Status s = SortUnique(hashes, n, &unique);
+  return s != Status::kOk ? s : BuildUnique(params, hashes, unique, out);
 }
 
-size_t BinaryFuseFilter::SortUnique(uint64_t* hashes, size_t n) {
-  std::sort(hashes, hashes + n);
-  return static_cast<size_t>(std::unique(hashes, hashes + n) - hashes);
+Status BinaryFuseFilter::SortUnique(uint64_t* hashes, size_t n, size_t* unique) {
+  Scratch<uint64_t> scratch(n);
+  if (scratch.p == nullptr) return Status::kOutOfMemory;
+  SortHashes(hashes, scratch.p, n);
+  *unique = static_cast<size_t>(std::unique(hashes, hashes + n) - hashes);
+  return Status::kOk;
 }
 
 Status BinaryFuseFilter::BuildUnique(const Params& params, const uint64_t* hashes, size_t n,
@@ -287,13 +332,15 @@ bool BinaryFuseFilter::Peel(const uint64_t* hashes, size_t n, uint32_t* counts, 
 bool BinaryFuseFilter::ContainHash(uint64_t hash) const {
   if (key_count_ == 0) return false;
   const uint64_t x = FuseMix(hash, construction_seed_);
-  uint32_t slot[4];
-  FuseSlots(shape_, x, slot);
   const uint32_t bits = shape_.fingerprint_bits;
   const uint32_t mask = shape_.fingerprint_mask;
-  uint32_t v = FuseFingerprint(shape_, x) ^ FuseGet(table_, bits, mask, slot[0]) ^
-               FuseGet(table_, bits, mask, slot[1]) ^ FuseGet(table_, bits, mask, slot[2]);
-  if (shape_.arity == 4) v ^= FuseGet(table_, bits, mask, slot[3]);
+  // Each slot computed where it is read: an array of them (FuseSlots) would
+  // live in the WebAssembly stack's memory.
+  const uint32_t h0 = FuseFirstSlot(shape_, x);
+  uint32_t v = FuseFingerprint(shape_, x) ^ FuseGet(table_, bits, mask, h0) ^
+               FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 1)) ^
+               FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 2));
+  if (shape_.arity == 4) v ^= FuseGet(table_, bits, mask, FuseSlot(shape_, x, h0, 3));
   return v == 0;
 }
 

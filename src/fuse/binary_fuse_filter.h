@@ -81,7 +81,8 @@ class BinaryFuseFilter {
   static Status Create(const Params& params, std::unique_ptr<BinaryFuseFilter>* out);
 
   // The filter of the keys whose hashes (HashKey with params.seed) are
-  // hashes[0, n): sorts them and drops duplicates in place. kInvalidArgument
+  // hashes[0, n): sorts them (a radix sort, whose scratch block of 8 bytes a
+  // hash the peeling then reuses) and drops duplicates in place. kInvalidArgument
   // as Create (params.from is not read); kGrowthLimit past kMaxFuseKeys
   // distinct keys; kNotEnoughSpace if no construction seed of
   // kMaxFuseAttempts peels every key; kOutOfMemory. Nothing stays allocated
@@ -145,11 +146,17 @@ class BinaryFuseFilter {
   BinaryFuseFilter() = default;
   // A filter of `layout`'s shape with a zeroed table (kOutOfMemory).
   static Status Make(const Params& params, const FuseLayout& layout, std::unique_ptr<BinaryFuseFilter>* out);
-  // Sorts hashes[0, n) and moves each value's first copy to the front: how many.
-  static size_t SortUnique(uint64_t* hashes, size_t n);
+  // Sorts hashes[0, n) and moves each value's first copy to the front:
+  // *unique, how many. kOutOfMemory (for the sort's scratch block of n
+  // hashes; nothing changed).
+  static Status SortUnique(uint64_t* hashes, size_t n, size_t* unique);
   // Build of n sorted distinct hashes.
   static Status BuildUnique(const Params& params, const uint64_t* hashes, size_t n,
                             std::unique_ptr<BinaryFuseFilter>* out);
+  // Room for one more pending hash (Add's rare path): kInvalidArgument if
+  // the filter is not collecting, kGrowthLimit at kMaxFuseKeys hashes,
+  // kOutOfMemory.
+  Status GrowPending();
   // One construction attempt with construction_seed_: true if every key
   // peeled (the table is then filled).
   bool Peel(const uint64_t* hashes, size_t n, uint32_t* counts, uint64_t* xors, uint32_t* alone,

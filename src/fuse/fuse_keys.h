@@ -39,25 +39,27 @@ inline uint32_t FuseFingerprint(const FuseShape& s, uint64_t x) {
   return static_cast<uint32_t>(x ^ (x >> 32)) & s.fingerprint_mask;
 }
 
+// The key's first slot h0: floor(x * n / 2^64) for n = segment_count *
+// segment_length < 2^32, from two 32x32-bit products, exact (no 128-bit
+// product, which WebAssembly lacks).
+inline uint32_t FuseFirstSlot(const FuseShape& s, uint64_t x) {
+  const uint64_t n = s.segment_count_length;
+  return static_cast<uint32_t>(((x >> 32) * n + (((x & 0xffffffffu) * n) >> 32)) >> 32);
+}
+
+// The key's slot i, 1 .. arity - 1, from its first slot h0: its offset o_i
+// is the 18 bits of x from bit 18 * (arity - 1 - i) (x >> 18, x three-wise;
+// x >> 36, x >> 18, x four-wise).
+inline uint32_t FuseSlot(const FuseShape& s, uint64_t x, uint32_t h0, uint32_t i) {
+  return (h0 + i * s.segment_length) ^ (static_cast<uint32_t>(x >> (18 * (s.arity - 1 - i))) & s.segment_mask);
+}
+
 // The key's slots, `arity` of them.
 inline void FuseSlots(const FuseShape& s, uint64_t x, uint32_t slots[4]) {
-  // floor(x * n / 2^64) for n < 2^32 from two 32x32-bit products, exact (no
-  // 128-bit product, which WebAssembly lacks).
-  const uint64_t n = s.segment_count_length;
-  const uint32_t h0 =
-      static_cast<uint32_t>(((x >> 32) * n + (((x & 0xffffffffu) * n) >> 32)) >> 32);
-  slots[0] = h0;
-  slots[1] = h0 + s.segment_length;
-  slots[2] = slots[1] + s.segment_length;
-  if (s.arity == 3) {
-    slots[1] ^= static_cast<uint32_t>(x >> 18) & s.segment_mask;
-    slots[2] ^= static_cast<uint32_t>(x) & s.segment_mask;
-  } else {
-    slots[3] = slots[2] + s.segment_length;
-    slots[1] ^= static_cast<uint32_t>(x >> 36) & s.segment_mask;
-    slots[2] ^= static_cast<uint32_t>(x >> 18) & s.segment_mask;
-    slots[3] ^= static_cast<uint32_t>(x) & s.segment_mask;
-  }
+  slots[0] = FuseFirstSlot(s, x);
+  slots[1] = FuseSlot(s, x, slots[0], 1);
+  slots[2] = FuseSlot(s, x, slots[0], 2);
+  if (s.arity == 4) slots[3] = FuseSlot(s, x, slots[0], 3);
 }
 
 // The f-bit value of slot `slot` in a table of f-bit values packed

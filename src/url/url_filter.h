@@ -12,7 +12,6 @@
 // Contain(const uint8_t*, size_t) -> bool (every family's filter), which hash
 // an expression as they hash any key. Nothing is allocated: the caller passes
 // a workspace of WorkspaceSize(len) bytes.
-// Header-only.
 #ifndef CUCKOO_WASM_SRC_URL_URL_FILTER_H_
 #define CUCKOO_WASM_SRC_URL_URL_FILTER_H_
 
@@ -56,34 +55,47 @@ inline Status Entry(const UrlInput& in, uint8_t* buf, size_t buf_len, CanonicalU
              : EntryExpression(in.url, in.len, buf, buf_len, canon, expression);
 }
 
+// What the URL calls ask of a family's filter, passed as a function so that
+// url_filter.cc's one copy of each call serves every family: add one key; or
+// the index of the first of n keys (spans[0, n) in buf) the filter may hold,
+// n if none (the probes stay one loop over the family's own Contain).
+using AddKey = Status (*)(void* filter, const uint8_t* key, size_t len);
+using FirstContained = size_t (*)(const void* filter, const uint8_t* buf, const UrlSpan* spans, size_t n);
+
+template <typename Filter>
+Status AddKeyTo(void* filter, const uint8_t* key, size_t len) {
+  return static_cast<Filter*>(filter)->Add(key, len);
+}
+
+template <typename Filter>
+size_t FirstContainedIn(const void* filter, const uint8_t* buf, const UrlSpan* spans, size_t n) {
+  const Filter& f = *static_cast<const Filter*>(filter);
+  for (size_t i = 0; i < n; ++i) {
+    if (f.Contain(buf + spans[i].offset, spans[i].length)) return i;
+  }
+  return n;
+}
+
 // Adds the entry's canonical expression to `filter`. A canonicalization
 // status (kUrl*; kUrlNonAsciiHost with canon->host_* set) or the filter's Add
 // status; on any error nothing is added.
+Status AddEntry(void* filter, AddKey add, const UrlInput& in, uint8_t* buf, size_t buf_len,
+                CanonicalUrl* canon, UrlSpan* expression);
 template <typename Filter>
 Status AddEntry(Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len,
                 CanonicalUrl* canon, UrlSpan* expression) {
-  const Status s = Entry(in, buf, buf_len, canon, expression);
-  if (s != Status::kOk) return s;
-  return filter.Add(buf + expression->offset, expression->length);
+  return AddEntry(&filter, AddKeyTo<Filter>, in, buf, buf_len, canon, expression);
 }
 
 // Looks the URL up by its expressions. kOk with *found set to the first
 // expression in the filter (host-major order, see UrlExpressions) and true
 // returned, or false if none is; else the canonicalization status and false.
+bool Match(const void* filter, FirstContained first, const UrlInput& in, uint8_t* buf,
+           size_t buf_len, CanonicalUrl* canon, UrlSpan* found, Status* status);
 template <typename Filter>
 bool Match(const Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len,
            CanonicalUrl* canon, UrlSpan* found, Status* status) {
-  *status = Canonical(in, buf, buf_len, canon);
-  if (*status != Status::kOk) return false;
-  UrlSpan spans[kMaxExpressions];
-  const size_t n = UrlExpressions(*canon, buf, spans);
-  for (size_t i = 0; i < n; ++i) {
-    if (filter.Contain(buf + spans[i].offset, spans[i].length)) {
-      *found = spans[i];
-      return true;
-    }
-  }
-  return false;
+  return Match(&filter, FirstContainedIn<Filter>, in, buf, buf_len, canon, found, status);
 }
 
 }  // namespace url
