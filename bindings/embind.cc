@@ -247,7 +247,7 @@ struct ReadOption {
   bool ok = true;
 
   // Out of line, as the u32 field's read below: one copy serves every field
-  // of every family's Params (inlined, each field's read was a copy).
+  // of every family's Params, where inlined each field would carry one.
   __attribute__((noinline)) double Number(const char* name) {
     const val v = options[name];
     if (!v.isNumber()) ok = false;

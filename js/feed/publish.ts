@@ -348,6 +348,14 @@ function checkOptions(o: PublishOptions): void {
   if (o.urlFalsePositiveRate !== undefined && (!o.urls || o.falsePositiveRate !== undefined)) {
     throw fail(o.urls ? 'give falsePositiveRate or urlFalsePositiveRate, not both' : 'urlFalsePositiveRate is for URL lists: add urls: true', 'options');
   }
+  if (o.type === 'fuse') {
+    // A binary fuse filter's rate is 2^-f for f up to 16: checked here, before the list is read.
+    const perKey = o.urlFalsePositiveRate !== undefined ? 1 - (1 - o.urlFalsePositiveRate) ** (1 / MAX_URL_EXPRESSIONS) : o.falsePositiveRate;
+    if (perKey !== undefined && perKey < 2 ** -16) {
+      const given = o.urlFalsePositiveRate !== undefined ? `urlFalsePositiveRate ${o.urlFalsePositiveRate} needs a per-key rate of ${perKey.toPrecision(3)}, which is` : `falsePositiveRate ${perKey} is`;
+      throw fail(`${given} below 2^-16, the rate of 16-bit fingerprints, the most a binary fuse filter (type fuse) takes`, 'options');
+    }
+  }
   if (o.redis !== undefined && (o.type !== undefined || o.falsePositiveRate !== undefined || o.capacity !== undefined || o.expansion !== undefined || o.urls || o.format !== undefined)) {
     throw fail('a Redis source is published as the server holds it: type, falsePositiveRate, capacity, expansion, urls and format are for lists', 'options');
   }

@@ -143,9 +143,10 @@ export class BinaryFuseFilter extends BinaryFuseFilterReader {
    *   is neither an iterable nor an array-like, or a key is neither a string nor a live Uint8Array.
    * @throws ArgumentRangeError if falsePositiveRate is not in [2^−16, 1), fingerprintBits not 8..16, arity not 3 or 4.
    * @throws InvalidUrlError (with `urls`) for an entry that cannot be a URL; nothing is built.
-   * @throws FilterFullError for more than 2^28 keys.
-   * @throws OutOfMemoryError if WebAssembly memory cannot hold the keys or the build (about 28 bytes per key at
-   *   its peak); filters made before keep working.
+   * @throws FilterFullError for more than 2^28 keys given (duplicates included).
+   * @throws OutOfMemoryError if WebAssembly memory cannot hold the keys or the build: at its peak about 35 to 43 bytes
+   *   per key given (their hashes, 8 to 16; the peeling's arrays, about 26; the table), so WebAssembly's 2 GiB hold
+   *   the build of some 50,000,000 keys; filters made before keep working.
    * @throws WasmLoadError if the WebAssembly module cannot be loaded.
    * @example
    * ```ts

@@ -37,9 +37,14 @@ export const disposeKey: symbol = Symbol.dispose ?? Symbol.for('Symbol.dispose')
  * @throws ArgumentTypeError naming the factories of `target` (the class `new` was called on) otherwise.
  * @internal
  */
-export function checkMade(core: unknown, target: { readonly name: string; readonly create?: unknown }): void {
+export function checkMade(core: unknown, target: { readonly name: string; readonly create?: unknown; readonly build?: unknown }): void {
   if (core instanceof ReadCore) return;
-  const factories = typeof target.create === 'function' ? `${target.name}.create(options) or ` : '';
+  const factories =
+    typeof target.create === 'function'
+      ? `${target.name}.create(options) or `
+      : typeof target.build === 'function'
+        ? `${target.name}.build(keys, options) or `
+        : '';
   throw new ArgumentTypeError(
     `${target.name} has no public constructor: make one with ${factories}await ${target.name}.fromBytes(bytes)`,
   );

@@ -83,8 +83,8 @@ class BinaryFuseFilter {
   static Status Create(const Params& params, std::unique_ptr<BinaryFuseFilter>* out);
 
   // The filter of the keys whose hashes (HashKey with params.seed) are
-  // hashes[0, n): sorts them (a radix sort, whose scratch block of 8 bytes a
-  // hash the peeling then reuses) and drops duplicates in place. kInvalidArgument
+  // hashes[0, n): sorts them (a radix sort, through a scratch block of 8 bytes
+  // a hash, freed before the peeling's) and drops duplicates in place. kInvalidArgument
   // as Create (params.from is not read); kGrowthLimit past kMaxFuseKeys
   // distinct keys; kNotEnoughSpace if no construction seed of
   // kMaxFuseAttempts peels every key; kOutOfMemory. Nothing stays allocated
@@ -141,7 +141,7 @@ class BinaryFuseFilter {
   uint64_t fingerprint_bytes() const { return FuseFingerprintBytes(array_length_, shape_.fingerprint_bits); }
   // 2^-f, the probability that a key not in the table is reported.
   double false_positive_rate() const { return 1.0 / static_cast<double>(uint32_t{1} << shape_.fingerprint_bits); }
-  // The table, fingerprint_bytes() bytes (and 3 of padding).
+  // The table, fingerprint_bytes() bytes (and 8 of padding: FuseGet reads 3 past the last value's first byte).
   const uint8_t* fingerprints() const { return table_; }
 
  private:

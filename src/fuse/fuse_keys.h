@@ -63,8 +63,8 @@ inline void FuseSlots(const FuseShape& s, uint64_t x, uint32_t slots[4]) {
 }
 
 // The f-bit value of slot `slot` in a table of f-bit values packed
-// little-endian (slot p at bits p*f ..), from 4 bytes: the table has 3 bytes
-// of padding after its last value.
+// little-endian (slot p at bits p*f ..), from 4 bytes: the table has at least
+// 3 bytes of padding after its last value (BinaryFuseFilter keeps 8).
 inline uint32_t FuseGet(const uint8_t* table, uint32_t bits, uint32_t mask, uint64_t slot) {
   const uint64_t bit = slot * bits;
   uint32_t w;

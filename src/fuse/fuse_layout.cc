@@ -16,7 +16,7 @@ double FuseLn(uint64_t x) {
   const double z2 = z * z;
   double term = z;
   double sum = 0;
-  for (int k = 1; k < 60; k += 2) {  // z^59 / 59 < 2^-100
+  for (int k = 1; k < 60; k += 2) {  // z^59 / 59 < 2^-99
     sum += term / k;
     term *= z2;
   }

@@ -109,3 +109,12 @@ test('publish --type fuse: every version built again and published fullOnly; a f
   await expect(publish({ list, out, state, type: 'fuse', capacity: 10 })).rejects.toThrow(PublishError);
   await expect(publish({ list, out, state, type: 'fuse', expansion: 2 })).rejects.toThrow(/capacity and expansion are not for a binary fuse filter/);
 });
+
+test('publish --type fuse refuses a rate below 2^-16 before it reads the list', async () => {
+  const missing = { list: join(dir, 'no-such-list.txt'), out: join(dir, 'rate-out'), state: join(dir, 'rate-state'), type: 'fuse' as const };
+  const options = await publish({ ...missing, falsePositiveRate: 1e-5 }).catch((e: unknown) => e);
+  expect(options).toBeInstanceOf(PublishError);
+  expect(options).toMatchObject({ reason: 'options', message: expect.stringMatching(/falsePositiveRate 0\.00001 is below 2\^-16/) });
+  const perUrl = await publish({ ...missing, urls: true, urlFalsePositiveRate: 1e-4 }).catch((e: unknown) => e);
+  expect(perUrl).toMatchObject({ reason: 'options', message: expect.stringMatching(/urlFalsePositiveRate 0\.0001 needs a per-key rate of 0\.00000333, which is below 2\^-16/) });
+});
