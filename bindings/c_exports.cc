@@ -200,17 +200,15 @@ EMSCRIPTEN_KEEPALIVE uint32_t url_add_batch(int family, void* f, const uint8_t* 
 })
 
 // url_match for n URLs: results[k] (an int8) is 1 (found), 0 (not found) or
-// -status (URL k refused).
+// -status (URL k refused). The URLs' expressions are probed in groups
+// (url::MatchBatch).
 EMSCRIPTEN_KEEPALIVE int url_match_batch(int family, const void* f, const uint8_t* keys,
                                          const uint32_t* offsets, uint32_t n, int8_t* results,
                                          uint8_t* region, size_t region_len) {
   const Region r = RegionAt(region, region_len);
   return OnFamily(family, kNoFamily, [&](auto row) {
-    const auto* filter = static_cast<const FilterOf<decltype(row)>*>(f);
-    for (size_t k = 0; k < n; ++k) {
-      const auto in = Input(keys + offsets[k], offsets[k + 1] - offsets[k], nullptr, 0);
-      results[k] = static_cast<int8_t>(MatchUrl(filter, in, r));
-    }
+    cuckoo::url::MatchBatch(*static_cast<const FilterOf<decltype(row)>*>(f), keys, offsets, n,
+                            results, r.buf, r.buf_len, r.canon, r.spans);
     return 0;
   });
 }

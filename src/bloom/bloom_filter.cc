@@ -167,6 +167,24 @@ void BloomFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, siz
   });
 }
 
+void BloomFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) const {
+  const uint32_t bits = static_cast<uint32_t>(bits_);
+  if (params_.positions != BloomPositions::kIndependent) {
+    for (size_t i = 0; i < m; ++i) out[i] = ContainHash(hashes[i]);
+    return;
+  }
+  // IndependentPositions' pair p: the two halves of z_p (z_0 = the hash).
+  const uint32_t k = hashes_;
+  TestPairsGrouped(
+      m, (k + 1) / 2, out,
+      [&](size_t i, uint32_t p, uint64_t* x, uint64_t* y) {
+        const uint64_t z = p == 0 ? hashes[i] : Mix64(hashes[i] + p * kGoldenGamma);
+        *x = FastRange32(static_cast<uint32_t>(z >> 32), bits);
+        *y = 2 * p + 1 < k ? FastRange32(static_cast<uint32_t>(z), bits) : *x;
+      },
+      [this](uint64_t x) { return static_cast<uint32_t>(words_[x >> 6] >> (x & 63)) & 1; });
+}
+
 CUCKOO_SIZE_OPTIMIZED_BEGIN
 Status BloomFilter::Union(const BloomFilter& other) {
   if (!IsCompatible(other)) return Status::kInvalidArgument;

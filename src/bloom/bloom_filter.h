@@ -92,8 +92,14 @@ class BloomFilter {
   // True if all k bits of the key are set: never false for a key added; true
   // for a non-member with probability about ExpectedFalsePositiveRate().
   bool ContainHash(uint64_t hash) const;
-  // results[k] = 1 if key k (batch.h's layout) may be in the filter, else 0.
+  // results[k] = 1 if key k (batch.h's layout) may be in the filter, else 0,
+  // key by key: the batch of a filter of this one sub-filter while it is
+  // small enough for the caches (GrowingFilter::ContainBatch).
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+  // out[i] = ContainHash(hashes[i]) for m <= kLookupGroup keys, their bits
+  // tested a pair at a time for all of them (batch.h TestPairsGrouped).
+  __attribute__((noinline)) void ContainHashes(const uint64_t* hashes, size_t m,
+                                               uint8_t* out) const;
 
   // ORs `other`'s bits into this filter and adds its size() to size(): the
   // filter of both key sets. kInvalidArgument (nothing changed) unless

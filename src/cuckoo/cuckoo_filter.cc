@@ -92,6 +92,10 @@ size_t CuckooFilter::AddBatch(const uint8_t* keys, const uint32_t* offsets, size
 
 void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                 uint8_t* results) const {
+  if (SerializedSize() >= kGroupFromBytes) {
+    ContainInGroups(this, GroupLookupOf<CuckooFilter>(), keys, offsets, n, results);
+    return;
+  }
   // The table's type is chosen once for the whole batch.
   table_.Visit([&](const auto& t) {
     ContainEach(keys, offsets, n, results, [&](const uint8_t* key, size_t len) {
@@ -99,6 +103,18 @@ void CuckooFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, si
           t, eviction_, ProbeOf(HashKey(key, len, params_.seed)));
     });
   });
+}
+
+void CuckooFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) const {
+  Probe probes[kLookupGroup];
+  for (size_t i = 0; i < m; ++i) probes[i] = ProbeOf(hashes[i]);
+  table_.Visit([&](const auto& t) {
+    if (t.byte_length() < kGroupFromBytes) return;
+    uint32_t touched = 0;
+    for (size_t i = 0; i < m; ++i) touched |= t.Touch(probes[i].i1) | t.Touch(probes[i].i2);
+    KeepLoaded(touched);
+  });
+  for (size_t i = 0; i < m; ++i) out[i] = ContainProbe(probes[i]);
 }
 
 uint64_t CuckooFilter::SerializedSize() const {

@@ -105,7 +105,18 @@ class CuckooFilter {
   // first failure's status.
   size_t AddBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* status);
 
-  // results[k] = Contain(key k) for the same layout as AddBatch.
+  // A key's hash, as Contain computes it (common/batch.h's GroupLookup).
+  using Hashed = uint64_t;
+  Hashed HashOf(const uint8_t* key, size_t len) const { return HashKey(key, len, params_.seed); }
+  // out[i] = 1 if the key of hashes[i] (HashOf) may be in the filter, else
+  // 0, for m <= kLookupGroup keys: their probes, the touch of their buckets
+  // when the table has kGroupFromBytes or more (common/batch.h), then the
+  // lookups.
+  __attribute__((noinline)) void ContainHashes(const uint64_t* hashes, size_t m,
+                                               uint8_t* out) const;
+  // results[k] = Contain(key k) for the same layout as AddBatch: the keys
+  // probed kLookupGroup at a time (ContainHashes) if the filter has
+  // kGroupFromBytes or more (common/batch.h), else one by one.
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
 
   // Writes SerializedSize() bytes to `out` (docs/FORMAT.md). Deterministic:

@@ -97,6 +97,13 @@ class PackedTable : public SlotOps<PackedTable> {
     return ContainsEitherBySlot(b1, b2, fingerprint);
   }
 
+  // The first and last bytes of the 64-bit word `bucket` is read from (a
+  // batch loads them before its lookups: the word may span two cache lines).
+  uint32_t Touch(uint64_t bucket) const {
+    const uint8_t* p = data_.get() + ((bucket * bucket_bits_) >> 3);
+    return p[0] | p[7];
+  }
+
   // Number of non-empty slots in the whole table.
   uint64_t CountOccupied() const {
     uint64_t n = 0;

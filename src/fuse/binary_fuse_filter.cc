@@ -343,11 +343,48 @@ bool BinaryFuseFilter::ContainHash(uint64_t hash) const {
   return v == 0;
 }
 
+void BinaryFuseFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) const {
+  if (key_count_ == 0 || SerializedSize() < kGroupFromBytes) {
+    for (size_t i = 0; i < m; ++i) out[i] = ContainHash(hashes[i]);
+    return;
+  }
+  // Every key's slots and fingerprint first, then a byte of each slot loaded
+  // in a loop of loads alone (the touch: as many in flight as the CPU
+  // allows), then the values read from the cache.
+  uint32_t slots[kLookupGroup][4];
+  uint32_t value[kLookupGroup];
+  const uint32_t bits = shape_.fingerprint_bits;
+  const uint32_t mask = shape_.fingerprint_mask;
+  const uint32_t arity = shape_.arity;
+  CUCKOO_NO_UNROLL
+  for (size_t i = 0; i < m; ++i) {
+    const uint64_t x = FuseMix(hashes[i], construction_seed_);
+    FuseSlots(shape_, x, slots[i]);
+    if (arity == 3) slots[i][3] = slots[i][2];
+    value[i] = FuseFingerprint(shape_, x);
+  }
+  uint32_t touched = 0;
+  CUCKOO_NO_UNROLL
+  for (size_t i = 0; i < m; ++i) {
+    for (uint32_t j = 0; j < 4; ++j) touched |= table_[(uint64_t{slots[i][j]} * bits) >> 3];
+  }
+  KeepLoaded(touched);
+  CUCKOO_NO_UNROLL
+  for (size_t i = 0; i < m; ++i) {
+    uint32_t v = value[i];
+    for (uint32_t j = 0; j < arity; ++j) v ^= FuseGet(table_, bits, mask, slots[i][j]);
+    out[i] = v == 0;
+  }
+}
+
 void BinaryFuseFilter::ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                                     uint8_t* results) const {
-  for (size_t k = 0; k < n; ++k) {
-    results[k] = ContainHash(HashKey(keys + offsets[k], offsets[k + 1] - offsets[k], seed_)) ? 1 : 0;
+  if (SerializedSize() >= kGroupFromBytes) {
+    ContainInGroups(this, GroupLookupOf<BinaryFuseFilter>(), keys, offsets, n, results);
+    return;
   }
+  ContainEach(keys, offsets, n, results,
+              [this](const uint8_t* key, size_t len) { return ContainHash(HashOf(key, len)); });
 }
 
 }  // namespace cuckoo

@@ -114,9 +114,17 @@ class BinaryFuseFilter {
                   bool /*continues*/ = false);
   // True for every key the table was built from; for another key, with
   // probability 2^-f. False for every key while the filter has no keys.
-  bool Contain(const uint8_t* key, size_t len) const { return ContainHash(HashKey(key, len, seed_)); }
+  bool Contain(const uint8_t* key, size_t len) const { return ContainHash(HashOf(key, len)); }
+  using Hashed = uint64_t;
+  Hashed HashOf(const uint8_t* key, size_t len) const { return HashKey(key, len, seed_); }
   bool ContainHash(uint64_t hash) const;
-  // results[k] = 1 if key k (batch.h's layout) may be in the filter, else 0.
+  // out[i] = ContainHash(hashes[i]) for m <= kLookupGroup keys, after the
+  // touch of their slots when the filter has kGroupFromBytes or more
+  // (common/batch.h).
+  void ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) const;
+  // results[k] = 1 if key k (batch.h's layout) may be in the filter, else 0:
+  // kLookupGroup keys at a time (ContainHashes) if the filter has
+  // kGroupFromBytes or more, else one by one.
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
 
   uint64_t SerializedSize() const;

@@ -17,7 +17,11 @@
 //                              Walk(const Sub& first, const Hashed& hash, uint32_t expansion),
 //                              .key() for the current one, .Next() to the next sub-filter
 //   static Status AddKey(Sub&, key), static bool ContainKey(const Sub&, key)
-//   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout)
+//   static void ContainGroup(const Sub&, const Hashed* hashes, size_t m, uint8_t* out)
+//                              out[i] = 1 if the sub-filter holds the key of hashes[i]
+//                              (ContainKey of its form there), for m <= kLookupGroup
+//                              keys (batch.h), their loads issued together
+//   Sub::ContainBatch(keys, offsets, n, results) const   (batch.h's layout), key by key
 //   static bool FullBeforeAdd(const Sub& newest)   grow before this add
 //   static bool GrowthHelps(const Sub& newest, key) after kNotEnoughSpace
 //   static constexpr bool kFreeSlotInAnySubFilterFirst and
@@ -109,8 +113,15 @@ class GrowingFilter {
     return AddEach(keys, offsets, n, status,
                    [this](const uint8_t* key, size_t len) { return Add(key, len); });
   }
+  // Contain of each key: kLookupGroup keys at a time (ContainInGroups, then
+  // ContainHashes) once the filter is too large for the caches (batch.h),
+  // else key by key (by the sub-filter's own batch while there is one).
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n,
                     uint8_t* results) const {
+    if (SerializedSize() >= kGroupFromBytes) {
+      ContainInGroups(this, GroupLookupOf<GrowingFilter>(), keys, offsets, n, results);
+      return;
+    }
     if (count_ == 1) {
       subs_[0]->ContainBatch(keys, offsets, n, results);
       return;
@@ -118,8 +129,26 @@ class GrowingFilter {
     ContainEach(keys, offsets, n, results,
                 [this](const uint8_t* key, size_t len) { return Contain(key, len); });
   }
-  // Add and Contain of a key given by its hash (Family::Hash with seed()).
+  // Add and Contain of a key given by its hash (HashOf).
   using Hashed = typename Family::Hashed;
+  Hashed HashOf(const uint8_t* key, size_t len) const { return Family::Hash(key, len, seed()); }
+  // out[i] = ContainHash(hashes[i]) for m <= kLookupGroup keys: each
+  // sub-filter, oldest first, answers the keys not found yet as one group.
+  // One copy, called by the batches of keys and of URLs.
+  __attribute__((noinline)) void ContainHashes(const Hashed* hashes, size_t m, uint8_t* out) const {
+    static_assert(sizeof(Hashed) == 8 || sizeof(Hashed) == 16, "ContainInSubs's hash sizes");
+    if (count_ == 1) {
+      Family::ContainGroup(*subs_[0], hashes, m, out);
+      return;
+    }
+    ContainInSubs(
+        this, count_,
+        [](const void* filter, uint32_t j, const void* group, size_t k, uint8_t* found) {
+          Family::ContainGroup(*static_cast<const GrowingFilter*>(filter)->subs_[j],
+                               static_cast<const Hashed*>(group), k, found);
+        },
+        hashes, sizeof(Hashed), m, out);
+  }
   Status AddHash(const Hashed& hash);
   bool ContainHash(const Hashed& hash) const {
     typename Family::Walk walk(*subs_[0], hash, expansion_);

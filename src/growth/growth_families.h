@@ -46,6 +46,9 @@ struct CuckooFamily : Xxh3Keys {
   };
   static Status AddKey(CuckooFilter& f, const Probe& p) { return f.AddProbe(p); }
   static bool ContainKey(const CuckooFilter& f, const Probe& p) { return f.ContainProbe(p); }
+  static void ContainGroup(const CuckooFilter& f, const uint64_t* hashes, size_t m, uint8_t* out) {
+    f.ContainHashes(hashes, m, out);
+  }
   static bool FullBeforeAdd(const CuckooFilter&) { return false; }
   static bool GrowthHelps(const CuckooFilter& newest, const Probe& p);
   static Status MakeNext(const CuckooFilter& first, const CuckooFilter& newest, uint32_t level,
@@ -111,6 +114,9 @@ struct BloomFamily : Xxh3Keys {
     return Status::kOk;
   }
   static bool ContainKey(const BloomFilter& f, uint64_t hash) { return f.ContainHash(hash); }
+  static void ContainGroup(const BloomFilter& f, const uint64_t* hashes, size_t m, uint8_t* out) {
+    f.ContainHashes(hashes, m, out);
+  }
   // A new sub-filter is added when the newest holds its capacity.
   static bool FullBeforeAdd(const BloomFilter& newest) { return newest.size() >= newest.capacity(); }
   static bool GrowthHelps(const BloomFilter&, uint64_t) { return true; }

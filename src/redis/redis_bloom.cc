@@ -120,6 +120,20 @@ void RedisBloomLink::ContainBatch(const uint8_t* keys, const uint32_t* offsets, 
   });
 }
 
+void RedisBloomLink::ContainHashes(const RedisBloomHash* hashes, size_t m, uint8_t* out) const {
+  // Pair p: positions 2p and 2p + 1, (a + i*b mod 2^64) mod bits.
+  const uint64_t bits = shape_.bits;
+  const uint32_t k = shape_.hashes;
+  TestPairsGrouped(
+      m, (k + 1) / 2, out,
+      [&](size_t i, uint32_t p, uint64_t* x, uint64_t* y) {
+        const RedisBloomHash& h = hashes[i];
+        *x = (h.a + 2 * p * h.b) % bits;
+        *y = 2 * p + 1 < k ? (h.a + (2 * p + 1) * h.b) % bits : *x;
+      },
+      [this](uint64_t x) { return static_cast<uint32_t>(data_[x >> 3] >> (x & 7)) & 1; });
+}
+
 // ---------------------------------------------------------------------------
 // Family
 

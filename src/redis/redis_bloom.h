@@ -142,7 +142,13 @@ class RedisBloomLink {
   // size() has reached entries.
   Status AddHash(const RedisBloomHash& h);
   bool ContainHash(const RedisBloomHash& h) const;
+  // Contain of each key, for a filter of this one link while it is small
+  // enough for the caches (batch.h's layout; GrowingFilter::ContainBatch).
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+  // out[i] = ContainHash(hashes[i]) for m <= kLookupGroup keys, their bits
+  // tested a pair at a time for all of them (batch.h TestPairsGrouped).
+  __attribute__((noinline)) void ContainHashes(const RedisBloomHash* hashes, size_t m,
+                                               uint8_t* out) const;
 
   const RedisBloomLinkShape& shape() const { return shape_; }
   uint64_t entries() const { return shape_.entries; }
@@ -191,6 +197,10 @@ struct RedisBloomFamily : GrowthPolicy {
   static Status AddKey(RedisBloomLink& link, const RedisBloomHash& h) { return link.AddHash(h); }
   static bool ContainKey(const RedisBloomLink& link, const RedisBloomHash& h) {
     return link.ContainHash(h);
+  }
+  static void ContainGroup(const RedisBloomLink& link, const RedisBloomHash* h, size_t m,
+                           uint8_t* out) {
+    link.ContainHashes(h, m, out);
   }
   // A new link when the newest holds its entries.
   static bool FullBeforeAdd(const RedisBloomLink& newest) {

@@ -37,6 +37,19 @@ void RedisCuckooSub::ContainBatch(const uint8_t* keys, const uint32_t* offsets, 
   });
 }
 
+void RedisCuckooSub::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) const {
+  Probe probes[kLookupGroup];
+  for (size_t i = 0; i < m; ++i) probes[i] = keys_.Of(hashes[i]);
+  if (table_.byte_length() >= kGroupFromBytes) {
+    uint32_t touched = 0;
+    for (size_t i = 0; i < m; ++i) {
+      touched |= table_.Read(probes[i].i1, 0) | table_.Read(probes[i].i2, 0);
+    }
+    KeepLoaded(touched);
+  }
+  for (size_t i = 0; i < m; ++i) out[i] = ContainProbe(probes[i]);
+}
+
 // ---------------------------------------------------------------------------
 // Family
 

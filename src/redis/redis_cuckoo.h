@@ -161,8 +161,14 @@ class RedisCuckooSub {
   Status DeleteProbe(const Probe& p) {
     return Algorithm::Delete(table_, keys_, eviction_, shape_, p, &size_);
   }
-  // Contain of each key, for a filter of this one sub-filter (batch.h's layout).
+  // Contain of each key, for a filter of this one sub-filter while it is
+  // small enough for the caches (batch.h's layout; GrowingFilter::ContainBatch).
   void ContainBatch(const uint8_t* keys, const uint32_t* offsets, size_t n, uint8_t* results) const;
+  // out[i] = ContainProbe(keys().Of(hashes[i])) for m <= kLookupGroup keys'
+  // hashes: their probes, the touch of their buckets when the table has
+  // kGroupFromBytes or more (common/batch.h), then the lookups.
+  __attribute__((noinline)) void ContainHashes(const uint64_t* hashes, size_t m,
+                                               uint8_t* out) const;
 
   const RedisKeys& keys() const { return keys_; }
   uint64_t size() const { return size_; }
@@ -195,7 +201,8 @@ struct RedisCuckooFamily : GrowthPolicy {
   // kMaxFilterBytes); the server's limit of kCommandSubFilters is checked
   // at the start of each command (RedisCuckooFilter::Add).
   static constexpr uint32_t kMaxSubFilters = format::kMaxSubFilters;
-  static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed);
+  // One copy, called by every operation of a key.
+  __attribute__((noinline)) static uint64_t Hash(const uint8_t* key, size_t len, uint64_t seed);
   // log2 of the growth factor: expansion rounded up to a power of two.
   static uint32_t GrowthShift(uint32_t expansion);
   // The growth factor as the server stores it: expansion rounded up to a
@@ -223,6 +230,10 @@ struct RedisCuckooFamily : GrowthPolicy {
   };
   static Status AddKey(RedisCuckooSub& f, const Probe& p) { return f.AddProbe(p); }
   static bool ContainKey(const RedisCuckooSub& f, const Probe& p) { return f.ContainProbe(p); }
+  static void ContainGroup(const RedisCuckooSub& f, const uint64_t* hashes, size_t m,
+                           uint8_t* out) {
+    f.ContainHashes(hashes, m, out);
+  }
   // Before kicking in the newest sub-filter, an add takes a free slot of any
   // sub-filter, newest first.
   static constexpr bool kFreeSlotInAnySubFilterFirst = true;

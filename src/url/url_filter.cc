@@ -1,5 +1,7 @@
 #include "url/url_filter.h"
 
+#include <cstring>
+
 namespace cuckoo {
 namespace url {
 
@@ -20,6 +22,94 @@ bool Match(const void* filter, FirstContained first, const UrlInput& in, uint8_t
   if (i == n) return false;
   *found = spans[i];
   return true;
+}
+
+namespace {
+
+// The URLs of a batch being looked up, kLookupGroup at a time: a slot holds a
+// URL's expressions (their bytes copied out of the workspace, which the next
+// URL's canonicalization overwrites) and which of them is probed next.
+struct UrlSlots {
+  static constexpr size_t kTextBytes = 240;  // an expression's offset and length fit a byte
+  uint8_t text[kLookupGroup][kTextBytes];
+  uint8_t offset[kLookupGroup][kMaxExpressions];
+  uint8_t length[kLookupGroup][kMaxExpressions];
+  uint32_t url[kLookupGroup];
+  uint8_t count[kLookupGroup];
+  uint8_t next[kLookupGroup];
+};
+
+}  // namespace
+
+void MatchBatch(const void* filter, const UrlProbes& probes, const uint8_t* keys,
+                const uint32_t* offsets, size_t n, int8_t* results, uint8_t* buf, size_t buf_len,
+                CanonicalUrl* canon, UrlSpan* spans) {
+  UrlSlots s;
+  alignas(8) unsigned char hashes[kLookupGroup * kMaxHashBytes];
+  uint8_t found[kLookupGroup];
+  uint8_t live[kLookupGroup];  // the slots in use, in the order they are probed
+  uint8_t spare[kLookupGroup];  // the slots not in use: spare[0, kLookupGroup - used)
+  size_t used = 0;
+  for (size_t i = 0; i < kLookupGroup; ++i) spare[i] = static_cast<uint8_t>(i);
+  for (size_t k = 0;;) {
+    // Free slots take the next URLs; a URL whose expressions would not fit a
+    // slot (or are not all within the first), or any URL of a filter looked
+    // up key by key, is looked up alone.
+    while (used < kLookupGroup && k < n) {
+      UrlInput in;
+      in.url = keys + offsets[k];
+      in.len = offsets[k + 1] - offsets[k];
+      const Status st = Canonical(in, buf, buf_len, canon);
+      results[k] = static_cast<int8_t>(-static_cast<int>(st));  // 0 (kOk) until one is found
+      if (st != Status::kOk) {
+        ++k;
+        continue;
+      }
+      const size_t e = UrlExpressions(*canon, buf, spans);
+      // The first expression (the exact host, the path with the query) holds
+      // every other: each is a host suffix followed by a path prefix.
+      const uint32_t from = spans[0].offset;
+      const uint32_t bytes = spans[0].length;
+      bool fits = probes.grouped && bytes <= UrlSlots::kTextBytes;
+      for (size_t i = 1; i < e && fits; ++i) {
+        fits = spans[i].offset >= from && spans[i].offset - from + spans[i].length <= bytes;
+      }
+      if (!fits) {
+        results[k++] = probes.first(filter, buf, spans, e) < e;
+        continue;
+      }
+      const uint8_t u = spare[kLookupGroup - 1 - used];
+      std::memcpy(s.text[u], buf + from, bytes);
+      for (size_t i = 0; i < e; ++i) {
+        s.offset[u][i] = static_cast<uint8_t>(spans[i].offset - from);
+        s.length[u][i] = static_cast<uint8_t>(spans[i].length);
+      }
+      s.url[u] = static_cast<uint32_t>(k++);
+      s.count[u] = static_cast<uint8_t>(e);
+      s.next[u] = 0;
+      live[used++] = u;
+    }
+    if (used == 0) return;
+    // The next expression of every URL in a slot, as one group of keys.
+    for (size_t c = 0; c < used; ++c) {
+      const uint8_t u = live[c];
+      probes.lookup.hash(filter, s.text[u] + s.offset[u][s.next[u]], s.length[u][s.next[u]],
+                         hashes + c * probes.lookup.hash_bytes);
+    }
+    probes.lookup.contain(filter, hashes, used, found);
+    size_t still = 0;
+    size_t spares = kLookupGroup - used;
+    for (size_t c = 0; c < used; ++c) {
+      const uint8_t u = live[c];
+      results[s.url[u]] = static_cast<int8_t>(found[c]);
+      const bool done = found[c] != 0 || ++s.next[u] == s.count[u];
+      live[still] = u;
+      still += !done;
+      spare[spares] = u;
+      spares += done;
+    }
+    used = still;
+  }
 }
 
 }  // namespace url

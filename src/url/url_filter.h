@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/batch.h"
 #include "status.h"
 #include "url/url_canon.h"
 #include "url/url_expressions.h"
@@ -96,6 +97,33 @@ template <typename Filter>
 bool Match(const Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_len,
            CanonicalUrl* canon, UrlSpan* found, Status* status) {
   return Match(&filter, FirstContainedIn<Filter>, in, buf, buf_len, canon, found, status);
+}
+
+// Looks up n URLs (batch.h's layout; no ASCII host given): results[k] = 1 if
+// an expression of URL k may be in the filter, 0 if none may, -status if
+// canonicalization refused it (kUrlNonAsciiHost among them), as Match answers
+// each. kLookupGroup consecutive URLs are looked up together (common/batch.h):
+// the first expression of each as one group of keys, then the second of those
+// not found, and so on, so that their cache misses overlap while each URL's
+// expressions are hashed and probed as Match does, up to the first found.
+// buf, canon and spans are the workspace (buf_len bytes for the longest URL)
+// and its parts, as for Match.
+// A filter of fewer than kGroupFromBytes bytes (`grouped` false) stays in the
+// caches: its URLs are looked up one by one (`first`, as Match).
+struct UrlProbes {
+  FirstContained first;
+  GroupLookup lookup;
+  bool grouped;
+};
+void MatchBatch(const void* filter, const UrlProbes& probes, const uint8_t* keys,
+                const uint32_t* offsets, size_t n, int8_t* results, uint8_t* buf, size_t buf_len,
+                CanonicalUrl* canon, UrlSpan* spans);
+template <typename Filter>
+void MatchBatch(const Filter& filter, const uint8_t* keys, const uint32_t* offsets, size_t n,
+                int8_t* results, uint8_t* buf, size_t buf_len, CanonicalUrl* canon, UrlSpan* spans) {
+  const UrlProbes probes{FirstContainedIn<Filter>, GroupLookupOf<Filter>(),
+                         filter.SerializedSize() >= kGroupFromBytes};
+  MatchBatch(&filter, probes, keys, offsets, n, results, buf, buf_len, canon, spans);
 }
 
 }  // namespace url
