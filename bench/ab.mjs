@@ -11,9 +11,13 @@
 // fastest of 3 passes. Rows (ns per key; lower is better):
 //   has, hasAll        CuckooFilter (defaults, ε = 0.1%) of n blocklisted
 //                      domains, queried with n members and n benign domains
-//   hasUrl             CuckooFilter given the phishing URLs (addUrls), queried
-//                      with them and as many benign URLs
-//   bloom has          BloomFilter (ε = 1%) of the n domains, the same queries
+//   hasUrl, hasAllUrls CuckooFilter given the phishing URLs (addUrls), queried
+//                      with them and as many benign URLs, one call each / in one batch
+//   bloom has, bloom hasAll   BloomFilter (ε = 1%) of the n domains, the same queries
+//   packed hasAll, redis cf hasAll, redis bf hasAll, fuse hasAll   hasAll of the same
+//                      queries on CuckooFilter with semiSort: false, RedisCuckooFilter
+//                      (CF.RESERVE n, bucket size 2), RedisBloomFilter (BF.RESERVE 0.1% n
+//                      NONSCALING) and BinaryFuseFilter (ε = 0.1%) of the n domains
 //   addAll             addAll of the n domains into a new CuckooFilter
 //   bloom addAll       the same into a new BloomFilter
 // and first create(): a new Node process imports the module and awaits
@@ -60,6 +64,14 @@ async function setup(path) {
   bloom.addAll(members);
   const urlFilter = await lib.CuckooFilter.create({ capacity: urls.length, falsePositiveRate: 0.001 });
   urlFilter.addUrls(urls);
+  const packed = await lib.CuckooFilter.create({ capacity: n, falsePositiveRate: 0.001, semiSort: false });
+  packed.addAll(members);
+  const redisCf = await lib.RedisCuckooFilter.create({ capacity: n, bucketSize: 2 });
+  redisCf.addAll(members);
+  const redisBf = await lib.RedisBloomFilter.create({ errorRate: 0.001, capacity: n, nonScaling: true });
+  redisBf.addAll(members);
+  const fuse = await lib.BinaryFuseFilter.build(members, { falsePositiveRate: 0.001 });
+  const batches = { packed, 'redis cf': redisCf, 'redis bf': redisBf, fuse };
   let sink = 0;
   const rows = {
     has: () =>
@@ -71,11 +83,16 @@ async function setup(path) {
       time(() => {
         for (const q of urlQueries) if (urlFilter.hasUrl(q)) sink++;
       }, urlQueries.length),
+    hasAllUrls: () => time(() => (sink += urlFilter.hasAllUrls(urlQueries).length), urlQueries.length),
     'bloom has': () =>
       time(() => {
         for (const q of queries) if (bloom.has(q)) sink++;
       }, queries.length),
+    'bloom hasAll': () => time(() => (sink += bloom.hasAll(queries).length), queries.length),
   };
+  for (const [name, f] of Object.entries(batches)) {
+    rows[`${name} hasAll`] = () => time(() => (sink += f.hasAll(queries).length), queries.length);
+  }
   // addAll: new filters made before the timing, one per pass.
   const fresh = async (make) => {
     const fs = [await make(), await make(), await make()];
@@ -89,8 +106,12 @@ async function setup(path) {
     'bloom addAll': () => fresh(() => lib.BloomFilter.create({ capacity: n, falsePositiveRate: 0.01 })),
   };
   // Same answers from both builds, or the comparison means nothing.
-  const answers = [cuckoo.hasAll(queries), bloom.hasAll(queries), urlQueries.map((q) => urlFilter.hasUrl(q))];
+  const answers = [cuckoo.hasAll(queries), bloom.hasAll(queries), urlQueries.map((q) => urlFilter.hasUrl(q)), urlFilter.hasAllUrls(urlQueries)];
   const bytes = [cuckoo.toBytes(), bloom.toBytes(), urlFilter.toBytes()];
+  for (const f of Object.values(batches)) {
+    answers.push(f.hasAll(queries));
+    bytes.push(f.toBytes());
+  }
   return { rows, asyncRows, answers, bytes, sink: () => sink };
 }
 
@@ -101,10 +122,12 @@ if (!opt['only-load']) await perKey();
 /** The per-key rows, interleaved: fills names and results. */
 async function perKey() {
   const builds = [await setup(paths[0]), await setup(paths[1])];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < builds[0].answers.length; i++) {
     if (JSON.stringify(builds[0].answers[i]) !== JSON.stringify(builds[1].answers[i])) {
       throw new Error(`A and B answer differently (set ${i})`);
     }
+  }
+  for (let i = 0; i < builds[0].bytes.length; i++) {
     if (Buffer.compare(Buffer.from(builds[0].bytes[i]), Buffer.from(builds[1].bytes[i])) !== 0) {
       throw new Error(`A and B filter bytes differ (set ${i})`);
     }
@@ -173,8 +196,8 @@ window.loadMs = performance.now() - t;</script>`);
 }
 
 console.log(`A = ${paths[0]}\nB = ${paths[1]}\n${rounds} rounds, n = ${n}, ${urls.length} URLs, Node ${process.version}`);
-console.log('row            A min  A med   B min  B med   B/A med (min-max)');
-const line = (k, a, b, unit, d) => ratioLine(k, a, b, unit, d);
+console.log('row               A min  A med   B min  B med   B/A med (min-max)');
+const line = (k, a, b, unit, d) => ratioLine(k, a, b, unit, d, [16, 6, 6]);
 for (const k of names) line(k, results[k][0], results[k][1], 'ns/key', 1);
 line('first create', loads[0], loads[1], 'ms', 2);
 if (opt.chromium) line('  Chromium', pageLoads[0], pageLoads[1], 'ms', 2);

@@ -17,8 +17,10 @@
 //   bloomfilter  ns per call: test(q) of the npm package bloomfilter (bench/node_modules; m = ⌈−N ln ε / ln²2⌉,
 //                k = round(m/N · ln 2): 10 at ε = 0.1%), left out if it is not installed
 // and natively build/bench/scale_bench (bench/native/scale_bench.cc: bash bench/native/build.sh builds it) on the
-// same keys: ContainBatch in chunks of 8192 keys (the loop hasAll's chunks run in wasm), Contain per key, and the
-// URL batch's loop; the median over its --reps, over --native-runs runs (the binaries of --native-bin alternating).
+// same keys: ContainBatch in chunks of 8192 keys (the loop hasAll's chunks run in wasm), Contain per key, the
+// URL batch's loop, and "native load": the memory's floor, ns per byte loaded from a random place of a buffer of
+// the table's size with as many loads in flight as the CPU allows (a lookup that reads L cache lines per key
+// costs at least L times it); the median over its --reps, over --native-runs runs (the binaries of --native-bin alternating).
 // Families: cuckoo (CuckooFilter.create({ capacity: N, falsePositiveRate: ε }): b = 4, f = 13, semi-sorted, the
 // default), cuckoo-packed (the same, semiSort: false), bloom (BloomFilter, ε), redis-cf (RedisCuckooFilter,
 // CF.RESERVE N with bucket size 2: it grows a second sub-filter before the last key), redis-bf
@@ -342,14 +344,14 @@ for (let li = 0; li < labels.length; li++) {
   const label = labels[li];
   lines.push(`**${label}**`);
   lines.push('');
-  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'native batch', 'native has', 'native URLs'];
+  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'native batch', 'native has', 'native URLs', 'native load'];
   const bf = ns.some((n) => node[n]?.bloomfilter);
   if (bf) header.push('bloomfilter test');
   const rows = [];
   for (const family of families) {
     for (const n of ns) {
       const bytes = node[n]?.subjects.find((x) => x.family === family)?.bytes ?? nativeCell(n, family, label, 'bytes');
-      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), fmt(nativeCell(n, family, label, 'url'), 1)];
+      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2)];
       if (bf) row.push(family === families[0] ? fmt(median(node[n]?.bloomfilter ?? [])) : '');
       rows.push(row);
     }

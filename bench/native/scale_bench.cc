@@ -1,5 +1,5 @@
 // Lookups as lists grow, natively: every family's batch lookup (ContainBatch, the loop hasAll's chunks run in
-// wasm), its one-key lookup (Contain) and the URL batch (url::Match per URL, the loop of url_match_batch) at N
+// wasm), its one-key lookup (Contain) and the URL batch (url::MatchBatch, the loop of url_match_batch) at N
 // keys, without the JS side. bench/scale.mjs runs it beside the same table in Node.js.
 //
 //   bash bench/native/build.sh && build/bench/scale_bench --n=100000,1000000,10000000
@@ -26,7 +26,11 @@
 //
 // Output: one JSON object per line and family: {"family", "n", "bytes" (serialized), "batch", "has", "url"
 // (ns per key: the median over the reps, CPU time of this thread), "batchMin", "hasMin", "urlMin", "hits",
-// "urlHits", "falseNegatives"}. Each rep times the batch, one-key and URL loops of every family in turn.
+// "urlHits", "falseNegatives", "load"}. Each rep times the batch, one-key and URL loops of every family in turn.
+// "load" is the memory's floor for a lookup at that table size: ns per byte loaded from a random place of a
+// buffer of "bytes" bytes, 4 loads per query key, with the places drawn beforehand and nothing depending on a
+// load, so that as many are in flight as the CPU allows (a lookup that reads L cache lines per key costs at
+// least L times it once its table is outside the caches).
 // The answers are checked: every member found, the batch answering as Contain did.
 #include <time.h>
 
@@ -108,20 +112,16 @@ struct Subject {
   uint64_t bytes = 0;
   std::function<void(const uint8_t*, const uint32_t*, size_t, uint8_t*)> batch;
   std::function<bool(const uint8_t*, size_t)> has;
-  std::function<int(const uint8_t*, size_t, uint8_t*, size_t)> url;  // 1, 0 or -status
+  std::function<void(const uint8_t*, const uint32_t*, size_t, int8_t*, uint8_t*, size_t)> url;  // 1, 0 or -status
   std::function<void()> release;
 };
 
 template <class Filter>
-int MatchUrl(const Filter& f, const uint8_t* url, size_t len, uint8_t* work, size_t work_len) {
-  cuckoo::url::UrlInput in;
-  in.url = url;
-  in.len = len;
+void MatchUrls(const Filter& f, const uint8_t* urls, const uint32_t* offsets, size_t n, int8_t* results,
+               uint8_t* work, size_t work_len) {
   cuckoo::url::CanonicalUrl canon;
-  cuckoo::url::UrlSpan found;
-  Status s;
-  const bool hit = cuckoo::url::Match(f, in, work, work_len, &canon, &found, &s);
-  return s != Status::kOk ? -static_cast<int>(s) : hit ? 1 : 0;
+  cuckoo::url::UrlSpan spans[cuckoo::url::kMaxExpressions];
+  cuckoo::url::MatchBatch(f, urls, offsets, n, results, work, work_len, &canon, spans);
 }
 
 template <class Filter>
@@ -159,7 +159,9 @@ Subject Of(const std::string& family, const KeySet& members, bool urls, std::vec
   s.batch = [keys](const uint8_t* k, const uint32_t* o, size_t n, uint8_t* r) { keys->ContainBatch(k, o, n, r); };
   s.has = [keys](const uint8_t* k, size_t len) { return keys->Contain(k, len); };
   if (urls) {
-    s.url = [entries](const uint8_t* u, size_t len, uint8_t* w, size_t wl) { return MatchUrl(*entries, u, len, w, wl); };
+    s.url = [entries](const uint8_t* u, const uint32_t* o, size_t n, int8_t* r, uint8_t* w, size_t wl) {
+      MatchUrls(*entries, u, o, n, r, w, wl);
+    };
   }
   return s;
 }
@@ -233,7 +235,9 @@ Subject Make(const std::string& family, const KeySet& members, double eps, bool 
     s.batch = [keys](const uint8_t* k, const uint32_t* o, size_t n, uint8_t* r) { keys->ContainBatch(k, o, n, r); };
     s.has = [keys](const uint8_t* k, size_t len) { return keys->Contain(k, len); };
     if (urls) {
-      s.url = [entries](const uint8_t* u, size_t len, uint8_t* w, size_t wl) { return MatchUrl(*entries, u, len, w, wl); };
+      s.url = [entries](const uint8_t* u, const uint32_t* o, size_t n, int8_t* r, uint8_t* w, size_t wl) {
+      MatchUrls(*entries, u, o, n, r, w, wl);
+    };
     }
     return s;
   }
@@ -254,6 +258,24 @@ std::vector<std::string> Split(const std::string& s) {
 }
 
 }  // namespace
+
+// ns per load of `loads` bytes read from random places of a buffer of `bytes` bytes (its pages written
+// first), the places drawn beforehand and read in order, no load depending on another ("load" above).
+double LoadFloorNs(uint64_t bytes, size_t loads) {
+  std::vector<uint8_t> buffer(bytes, 1);
+  std::vector<uint32_t> places(loads);
+  uint64_t state = 0x9e3779b97f4a7c15ull ^ bytes;
+  for (auto& p : places) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    p = static_cast<uint32_t>(((state >> 32) * bytes) >> 32);
+  }
+  const double start = ThreadCpuNs();
+  uint32_t sum = 0;
+  for (const uint32_t p : places) sum += buffer[p];
+  const double ns = (ThreadCpuNs() - start) / static_cast<double>(loads);
+  if (sum != loads) std::fprintf(stderr, "scale_bench: load floor read %u\n", sum);
+  return ns;
+}
 
 int main(int argc, char** argv) {
   std::string ns = "100000,1000000,10000000";
@@ -324,7 +346,8 @@ int main(int argc, char** argv) {
 
     const size_t count = q.size();
     std::vector<uint8_t> answers(count), single(count);
-    struct Times { std::vector<double> batch, has, url; size_t hits = 0, url_hits = 0, false_negatives = 0; };
+    std::vector<int8_t> url_answers(count);
+    struct Times { std::vector<double> batch, has, url, load; size_t hits = 0, url_hits = 0, false_negatives = 0; };
     std::vector<Times> times(subjects.size());
     for (int rep = 0; rep < reps; ++rep) {
       for (size_t s = 0; s < subjects.size(); ++s) {
@@ -353,12 +376,22 @@ int main(int argc, char** argv) {
           t.hits += answers[i];
           if (i % 2 == 0 && !answers[i]) ++t.false_negatives;
         }
+        t.load.push_back(LoadFloorNs(subject.bytes, 4 * count));
         if (subject.url) {
           start = ThreadCpuNs();
-          size_t hits = 0;
-          for (size_t i = 0; i < count; ++i) hits += subject.url(uq.key(i), uq.len(i), work.data(), work.size()) == 1;
+          for (size_t at = 0; at < count; at += kChunk) {
+            const size_t k = std::min(kChunk, count - at);
+            static uint32_t offsets[kChunk + 1];
+            const uint32_t base = uq.offsets[at];
+            for (size_t i = 0; i <= k; ++i) offsets[i] = uq.offsets[at + i] - base;
+            subject.url(uq.data() + base, offsets, k, url_answers.data() + at, work.data(), work.size());
+          }
           t.url.push_back((ThreadCpuNs() - start) / static_cast<double>(count));
-          t.url_hits = hits;
+          t.url_hits = 0;
+          for (size_t i = 0; i < count; ++i) {
+            t.url_hits += url_answers[i] == 1;
+            if (i % 2 == 0 && url_answers[i] != 1) ++t.false_negatives;
+          }
         }
       }
     }
@@ -368,9 +401,10 @@ int main(int argc, char** argv) {
       const auto med = [](const std::vector<double>& v) { return v.empty() ? 0 : Median(v); };
       std::printf(
           "{\"family\":\"%s\",\"n\":%zu,\"bytes\":%llu,\"batch\":%.2f,\"has\":%.2f,\"url\":%.2f,\"batchMin\":%.2f,"
-          "\"hasMin\":%.2f,\"urlMin\":%.2f,\"hits\":%zu,\"urlHits\":%zu,\"falseNegatives\":%zu,\"queries\":%zu}\n",
+          "\"hasMin\":%.2f,\"urlMin\":%.2f,\"hits\":%zu,\"urlHits\":%zu,\"falseNegatives\":%zu,\"queries\":%zu,"
+          "\"load\":%.2f}\n",
           subjects[s].family.c_str(), n, static_cast<unsigned long long>(subjects[s].bytes), med(t.batch), med(t.has),
-          med(t.url), min(t.batch), min(t.has), min(t.url), t.hits, t.url_hits, t.false_negatives, count);
+          med(t.url), min(t.batch), min(t.has), min(t.url), t.hits, t.url_hits, t.false_negatives, count, med(t.load));
       std::fflush(stdout);
     }
   }
