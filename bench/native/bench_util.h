@@ -1,5 +1,6 @@
-// What the native benchmarks (core_bench.cc, url_bench.cc) share: reading the
-// data lists and their own flags.
+// What the native benchmarks (core_bench.cc, fuse_bench.cc, scale_bench.cc,
+// url_bench.cc) share: reading the data lists, the labels of keys derived
+// past a list's end, and their own flags.
 #ifndef CUCKOO_WASM_BENCH_NATIVE_BENCH_UTIL_H_
 #define CUCKOO_WASM_BENCH_NATIVE_BENCH_UTIL_H_
 
@@ -32,6 +33,17 @@ inline std::vector<std::string> ReadLines(const std::string& path, const char* p
     out.push_back(line);
   }
   return out;
+}
+
+// The label of round `round` (1, 2, ...) of keys derived from a list past its
+// end: cdn, api, ..., auth, then cdn2, api2, ... (bench/data.mjs deriveLabel).
+inline std::string DeriveLabel(size_t round) {
+  static const char* const kLabels[] = {"cdn", "api",  "m",   "static", "img",
+                                        "login", "mail", "app", "secure", "auth"};
+  constexpr size_t kLabelCount = sizeof kLabels / sizeof kLabels[0];
+  std::string base = kLabels[(round - 1) % kLabelCount];
+  const size_t cycle = (round - 1) / kLabelCount;
+  return cycle == 0 ? base : base + std::to_string(cycle + 1);
 }
 
 // True if `arg` is "name=value"; the value goes to *value.

@@ -81,15 +81,6 @@ Config g_config;
 KeySet g_members;
 KeySet g_non_members;
 
-const char* const kLabels[] = {"cdn", "api", "m", "static", "img", "login", "mail", "app", "secure", "auth"};
-constexpr size_t kLabelCount = sizeof kLabels / sizeof kLabels[0];
-
-std::string DeriveLabel(size_t round) {  // bench/data.mjs deriveLabel
-  std::string base = kLabels[(round - 1) % kLabelCount];
-  const size_t cycle = (round - 1) / kLabelCount;
-  return cycle == 0 ? base : base + std::to_string(cycle + 1);
-}
-
 // Appends keys from `real` (then derived ones) not yet taken until `target` has `want`.
 size_t Fill(KeySet* target, size_t want, const std::vector<std::string>& real,
             std::unordered_set<std::string>* taken) {
@@ -99,7 +90,7 @@ size_t Fill(KeySet* target, size_t want, const std::vector<std::string>& real,
     if (taken->insert(k).second) target->push(k);
   }
   for (size_t round = 1; target->size() < want; ++round) {
-    const std::string label = DeriveLabel(round);
+    const std::string label = bench::DeriveLabel(round);
     for (const auto& d : real) {
       if (target->size() >= want) break;
       std::string k = label + "." + d;

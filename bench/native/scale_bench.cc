@@ -78,15 +78,6 @@ struct KeySet {
   }
 };
 
-const char* const kLabels[] = {"cdn", "api", "m", "static", "img", "login", "mail", "app", "secure", "auth"};
-constexpr size_t kLabelCount = sizeof kLabels / sizeof kLabels[0];
-
-std::string DeriveLabel(size_t round) {  // bench/data.mjs deriveLabel
-  std::string base = kLabels[(round - 1) % kLabelCount];
-  const size_t cycle = (round - 1) / kLabelCount;
-  return cycle == 0 ? base : base + std::to_string(cycle + 1);
-}
-
 double ThreadCpuNs() {
   timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -312,11 +303,11 @@ int main(int argc, char** argv) {
     members.bytes.reserve(n * 24);
     members.offsets.reserve(n + 1);
     for (size_t i = 0; i < n; ++i) {
-      members.push(i < l ? list[i] : DeriveLabel(i / l) + "." + list[i % l]);
+      members.push(i < l ? list[i] : bench::DeriveLabel(i / l) + "." + list[i % l]);
     }
     // Labels of the rounds in use, for the non-members' check.
     std::unordered_set<std::string> labels;
-    for (size_t r = 1; r <= (n - 1) / l; ++r) labels.insert(DeriveLabel(r));
+    for (size_t r = 1; r <= (n - 1) / l; ++r) labels.insert(bench::DeriveLabel(r));
     const size_t half = queries / 2;
     std::vector<std::string> others;
     for (const auto& d : benign) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/size_optimized.h"
 #include "status.h"
 
 namespace cuckoo {
@@ -52,6 +53,13 @@ constexpr uint64_t kGroupFromBytes = uint64_t{2} << 20;
 inline void KeepLoaded(uint32_t touched) {
   volatile uint32_t sink = touched;
   (void)sink;
+}
+
+// The first and last bytes of the 64-bit word at bit `bit` of `data` (a
+// bit-packed bucket's word, which may span two cache lines), for a touch pass.
+inline uint32_t TouchWordAt(const uint8_t* data, uint64_t bit) {
+  const uint8_t* p = data + (bit >> 3);
+  return p[0] | p[7];
 }
 
 // The largest hash of a key a family computes once for all its sub-filters
@@ -124,13 +132,6 @@ void ContainInGroups(const void* filter, const GroupLookup& lookup, const uint8_
 // positions(i, p, &x, &y) sets pair p of key i; set(x) is bit x (0 or 1);
 // out[i] = 1 if all `pairs` pairs of key i are set, else 0.
 constexpr uint32_t kPairsAtOnce = 4;
-// Before a loop whose unrolled copies would cost more bytes of WebAssembly
-// than they save time (clang only; the native build's g++ unrolls as it sees fit).
-#if defined(__clang__)
-#define CUCKOO_NO_UNROLL _Pragma("clang loop unroll(disable) vectorize(disable)")
-#else
-#define CUCKOO_NO_UNROLL
-#endif
 template <typename Positions, typename Set>
 void TestPairsGrouped(size_t m, uint32_t pairs, uint8_t* out, Positions positions, Set set) {
   uint8_t live[kLookupGroup];

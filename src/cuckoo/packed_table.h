@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "common/allocation.h"
+#include "common/batch.h"
 #include "common/slot_ops.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -99,10 +100,7 @@ class PackedTable : public SlotOps<PackedTable> {
 
   // The first and last bytes of the 64-bit word `bucket` is read from (a
   // batch loads them before its lookups: the word may span two cache lines).
-  uint32_t Touch(uint64_t bucket) const {
-    const uint8_t* p = data_.get() + ((bucket * bucket_bits_) >> 3);
-    return p[0] | p[7];
-  }
+  uint32_t Touch(uint64_t bucket) const { return TouchWordAt(data_.get(), bucket * bucket_bits_); }
 
   // Number of non-empty slots in the whole table.
   uint64_t CountOccupied() const {
