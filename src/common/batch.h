@@ -126,9 +126,12 @@ void ContainInGroups(const void* filter, const GroupLookup& lookup, const uint8_
 // the first pair of positions of every key (its positions 0 and 1; position 0
 // twice when k is 1), then of the keys whose bits so far were all set the
 // next kPairsAtOnce pairs (positions 2p and 2p + 1; the last one twice when k
-// is odd), and so on, each round's loads issued together. A non-member mostly
-// stops at its first pair with a clear bit, as a lookup of it alone does; a
-// member's k bits take two or three rounds of the memory's latency, not k/2.
+// is odd), and so on. A round computes its positions, loads their bits in a
+// loop of loads alone (the touch: in WebAssembly 3-6% faster at 10^7 keys than
+// testing the bits as they load), then tests them from the cache. A
+// non-member mostly stops at its first pair with a clear bit, as a lookup of
+// it alone does; a member's k bits take two or three rounds of the memory's
+// latency, not k/2.
 // positions(i, p, &x, &y) sets pair p of key i; set(x) is bit x (0 or 1);
 // out[i] = 1 if all `pairs` pairs of key i are set, else 0.
 constexpr uint32_t kPairsAtOnce = 4;
@@ -144,6 +147,12 @@ void TestPairsGrouped(size_t m, uint32_t pairs, uint8_t* out, Positions position
       CUCKOO_NO_UNROLL
       for (uint32_t q = 0; q < span; ++q) positions(live[c], p + q, &x[c][q], &y[c][q]);
     }
+    uint32_t touched = 0;
+    for (size_t c = 0; c < m; ++c) {
+      CUCKOO_NO_UNROLL
+      for (uint32_t q = 0; q < span; ++q) touched |= set(x[c][q]) | set(y[c][q]);
+    }
+    KeepLoaded(touched);
     size_t still = 0;
     for (size_t c = 0; c < m; ++c) {
       const uint8_t i = live[c];
