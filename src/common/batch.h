@@ -43,10 +43,13 @@ size_t AddEach(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* s
 constexpr size_t kLookupGroup = 32;
 
 // A filter of fewer bytes than this stays in the caches between lookups,
-// where grouping only adds work: its batches go key by key. At 10^6 keys
-// (1.3-2.1 MB) a random load cost 0.9-1.2 ns natively with as many in flight
-// as the CPU allows, at 10^7 keys (13-34 MB) 3.7-5.3 ns (bench/results/scale.md).
-constexpr uint64_t kGroupFromBytes = uint64_t{2} << 20;
+// where grouping only adds work: its batches go key by key. Measured in
+// Node.js (bench/results/scale.md), grouped against key by key: at 2.7-4.2 MB
+// hasAll 6-12% and hasAllUrls 15-31% slower in five families of six (a random
+// load there cost 1.5-1.9 ns natively, a chain of loads 17-19 ns a step: the
+// last level cache); from 5.4 MB faster (hasAll 0.51-0.95, at 10^7 keys,
+// 13-34 MB, 0.45-0.72), where a chain's step costs 84-104 ns.
+constexpr uint64_t kGroupFromBytes = uint64_t{5} << 20;
 
 // Keeps loads whose value is not otherwise needed: the touch pass of a group
 // (kLookupGroup).

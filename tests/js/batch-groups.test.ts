@@ -1,4 +1,4 @@
-// Batch lookups of filters too large for the caches: from 2 MiB
+// Batch lookups of filters too large for the caches: from 5 MiB
 // (src/common/batch.h, kGroupFromBytes) hasAll and hasAllUrls probe their
 // keys in groups of 32, a path the small filters of the other suites never
 // take. Every family's batches answer there as its one-key lookups do, key for
@@ -10,7 +10,7 @@ import type { Key } from 'cuckoo-wasm';
 import { KeyFilter, KEY_FAMILY_ROWS } from './families';
 
 /** The size from which batches go in groups (src/common/batch.h kGroupFromBytes). */
-const GROUP_FROM_BYTES = 2 * 2 ** 20;
+const GROUP_FROM_BYTES = 5 * 2 ** 20;
 const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.example`);
 
 type Lookups = Pick<KeyFilter, 'has' | 'hasAll' | 'hasUrl' | 'hasAllUrls' | 'toBytes'>;
@@ -55,9 +55,9 @@ function expectBatchesAsOneByOne(f: Lookups, keys: Key[], urls: string[], member
   expect(oneUrl.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(urlMembers);
 }
 
-describe.each(KEY_FAMILY_ROWS)('%s, 2 MiB or more: batches answer as one-key lookups', (_, family) => {
+describe.each(KEY_FAMILY_ROWS)('%s, 5 MiB or more: batches answer as one-key lookups', (_, family) => {
   test('one sub-filter', async () => {
-    const f = await family.create({ capacity: 2_500_000, falsePositiveRate: 0.001 });
+    const f = await family.create({ capacity: 4_500_000, falsePositiveRate: 0.001 });
     try {
       const members = keysOf('m', 40_000);
       f.addAll(members);
@@ -76,7 +76,7 @@ describe.each(KEY_FAMILY_ROWS)('%s, 2 MiB or more: batches answer as one-key loo
 test('growing cuckoo of several sub-filters (the first ones small, the last large)', async () => {
   const f = await CuckooFilter.create({ capacity: 60_000, expansion: 2 });
   try {
-    const members = keysOf('m', 1_300_000);
+    const members = keysOf('m', 2_600_000);
     f.addAll(members);
     expect(f.info().subFilters.length).toBeGreaterThanOrEqual(4);
     const hosts = keysOf('h', 3_000);
@@ -88,7 +88,7 @@ test('growing cuckoo of several sub-filters (the first ones small, the last larg
 });
 
 test.each([3, 4] as const)('binary fuse filter, arity %i', async (arity) => {
-  const hosts = keysOf('h', 1_000_000);
+  const hosts = keysOf('h', 2_600_000);
   const f = await BinaryFuseFilter.build(hosts, { urls: true, fingerprintBits: 16, arity });
   try {
     // URL entries are stored as expressions: host "h1.example" as "h1.example/".

@@ -139,7 +139,7 @@ std::unique_ptr<ScalableCuckooFilter> MakeCuckoo(uint64_t capacity, TableEncodin
 class CuckooBatch : public ::testing::TestWithParam<TableEncoding> {};
 
 TEST_P(CuckooBatch, SmallAndLarge) {
-  for (const size_t n : {size_t{20000}, size_t{1400000}}) {
+  for (const size_t n : {size_t{20000}, size_t{3000000}}) {
     auto f = MakeCuckoo(n + n / 4, GetParam());
     Fill(*f, Members(n));
     EXPECT_EQ(f->SerializedSize() >= kGroupFromBytes, n > 20000);
@@ -151,11 +151,12 @@ TEST_P(CuckooBatch, SmallAndLarge) {
 }
 
 TEST_P(CuckooBatch, Grown) {
-  // Sub-filters of 100,000 to 1,600,000 keys: the first ones small, the last large.
-  const size_t n = 2400000;
+  // Sub-filters of 100,000 to 3,200,000 keys: the first ones small, the last large.
+  const size_t n = 3400000;
   auto f = MakeCuckoo(100000, GetParam(), 2);
   Fill(*f, Members(n));
   EXPECT_GE(f->sub_filter_count(), 4u);
+  EXPECT_GE(f->SerializedSize(), kGroupFromBytes);
   ExpectBatchAsContain(*f, Queries(n));
   ExpectMatchBatchAsMatch(*f, 0);
 }
@@ -169,7 +170,7 @@ TEST(BloomBatch, SmallLargeAndGrown) {
        {BloomPositions::kIndependent, BloomPositions::kDoubleHashing}) {
     for (const uint32_t expansion : {0u, 2u}) {
       ScalableBloomParams p;
-      p.capacity = expansion == 0 ? 1800000 : 120000;
+      p.capacity = expansion == 0 ? 4500000 : 300000;
       p.false_positive_rate = 0.01;
       p.positions = positions;
       p.expansion = expansion;
@@ -178,11 +179,11 @@ TEST(BloomBatch, SmallLargeAndGrown) {
       p.capacity = 20000;
       ASSERT_EQ(ScalableBloomFilter::Create(p, &small), Status::kOk);
       Fill(*small, Members(20000));
-      Fill(*large, Members(1800000));
+      Fill(*large, Members(4500000));
       EXPECT_LT(small->SerializedSize(), kGroupFromBytes);
       EXPECT_GE(large->SerializedSize(), kGroupFromBytes);
       ExpectBatchAsContain(*small, Queries(20000));
-      ExpectBatchAsContain(*large, Queries(1800000));
+      ExpectBatchAsContain(*large, Queries(4500000));
       AddEntries(*large, 20000);
       ExpectMatchBatchAsMatch(*large, 20000);
     }
@@ -190,10 +191,10 @@ TEST(BloomBatch, SmallLargeAndGrown) {
 }
 
 TEST(RedisCuckooBatch, OneAndTwoSubFilters) {
-  // CF.RESERVE 600000: tables of 2^19 buckets of 2 for 1,100,000 keys and the entries.
-  for (const size_t n : {size_t{20000}, size_t{1100000}}) {
+  // CF.RESERVE 2200000: tables of 2^21 buckets of 2 for 4,400,000 keys and the entries.
+  for (const size_t n : {size_t{20000}, size_t{4400000}}) {
     RedisCuckooParams p;
-    p.capacity = n == 20000 ? n : 600000;
+    p.capacity = n == 20000 ? n : 2200000;
     std::unique_ptr<RedisCuckooFilter> f;
     ASSERT_EQ(RedisCuckooFilter::Create(p, &f), Status::kOk);
     Fill(*f, Members(n));
@@ -208,7 +209,7 @@ TEST(RedisCuckooBatch, OneAndTwoSubFilters) {
 TEST(RedisBloomBatch, SmallLargeAndScaling) {
   // At 1% the other keys have false positives, which a bit left untested would add to.
   for (const bool non_scaling : {true, false}) {
-    for (const size_t n : {size_t{20000}, size_t{1800000}}) {
+    for (const size_t n : {size_t{20000}, size_t{4500000}}) {
       RedisBloomParams p;
       p.error_rate = 0.01;
       p.capacity = non_scaling ? n : n / 8;
@@ -224,7 +225,7 @@ TEST(RedisBloomBatch, SmallLargeAndScaling) {
 }
 
 TEST(BinaryFuseBatch, SmallAndLarge) {
-  for (const size_t n : {size_t{20000}, size_t{1000000}}) {
+  for (const size_t n : {size_t{20000}, size_t{2600000}}) {
     for (const uint32_t arity : {3u, 4u}) {
       BinaryFuseParams p;
       p.fingerprint_bits = 16;
