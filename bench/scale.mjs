@@ -1,15 +1,18 @@
 // Lookups as lists grow: every family at 10^5, 10^6 and 10^7 keys (and 3·10^7 with --n), in Node.js and natively.
 //
-//   node bench/scale.mjs                                    # Node.js and native, 10^5 .. 10^7 (about 15 min)
+//   node bench/scale.mjs                                    # Node.js and native, 10^5 .. 10^7 (about 10 min)
 //   node bench/scale.mjs --n 100000,1000000,10000000,30000000 --rounds 5
 //   node bench/scale.mjs --dist before=/tmp/before-dist,after=dist \
 //     --native-bin before=/tmp/before/scale_bench,after=build/bench/scale_bench   # two builds interleaved
 //   node bench/scale.mjs --families cuckoo,bloom --n 1000000,10000000 --no-native
 //
-// For each N a new Node.js process (bench/scale.mjs --worker) makes every family's filter of N keys and a second
-// one of the same keys as URL entries, then times, in --rounds rounds, each cell as the fastest of --passes
-// passes (CPU time of the process, process.cpuUsage: time spent waiting for a CPU on a shared machine is not
-// counted), the builds of --dist alternating their order round by round; cells are medians over the rounds:
+// For each N, --procs new Node.js processes (bench/scale.mjs --worker) one after another each make every family's
+// filter of N keys and a second one of the same keys as URL entries, then time, in --rounds rounds, each cell as
+// the fastest of --passes passes (CPU time of the process, process.cpuUsage: time spent waiting for a CPU on a
+// shared machine is not counted), the builds of --dist alternating their order round by round; cells are medians
+// over the rounds of all the processes (a table outside the caches costs what the pages the process was given
+// cost: at 10^7 keys the same build's batch differed by up to 1.8× from one process to the next, so one process
+// is not enough; each process's own hasAll median is printed below its table):
 //   table        the filter's toBytes() length
 //   has          ns per call: a loop of has(q) over the queries
 //   hasAll       ns per key: hasAll(queries, out) into a Uint8Array
@@ -20,7 +23,9 @@
 // same keys: ContainBatch in chunks of 8192 keys (the loop hasAll's chunks run in wasm), Contain per key, the
 // URL batch's loop, and "native load": the memory's floor, ns per byte loaded from a random place of a buffer of
 // the table's size with as many loads in flight as the CPU allows (a lookup that reads L cache lines per key
-// costs at least L times it); the median over its --reps, over --native-runs runs (the binaries of --native-bin alternating).
+// costs at least L times it), and "native latency": ns per load of a chain of loads, each place read from the one
+// before (what a round of a batch that waits on its last round pays, once per group); the median over its --reps,
+// over --native-runs runs (the binaries of --native-bin alternating).
 // Families: cuckoo (CuckooFilter.create({ capacity: N, falsePositiveRate: ε }): b = 4, f = 13, semi-sorted, the
 // default), cuckoo-packed (the same, semiSort: false), bloom (BloomFilter, ε), redis-cf (RedisCuckooFilter,
 // CF.RESERVE N with bucket size 2: it grows a second sub-filter before the last key), redis-bf
@@ -35,7 +40,7 @@
 // build a table of every cell, the ratios 10^7 / 10^6 (and 3·10^7 / 10^6) against the goals (hasAll and
 // hasAllUrls ≤ 1.5× in Node.js, the native batch ≤ 2×), and with two builds the second's cells over the first's (median of
 // per-round ratios). --json FILE also writes the raw figures. Round -1 is a warm-up, not kept.
-// Options: --n LIST, --families LIST, --eps E, --queries Q, --rounds R (5), --passes P (3), --dist LABEL=DIR,...
+// Options: --n LIST, --families LIST, --eps E, --queries Q, --rounds R (5), --passes P (3), --procs P (3), --dist LABEL=DIR,...
 // (default after=dist), --native-bin LABEL=PATH,... (default the build's), --native-runs R (3), --native-reps R
 // (5), --no-native, --no-node, --no-urls, --data DIR, --json FILE, --help.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -55,6 +60,7 @@ const { values: opt } = parseArgs({
     eps: { type: 'string', default: '0.001' },
     queries: { type: 'string', default: '200000' },
     rounds: { type: 'string', default: '5' },
+    procs: { type: 'string', default: '3' },
     passes: { type: 'string', default: '3' },
     dist: { type: 'string', default: `after=${join(ROOT, 'dist')}` },
     'native-bin': { type: 'string' },
@@ -291,13 +297,28 @@ for (const n of ns) {
   if (!opt['no-node']) {
     const config = { n, queryCount: Number(opt.queries), dists, rounds: Number(opt.rounds), passes: Number(opt.passes), families, urls: !opt['no-urls'], bloomfilter: true };
     const heap = Math.max(4096, Math.ceil(n / 1e6) * 400);
-    const r = spawnSync(process.execPath, [`--max-old-space-size=${heap}`, fileURLToPath(import.meta.url), '--worker', JSON.stringify(config), ...(opt.data ? ['--data', opt.data] : [])], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    if (r.status !== 0) throw new Error(`worker for N = ${n} failed (status ${r.status})`);
-    node[n] = JSON.parse(r.stdout.trim().split('\n').at(-1));
+    for (let proc = 0; proc < Number(opt.procs); proc++) {
+      const r = spawnSync(process.execPath, [`--max-old-space-size=${heap}`, fileURLToPath(import.meta.url), '--worker', JSON.stringify(config), ...(opt.data ? ['--data', opt.data] : [])], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      if (r.status !== 0) throw new Error(`worker for N = ${n} failed (status ${r.status})`);
+      const result = JSON.parse(r.stdout.trim().split('\n').at(-1));
+      // Each process's rounds join the cells' lists; perProcess keeps each process's median hasAll.
+      for (const s of result.subjects) s.perProcess = s.cells.map((c) => [median(c.hasAll)]);
+      if (!node[n]) {
+        node[n] = result;
+        continue;
+      }
+      node[n].subjects.forEach((s, si) => {
+        s.cells.forEach((c, i) => {
+          for (const key of Object.keys(c)) c[key].push(...result.subjects[si].cells[i][key]);
+          s.perProcess[i].push(...result.subjects[si].perProcess[i]);
+        });
+      });
+      if (node[n].bloomfilter) node[n].bloomfilter.push(...result.bloomfilter);
+    }
   }
   if (!opt['no-native']) {
     for (let run = 0; run < Number(opt['native-runs']); run++) {
@@ -338,20 +359,20 @@ const lines = [];
 lines.push(`Run ${started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC by \`node bench/scale.mjs ${process.argv.slice(2).join(' ')}\`.`);
 lines.push(`Machine: ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}; Node.js ${host.node} (V8 ${host.v8}).`);
 lines.push(`Load average (1, 5, 15 min): ${loads.map((l) => `N = ${nText(l.n)}: ${l.start.join(' ')} at start, ${l.end.join(' ')} at end`).join('; ')}.`);
-lines.push(`${opt.queries} queries, half members; ε = ${eps}; Node.js: median of ${opt.rounds} rounds, each the fastest of ${opt.passes} passes; native: median of ${opt['native-runs']} runs × ${opt['native-reps']} reps. ns per key (CPU time).`);
+lines.push(`${opt.queries} queries, half members; ε = ${eps}; Node.js: median of ${opt.procs} processes × ${opt.rounds} rounds, each the fastest of ${opt.passes} passes; native: median of ${opt['native-runs']} runs × ${opt['native-reps']} reps. ns per key (CPU time).`);
 lines.push('');
 for (let li = 0; li < labels.length; li++) {
   const label = labels[li];
   lines.push(`**${label}**`);
   lines.push('');
-  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'native batch', 'native has', 'native URLs', 'native load'];
+  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'native batch', 'native has', 'native URLs', 'native load', 'native latency'];
   const bf = ns.some((n) => node[n]?.bloomfilter);
   if (bf) header.push('bloomfilter test');
   const rows = [];
   for (const family of families) {
     for (const n of ns) {
       const bytes = node[n]?.subjects.find((x) => x.family === family)?.bytes ?? nativeCell(n, family, label, 'bytes');
-      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2)];
+      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
       if (bf) row.push(family === families[0] ? fmt(median(node[n]?.bloomfilter ?? [])) : '');
       rows.push(row);
     }
@@ -375,6 +396,18 @@ for (let li = 0; li < labels.length; li++) {
     lines.push('');
     lines.push(markdownTable(header2, rows2));
     lines.push('');
+  }
+  // The spread the processes' pages make: each process's median hasAll at each N above 10^6.
+  if (Number(opt.procs) > 1 && !opt['no-node']) {
+    for (const n of big) {
+      const each = families.map((family) => {
+        const s = node[n]?.subjects.find((x) => x.family === family);
+        const i = node[n]?.labels.indexOf(label);
+        return s && i >= 0 ? `${family} ${s.perProcess[i].map((x) => fmt(x)).join(' / ')}` : null;
+      });
+      lines.push(`hasAll at ${nText(n)}, each process's median: ${each.filter(Boolean).join('; ')}.`);
+      lines.push('');
+    }
   }
 }
 // Two builds in Node.js: the second's over the first's, median of per-round ratios.

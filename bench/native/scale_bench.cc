@@ -26,11 +26,13 @@
 //
 // Output: one JSON object per line and family: {"family", "n", "bytes" (serialized), "batch", "has", "url"
 // (ns per key: the median over the reps, CPU time of this thread), "batchMin", "hasMin", "urlMin", "hits",
-// "urlHits", "falseNegatives", "load"}. Each rep times the batch, one-key and URL loops of every family in turn.
+// "urlHits", "falseNegatives", "load", "latency"}. Each rep times the batch, one-key and URL loops of every family in turn.
 // "load" is the memory's floor for a lookup at that table size: ns per byte loaded from a random place of a
 // buffer of "bytes" bytes, 4 loads per query key, with the places drawn beforehand and nothing depending on a
 // load, so that as many are in flight as the CPU allows (a lookup that reads L cache lines per key costs at
-// least L times it once its table is outside the caches).
+// least L times it once its table is outside the caches). "latency" is the memory's latency there: ns per load
+// of a chain of loads, each place read from the one before (a batch whose rounds wait on each other, as a Bloom
+// filter's do, pays it once per round for its whole group).
 // The answers are checked: every member found, the batch answering as Contain did.
 #include <time.h>
 
@@ -268,6 +270,28 @@ double LoadFloorNs(uint64_t bytes, size_t loads) {
   return ns;
 }
 
+// ns per load of a chain of `loads` loads through a buffer of `bytes` bytes, each load's place read from the
+// one before (one 64-byte line per place, the lines in one random cycle): the memory's latency at that table
+// size, what a lookup whose next load waits on its last pays per step ("latency" above).
+double LatencyNs(uint64_t bytes, size_t loads) {
+  const uint64_t lines = bytes / 64 > 1 ? bytes / 64 : 2;
+  std::vector<uint32_t> next(lines * 16);
+  std::vector<uint32_t> order(lines);
+  for (uint64_t i = 0; i < lines; ++i) order[i] = static_cast<uint32_t>(i);
+  uint64_t state = 0x2545f4914f6cdd1dull ^ bytes;
+  for (uint64_t i = lines - 1; i > 0; --i) {  // Sattolo: one cycle through every line
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    std::swap(order[i], order[((state >> 32) * i) >> 32]);
+  }
+  for (uint64_t i = 0; i < lines; ++i) next[uint64_t{order[i]} * 16] = order[(i + 1) % lines];
+  uint32_t at = order[0];
+  const double start = ThreadCpuNs();
+  for (size_t i = 0; i < loads; ++i) at = next[uint64_t{at} * 16];
+  const double ns = (ThreadCpuNs() - start) / static_cast<double>(loads);
+  if (at >= lines) std::fprintf(stderr, "scale_bench: latency chain left the buffer\n");
+  return ns;
+}
+
 int main(int argc, char** argv) {
   std::string ns = "100000,1000000,10000000";
   std::string families = "cuckoo,cuckoo-packed,bloom,redis-cf,redis-bf,fuse";
@@ -338,7 +362,7 @@ int main(int argc, char** argv) {
     const size_t count = q.size();
     std::vector<uint8_t> answers(count), single(count);
     std::vector<int8_t> url_answers(count);
-    struct Times { std::vector<double> batch, has, url, load; size_t hits = 0, url_hits = 0, false_negatives = 0; };
+    struct Times { std::vector<double> batch, has, url, load, latency; size_t hits = 0, url_hits = 0, false_negatives = 0; };
     std::vector<Times> times(subjects.size());
     for (int rep = 0; rep < reps; ++rep) {
       for (size_t s = 0; s < subjects.size(); ++s) {
@@ -368,6 +392,7 @@ int main(int argc, char** argv) {
           if (i % 2 == 0 && !answers[i]) ++t.false_negatives;
         }
         t.load.push_back(LoadFloorNs(subject.bytes, 4 * count));
+        t.latency.push_back(LatencyNs(subject.bytes, count));
         if (subject.url) {
           start = ThreadCpuNs();
           for (size_t at = 0; at < count; at += kChunk) {
@@ -393,9 +418,9 @@ int main(int argc, char** argv) {
       std::printf(
           "{\"family\":\"%s\",\"n\":%zu,\"bytes\":%llu,\"batch\":%.2f,\"has\":%.2f,\"url\":%.2f,\"batchMin\":%.2f,"
           "\"hasMin\":%.2f,\"urlMin\":%.2f,\"hits\":%zu,\"urlHits\":%zu,\"falseNegatives\":%zu,\"queries\":%zu,"
-          "\"load\":%.2f}\n",
+          "\"load\":%.2f,\"latency\":%.1f}\n",
           subjects[s].family.c_str(), n, static_cast<unsigned long long>(subjects[s].bytes), med(t.batch), med(t.has),
-          med(t.url), min(t.batch), min(t.has), min(t.url), t.hits, t.url_hits, t.false_negatives, count, med(t.load));
+          med(t.url), min(t.batch), min(t.has), min(t.url), t.hits, t.url_hits, t.false_negatives, count, med(t.load), med(t.latency));
       std::fflush(stdout);
     }
   }
