@@ -47,8 +47,9 @@ constexpr size_t kLookupGroup = 32;
 // Node.js (bench/results/scale.md), grouped against key by key: at 2.7-4.2 MB
 // hasAll 6-12% and hasAllUrls 15-31% slower in five families of six (a random
 // load there cost 1.5-1.9 ns natively, a chain of loads 17-19 ns a step: the
-// last level cache); from 5.4 MB faster (hasAll 0.51-0.95, at 10^7 keys,
-// 13-34 MB, 0.45-0.72), where a chain's step costs 84-104 ns.
+// last-level cache); from 5.4 MB hasAll took 0.51-1.00 and hasAllUrls
+// 0.73-1.06 of the time (at 10^7 keys, 13-34 MB, 0.45-0.72 and 0.60-0.79),
+// where a chain's step cost 24-104 ns.
 constexpr uint64_t kGroupFromBytes = uint64_t{5} << 20;
 
 // Keeps loads whose value is not otherwise needed: the touch pass of a group
