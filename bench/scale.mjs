@@ -372,7 +372,7 @@ for (let li = 0; li < labels.length; li++) {
   for (const family of families) {
     for (const n of ns) {
       const bytes = node[n]?.subjects.find((x) => x.family === family)?.bytes ?? nativeCell(n, family, label, 'bytes');
-      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
+      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), opt['no-urls'] ? '—' : fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
       if (bf) row.push(family === families[0] ? fmt(median(node[n]?.bloomfilter ?? [])) : '');
       rows.push(row);
     }
