@@ -10,9 +10,9 @@
 // filter of N keys and a second one of the same keys as URL entries, then time, in --rounds rounds, each cell as
 // the fastest of --passes passes (CPU time of the process, process.cpuUsage: time spent waiting for a CPU on a
 // shared machine is not counted), the builds of --dist alternating their order round by round; cells are medians
-// over the rounds of all the processes (a table outside the caches costs what the pages the process was given
-// cost: at 10^7 keys the same build's batch differed by up to 1.8× from one process to the next, so one process
-// is not enough; each process's own hasAll median is printed below its table):
+// over the rounds of all the processes (a table of 10^7 keys costs what the host's shared last-level cache leaves
+// it: the same build's wasm batch at 10^7 differed by up to 1.8× from one process to the next, so one process is
+// not enough; each process's own hasAll median is printed below its table):
 //   table        the filter's toBytes() length
 //   has          ns per call: a loop of has(q) over the queries
 //   hasAll       ns per key: hasAll(queries, out) into a Uint8Array
