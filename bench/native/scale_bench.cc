@@ -55,6 +55,7 @@
 #include "growth/sizing.h"
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
+#include "testing/packed_keys.h"
 #include "url/url_filter.h"
 
 #ifndef CUCKOO_BENCH_ROOT
@@ -67,18 +68,7 @@ using cuckoo::Status;
 
 constexpr size_t kChunk = 8192;  // js/common/chunk.ts BATCH_MAX_KEYS: the keys of one crossing
 
-struct KeySet {
-  std::string bytes;
-  std::vector<uint32_t> offsets{0};
-  size_t size() const { return offsets.size() - 1; }
-  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(bytes.data()); }
-  const uint8_t* key(size_t i) const { return data() + offsets[i]; }
-  size_t len(size_t i) const { return offsets[i + 1] - offsets[i]; }
-  void push(const std::string& k) {
-    bytes += k;
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
-  }
-};
+using KeySet = cuckoo::PackedKeys;
 
 double ThreadCpuNs() {
   timespec t;
@@ -327,7 +317,7 @@ int main(int argc, char** argv) {
     members.bytes.reserve(n * 24);
     members.offsets.reserve(n + 1);
     for (size_t i = 0; i < n; ++i) {
-      members.push(i < l ? list[i] : bench::DeriveLabel(i / l) + "." + list[i % l]);
+      members.Push(i < l ? list[i] : bench::DeriveLabel(i / l) + "." + list[i % l]);
     }
     // Labels of the rounds in use, for the non-members' check.
     std::unordered_set<std::string> labels;
@@ -348,11 +338,11 @@ int main(int argc, char** argv) {
     KeySet q, uq;
     for (size_t j = 0; j < half; ++j) {
       const size_t m = static_cast<size_t>(static_cast<double>(j) * static_cast<double>(n) / static_cast<double>(half));
-      q.push(std::string(reinterpret_cast<const char*>(members.key(m)), members.len(m)));
-      q.push(others[j]);
+      q.Push(std::string(reinterpret_cast<const char*>(members.key(m)), members.len(m)));
+      q.Push(others[j]);
     }
     for (size_t i = 0; i < q.size(); ++i) {
-      uq.push("https://" + std::string(reinterpret_cast<const char*>(q.key(i)), q.len(i)) + "/" + tails[i % 4]);
+      uq.Push("https://" + std::string(reinterpret_cast<const char*>(q.key(i)), q.len(i)) + "/" + tails[i % 4]);
     }
 
     std::vector<Subject> subjects;

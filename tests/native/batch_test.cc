@@ -15,24 +15,13 @@
 #include "redis/redis_bloom.h"
 #include "redis/redis_cuckoo.h"
 #include "status.h"
+#include "testing/packed_keys.h"
 #include "url/url_filter.h"
 
 namespace cuckoo {
 namespace {
 
-// Keys packed as batch.h describes.
-struct Packed {
-  std::string bytes;
-  std::vector<uint32_t> offsets{0};
-  size_t size() const { return offsets.size() - 1; }
-  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(bytes.data()); }
-  const uint8_t* key(size_t i) const { return data() + offsets[i]; }
-  size_t len(size_t i) const { return offsets[i + 1] - offsets[i]; }
-  void Push(const std::string& k) {
-    bytes += k;
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
-  }
-};
+using Packed = PackedKeys;
 
 std::string Member(size_t i) { return "m" + std::to_string(i * 7919) + ".example"; }
 
