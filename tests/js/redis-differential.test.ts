@@ -39,6 +39,13 @@ const TABLE_BUDGET = 64 * 1024;
 /** Sequences per run of the property (about 3 s on two cores); CUCKOO_SOAK=1 (npm run test:soak) runs 100 times more. */
 const RUNS = process.env.CUCKOO_SOAK === '1' ? 30000 : 300;
 
+/**
+ * fast-check's seed: fixed for the 300 runs, whose coverage floors below are counts of one draw (over sixteen seeds
+ * "Filter is full" was reached by 24 to 40 of 300 runs, so a floor half the least still failed about one random seed
+ * in a few hundred); a fresh one for the soak run, whose counts are far above every floor.
+ */
+const SEED = process.env.CUCKOO_SOAK === '1' ? undefined : 20261207;
+
 const SERVER_ERRORS = ['Filter is full', 'Maximum expansions reached'] as const;
 
 /** Key i of a pool: ASCII, or with a two-byte UTF-8 letter (the filter hashes a string's UTF-8 bytes). */
@@ -357,9 +364,10 @@ test('RedisCuckooFilter agrees with the model after every operation of random se
   const coverage = emptyCoverage();
   await fc.assert(
     fc.asyncProperty(scenarioArb, (s) => runScenario(s, coverage)),
-    { numRuns: RUNS },
+    { numRuns: RUNS, seed: SEED },
   );
-  // Floors: about half the least that as many runs covered, over eleven seeds.
+  // Floors: about half the least that as many runs covered over eleven seeds. Over sixteen others the least were
+  // 24 "Filter is full", 18 past 32 sub-filters, 25 freed by compact(); this seed covers 30, 27 and 24.
   expect(coverage.runs).toBe(RUNS);
   expect(coverage.operations).toBeGreaterThan(25000);
   expect(coverage.reached4).toBeGreaterThan(75);
