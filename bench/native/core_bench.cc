@@ -44,6 +44,7 @@
 
 #include "bench_util.h"
 #include "cuckoo/cuckoo_filter.h"
+#include "testing/packed_keys.h"
 
 #ifndef CUCKOO_BENCH_ROOT
 #define CUCKOO_BENCH_ROOT "."
@@ -57,18 +58,7 @@ using cuckoo::Status;
 
 // Keys packed back to back with offsets[k] .. offsets[k+1] per key: the layout
 // AddBatch / ContainBatch take, and cheap to walk one key at a time.
-struct KeySet {
-  std::string bytes;
-  std::vector<uint32_t> offsets{0};
-  size_t size() const { return offsets.size() - 1; }
-  const uint8_t* key(size_t i) const { return reinterpret_cast<const uint8_t*>(bytes.data()) + offsets[i]; }
-  size_t len(size_t i) const { return offsets[i + 1] - offsets[i]; }
-  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(bytes.data()); }
-  void push(const std::string& k) {
-    bytes += k;
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
-  }
-};
+using KeySet = cuckoo::PackedKeys;
 
 struct Config {
   uint64_t n = 1000000;
@@ -87,7 +77,7 @@ size_t Fill(KeySet* target, size_t want, const std::vector<std::string>& real,
   size_t derived = 0;
   for (const auto& k : real) {
     if (target->size() >= want) return derived;
-    if (taken->insert(k).second) target->push(k);
+    if (taken->insert(k).second) target->Push(k);
   }
   for (size_t round = 1; target->size() < want; ++round) {
     const std::string label = bench::DeriveLabel(round);
@@ -95,7 +85,7 @@ size_t Fill(KeySet* target, size_t want, const std::vector<std::string>& real,
       if (target->size() >= want) break;
       std::string k = label + "." + d;
       if (!taken->insert(k).second) continue;
-      target->push(k);
+      target->Push(k);
       ++derived;
     }
   }

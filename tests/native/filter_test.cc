@@ -20,6 +20,7 @@
 #include "cuckoo/cuckoo_filter.h"
 #include "common/hash.h"
 #include "status.h"
+#include "testing/packed_keys.h"
 #include "test_util.h"
 
 namespace cuckoo_test {
@@ -469,14 +470,10 @@ TEST(Batch, AddBatchAndContainBatchMatchSingleCalls) {
   ASSERT_NE(single, nullptr);
   std::vector<std::string> keys;
   for (uint64_t i = 0; i < 2 * batched->slot_count(); ++i) keys.push_back(Key("batch-", i));
-  std::string packed;
-  std::vector<uint32_t> offsets = {0};
-  for (const auto& k : keys) {
-    packed += k;
-    offsets.push_back(static_cast<uint32_t>(packed.size()));
-  }
+  cuckoo::PackedKeys packed;
+  for (const auto& k : keys) packed.Push(k);
   Status status = Status::kOk;
-  const size_t added = batched->AddBatch(U8(packed), offsets.data(), keys.size(), &status);
+  const size_t added = batched->AddBatch(packed.data(), packed.offsets.data(), keys.size(), &status);
   EXPECT_EQ(status, Status::kNotEnoughSpace) << "more keys than slots";
   ASSERT_LT(added, keys.size());
   size_t expect_added = 0;
@@ -485,7 +482,7 @@ TEST(Batch, AddBatchAndContainBatchMatchSingleCalls) {
   EXPECT_EQ(Serialize(*batched), Serialize(*single));
 
   std::vector<uint8_t> results(keys.size(), 7);
-  batched->ContainBatch(U8(packed), offsets.data(), keys.size(), results.data());
+  batched->ContainBatch(packed.data(), packed.offsets.data(), keys.size(), results.data());
   for (size_t i = 0; i < keys.size(); ++i) {
     ASSERT_EQ(results[i], Contain(*single, keys[i]) ? 1 : 0) << keys[i];
     if (i < added) ASSERT_EQ(results[i], 1) << keys[i];
@@ -494,7 +491,7 @@ TEST(Batch, AddBatchAndContainBatchMatchSingleCalls) {
   FilterPtr fresh = Make(Params(300, 12, 4, 500, 8));
   ASSERT_NE(fresh, nullptr);
   status = Status::kNotFound;
-  EXPECT_EQ(fresh->AddBatch(U8(packed), offsets.data(), 100, &status), 100u);
+  EXPECT_EQ(fresh->AddBatch(packed.data(), packed.offsets.data(), 100, &status), 100u);
   EXPECT_EQ(status, Status::kOk);
   EXPECT_EQ(fresh->size(), 100u);
 }

@@ -41,6 +41,7 @@
 #include "fuse/fuse_format.h"
 #include "fuse/fuse_layout.h"
 #include "patch/patch.h"
+#include "testing/packed_keys.h"
 #include "alloc_probe.h"
 #include "test_util.h"
 
@@ -83,27 +84,17 @@ Status Load(const Bytes& bytes, FusePtr* out) {
   return BinaryFuseFilter::Deserialize(copy.get(), bytes.size(), out);
 }
 
-// Keys packed as common/batch.h describes (bytes + n + 1 offsets).
-struct Packed {
-  Bytes bytes;
-  std::vector<uint32_t> offsets{0};
-
-  void Push(const std::string& k) {
-    bytes.insert(bytes.end(), k.begin(), k.end());
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
-  }
-  size_t size() const { return offsets.size() - 1; }
-  const uint8_t* data() const { return bytes.empty() ? nullptr : bytes.data(); }
-};
+// Keys packed as common/batch.h describes (bytes + n + 1 offsets; data() is
+// never null, also for a batch of empty keys).
+using Packed = PackedKeys;
 
 // Adds keys[0, n) to a collecting filter through AddBatch, 4096 at a time.
 void AddAll(BinaryFuseFilter* collecting, const std::vector<std::string>& keys) {
   for (size_t at = 0; at < keys.size(); at += 4096) {
     Packed batch;
     for (size_t i = at; i < keys.size() && i < at + 4096; ++i) batch.Push(keys[i]);
-    batch.bytes.push_back(0);  // a non-null pointer for a batch of empty keys
     Status s = Status::kOk;
-    ASSERT_EQ(collecting->AddBatch(batch.bytes.data(), batch.offsets.data(), batch.size(), &s),
+    ASSERT_EQ(collecting->AddBatch(batch.data(), batch.offsets.data(), batch.size(), &s),
               batch.size());
     ASSERT_EQ(s, Status::kOk);
   }
@@ -213,13 +204,10 @@ TEST_P(FuseNoFalseNegative, EveryKeyIsFoundAndSizeIsTheDistinctCount) {
       const size_t probes = std::min<size_t>(n, 20000);
       for (size_t i = 0; i < probes; ++i) batch.Push(keys[i]);
       for (size_t i = 0; i < probes; ++i) batch.Push("non-member-" + std::to_string(i));
-      batch.bytes.push_back(0);
       std::vector<uint8_t> results(batch.size(), 2);
-      filter->ContainBatch(batch.bytes.data(), batch.offsets.data(), batch.size(), results.data());
+      filter->ContainBatch(batch.data(), batch.offsets.data(), batch.size(), results.data());
       for (size_t i = 0; i < batch.size(); ++i) {
-        const uint8_t* k = batch.bytes.data() + batch.offsets[i];
-        const size_t len = batch.offsets[i + 1] - batch.offsets[i];
-        ASSERT_EQ(results[i], filter->Contain(k, len) ? 1 : 0) << i;
+        ASSERT_EQ(results[i], filter->Contain(batch.key(i), batch.len(i)) ? 1 : 0) << i;
         if (i < probes) ASSERT_EQ(results[i], 1) << i;
       }
     }

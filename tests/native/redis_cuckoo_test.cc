@@ -24,6 +24,7 @@
 #include "common/murmur_hash.h"
 #include "redis/redis_cuckoo.h"
 #include "growth/scalable_filter.h"
+#include "testing/packed_keys.h"
 #include "test_util.h"
 
 namespace {
@@ -257,14 +258,10 @@ TEST(RedisCuckooOps, OneInsertThatStartsBelow32GrowsPastIt) {
   for (uint32_t k = 0; k < 31; ++k) ASSERT_EQ(Add(*f, "k" + std::to_string(k)), Status::kOk);
   ASSERT_EQ(f->sub_filter_count(), 31u);
   // CF.INSERT of 20 keys: one command, checked once at 31 sub-filters.
-  std::string packed;
-  std::vector<uint32_t> offsets{0};
-  for (uint32_t k = 100; k < 120; ++k) {
-    packed += "k" + std::to_string(k);
-    offsets.push_back(static_cast<uint32_t>(packed.size()));
-  }
+  cuckoo::PackedKeys packed;
+  for (uint32_t k = 100; k < 120; ++k) packed.Push("k" + std::to_string(k));
   Status s = Status::kGrowthLimit;
-  EXPECT_EQ(f->AddBatch(U8(packed), offsets.data(), 20, &s), 20u);
+  EXPECT_EQ(f->AddBatch(packed.data(), packed.offsets.data(), 20, &s), 20u);
   EXPECT_EQ(s, Status::kOk);
   EXPECT_EQ(f->sub_filter_count(), 51u);
   for (uint32_t k = 100; k < 120; ++k) EXPECT_TRUE(Has(*f, "k" + std::to_string(k)));
@@ -281,14 +278,10 @@ TEST(RedisCuckooOps, OneInsertThatStartsBelow32GrowsPastIt) {
 
 TEST(RedisCuckooOps, OneInsertStopsAt255SubFilters) {
   FilterPtr f = Make(1, 1, 1, 1);
-  std::string packed;
-  std::vector<uint32_t> offsets{0};
-  for (uint32_t k = 0; k < 400; ++k) {
-    packed += "k" + std::to_string(k);
-    offsets.push_back(static_cast<uint32_t>(packed.size()));
-  }
+  cuckoo::PackedKeys packed;
+  for (uint32_t k = 0; k < 400; ++k) packed.Push("k" + std::to_string(k));
   Status s = Status::kOk;
-  const size_t added = f->AddBatch(U8(packed), offsets.data(), 400, &s);
+  const size_t added = f->AddBatch(packed.data(), packed.offsets.data(), 400, &s);
   EXPECT_EQ(s, Status::kGrowthLimit);
   EXPECT_EQ(f->sub_filter_count(), cuckoo::format::kMaxSubFilters);
   EXPECT_EQ(added, f->size());
@@ -820,13 +813,9 @@ TEST_P(RedisCuckooFixture, ReplayAndLoadMatchTheServer) {
     if (batch) {
       // CF.INSERT: one command for all the items; the server's answer per item.
       ASSERT_EQ(command, "CF.INSERT");
-      std::string packed;
-      std::vector<uint32_t> offsets{0};
-      for (size_t k = from; k < from + count; ++k) {
-        packed += members_.at(k);
-        offsets.push_back(static_cast<uint32_t>(packed.size()));
-      }
-      applied = f->AddBatch(U8(packed), offsets.data(), count, &error);
+      cuckoo::PackedKeys packed;
+      for (size_t k = from; k < from + count; ++k) packed.Push(members_.at(k));
+      applied = f->AddBatch(packed.data(), packed.offsets.data(), count, &error);
       size_t answered = 0;
       while (answered < outcome["answers"].items.size() &&
              outcome["answers"][answered].number == 1) {

@@ -32,6 +32,7 @@
 #include "growth_test_util.h"
 #include "growth/scalable_filter.h"
 #include "status.h"
+#include "testing/packed_keys.h"
 #include "test_util.h"
 
 namespace cuckoo_test {
@@ -434,26 +435,18 @@ TEST(ScalableCuckoo, BatchesAreTheSingleCalls) {
   GrowingCuckooPtr a = MakeGrowing(Params(30, 9, 4, 500, 2), 3);
   GrowingCuckooPtr b = MakeGrowing(Params(30, 9, 4, 500, 2), 3);
   ASSERT_TRUE(a && b);
-  std::string packed;
-  std::vector<uint32_t> offsets{0};
-  for (int i = 0; i < 600; ++i) {
-    packed += Key("batch-", i);
-    offsets.push_back(static_cast<uint32_t>(packed.size()));
-  }
+  cuckoo::PackedKeys packed;
+  for (int i = 0; i < 600; ++i) packed.Push(Key("batch-", i));
   Status s = Status::kNotFound;
-  EXPECT_EQ(a->AddBatch(U8(packed), offsets.data(), 600, &s), 600u);
+  EXPECT_EQ(a->AddBatch(packed.data(), packed.offsets.data(), 600, &s), 600u);
   EXPECT_EQ(s, Status::kOk);
   for (int i = 0; i < 600; ++i) ASSERT_EQ(Add(*b, Key("batch-", i)), Status::kOk);
   EXPECT_GE(a->sub_filter_count(), 3u);
   EXPECT_EQ(Serialize(*a), Serialize(*b));
   std::vector<uint8_t> results(1200, 7);
-  std::string probes = packed;
-  std::vector<uint32_t> probe_offsets = offsets;
-  for (int i = 0; i < 600; ++i) {
-    probes += Key("other-", i);
-    probe_offsets.push_back(static_cast<uint32_t>(probes.size()));
-  }
-  a->ContainBatch(U8(probes), probe_offsets.data(), 1200, results.data());
+  cuckoo::PackedKeys probes = packed;
+  for (int i = 0; i < 600; ++i) probes.Push(Key("other-", i));
+  a->ContainBatch(probes.data(), probes.offsets.data(), 1200, results.data());
   for (int i = 0; i < 1200; ++i) {
     const std::string k = i < 600 ? Key("batch-", i) : Key("other-", i - 600);
     ASSERT_EQ(results[i], Contain(*a, k) ? 1 : 0) << k;
@@ -462,9 +455,9 @@ TEST(ScalableCuckoo, BatchesAreTheSingleCalls) {
   // With one sub-filter the batch takes the plain filter's path: the same answers.
   GrowingCuckooPtr one = MakeGrowing(Params(1000, 9, 4, 500, 2), 3);
   ASSERT_NE(one, nullptr);
-  ASSERT_EQ(one->AddBatch(U8(packed), offsets.data(), 600, &s), 600u);
+  ASSERT_EQ(one->AddBatch(packed.data(), packed.offsets.data(), 600, &s), 600u);
   ASSERT_EQ(one->sub_filter_count(), 1u);
-  one->ContainBatch(U8(probes), probe_offsets.data(), 1200, results.data());
+  one->ContainBatch(probes.data(), probes.offsets.data(), 1200, results.data());
   for (int i = 0; i < 1200; ++i) {
     const std::string k = i < 600 ? Key("batch-", i) : Key("other-", i - 600);
     ASSERT_EQ(results[i], Contain(*one, k) ? 1 : 0) << k;
@@ -539,14 +532,10 @@ TEST(ScalableCuckoo, GrowthStopsAtThirtyTwoFingerprintBits) {
   EXPECT_EQ(f->size(), keys.size());
   EXPECT_TRUE(ContainsAll(*f, keys));
   // AddBatch reports it too, after the keys that still fit.
-  std::string packed;
-  std::vector<uint32_t> offsets{0};
-  for (int i = 0; i < 50; ++i) {
-    packed += Key("more-", i);
-    offsets.push_back(static_cast<uint32_t>(packed.size()));
-  }
+  cuckoo::PackedKeys packed;
+  for (int i = 0; i < 50; ++i) packed.Push(Key("more-", i));
   Status batch = Status::kOk;
-  const size_t added = f->AddBatch(U8(packed), offsets.data(), 50, &batch);
+  const size_t added = f->AddBatch(packed.data(), packed.offsets.data(), 50, &batch);
   EXPECT_LT(added, 50u);
   EXPECT_EQ(batch, Status::kGrowthLimit);
   EXPECT_EQ(f->size(), keys.size() + added);
