@@ -17,6 +17,9 @@
 //   has          ns per call: a loop of has(q) over the queries
 //   hasAll       ns per key: hasAll(queries, out) into a Uint8Array
 //   hasAllUrls   ns per URL: hasAllUrls(urlQueries, out), on the filter of the keys as URL entries
+//   wasm batch   ns per key: the core's batch lookup alone, as hasAll calls it (<family>_contain_batch through
+//                dist/testing.mjs's rawBoundary, chunks of 8192 keys) on the queries packed into wasm memory once:
+//                hasAll less this is its JavaScript side (reading and packing the strings, the answers)
 //   bloomfilter  ns per call: test(q) of the npm package bloomfilter (bench/node_modules; m = ⌈−N ln ε / ln²2⌉,
 //                k = round(m/N · ln 2): 10 at ε = 0.1%), left out if it is not installed
 // and natively build/bench/scale_bench (bench/native/scale_bench.cc: bash bench/native/build.sh builds it) on the
@@ -171,6 +174,50 @@ async function make(lib, family, n, members, urls) {
   }
   throw new Error(family);
 }
+/** Each family's prefix of its core exports (bindings/embind.cc): <prefix>_contain_batch. */
+const EXPORT_PREFIX = { cuckoo: 'cf', 'cuckoo-packed': 'cf', bloom: 'bf', 'redis-cf': 'rc', 'redis-bf': 'rb', fuse: 'bz' };
+/**
+ * The core's batch lookup of `f` alone, without hasAll's JavaScript side: `queries` encoded once into wasm memory in
+ * chunks of 8192 keys (hasAll's most per crossing), each chunk's keys, offsets and results in blocks of their own.
+ * run() looks them all up; answers() reads the results; free() gives the blocks back.
+ */
+async function wasmBatch(dir, family, f, queries) {
+  const { rawBoundary } = await import(pathToFileURL(join(dir, 'testing.mjs')).href);
+  const raw = await rawBoundary();
+  const handle = raw.handleOf(f);
+  const contain = raw.exports[`${EXPORT_PREFIX[family]}_contain_batch`];
+  const encoder = new TextEncoder();
+  const chunks = [];
+  for (let at = 0; at < queries.length; at += 8192) {
+    const keys = queries.slice(at, at + 8192).map((q) => encoder.encode(q));
+    const bytes = keys.reduce((sum, k) => sum + k.length, 0);
+    const chunk = { keys: raw.malloc(bytes), offsets: raw.malloc(4 * (keys.length + 1)), n: keys.length, results: raw.malloc(keys.length) };
+    if (!chunk.keys || !chunk.offsets || !chunk.results) throw new Error('wasm batch: out of wasm memory');
+    chunks.push(chunk);
+    // Views taken after the mallocs, which may grow memory.
+    const heap = raw.heapU8();
+    const offsets = raw.heapU32();
+    let end = 0;
+    keys.forEach((k, i) => {
+      offsets[(chunk.offsets >>> 2) + i] = end;
+      heap.set(k, chunk.keys + end);
+      end += k.length;
+    });
+    offsets[(chunk.offsets >>> 2) + keys.length] = end;
+  }
+  return {
+    run() {
+      for (const c of chunks) contain(handle, c.keys, c.offsets, c.n, c.results);
+    },
+    answers() {
+      const heap = raw.heapU8();
+      return Buffer.concat(chunks.map((c) => heap.subarray(c.results, c.results + c.n)));
+    },
+    free() {
+      for (const c of chunks) for (const ptr of [c.keys, c.offsets, c.results]) raw.free(ptr);
+    },
+  };
+}
 const CLASS = { cuckoo: 'CuckooFilter', 'cuckoo-packed': 'CuckooFilter', bloom: 'BloomFilter', 'redis-cf': 'RedisCuckooFilter', 'redis-bf': 'RedisBloomFilter', fuse: 'BinaryFuseFilter' };
 
 async function worker(config) {
@@ -192,7 +239,7 @@ async function worker(config) {
       const cls = libs[i].lib[CLASS[family]];
       const f = i === 0 ? first : await cls.fromBytes(bytes);
       const u = !urls ? null : i === 0 ? firstUrls : await cls.fromBytes(urlBytes);
-      s.builds.push({ f, u });
+      s.builds.push({ f, u, w: await wasmBatch(dists[i][1], family, f, queries) });
     }
     subjects.push(s);
   }
@@ -217,6 +264,8 @@ async function worker(config) {
       const single = Uint8Array.from(queries, (q) => (b.f.has(q) ? 1 : 0));
       b.f.hasAll(queries, out);
       if (Buffer.compare(single, out) !== 0) throw new Error(`${s.family}: hasAll answers differently from has`);
+      b.w.run();
+      if (Buffer.compare(b.w.answers(), out) !== 0) throw new Error(`${s.family}: the wasm batch answers differently from hasAll`);
       const answers = [Buffer.from(out)];
       if (b.u) answers.push(Buffer.from(b.u.hasAllUrls(urlQueries, urlOut)));
       for (const a of answers) for (let i = 0; i < count; i += 2) if (a[i] !== 1) throw new Error(`${s.family}: member ${queries[i]} not found`);
@@ -230,7 +279,7 @@ async function worker(config) {
   if (bloomfilter) for (let i = 0; i < count; i += 2) if (!bloomfilter.test(queries[i])) throw new Error('bloomfilter: a member not found');
 
   let sink = 0;
-  const cells = subjects.map((s) => s.builds.map(() => ({ has: [], hasAll: [], hasAllUrls: [] })));
+  const cells = subjects.map((s) => s.builds.map(() => ({ has: [], hasAll: [], hasAllUrls: [], wasm: [] })));
   const bloomfilterNs = [];
   // Round -1 warms every cell up, untimed.
   const keep = (list, r, value) => r >= 0 && list.push(value);
@@ -240,12 +289,13 @@ async function worker(config) {
       const order = s.builds.map((_, i) => i);
       if (r % 2 === 1) order.reverse();
       for (const i of order) {
-        const { f, u } = s.builds[i];
+        const { f, u, w } = s.builds[i];
         const c = cells[si][i];
         keep(c.has, r, time(() => {
           for (const q of queries) if (f.has(q)) sink++;
         }, count, passes));
         keep(c.hasAll, r, time(() => (sink += f.hasAll(queries, out)[0]), count, passes));
+        keep(c.wasm, r, time(() => w.run(), count, passes));
         if (u) keep(c.hasAllUrls, r, time(() => (sink += u.hasAllUrls(urlQueries, urlOut)[0]), count, passes));
       }
     }
@@ -257,6 +307,7 @@ async function worker(config) {
   }
   if (sink < 0) console.error('');
   for (const s of subjects) for (const b of s.builds) {
+    b.w.free();
     b.f.dispose();
     b.u?.dispose();
   }
@@ -365,14 +416,14 @@ for (let li = 0; li < labels.length; li++) {
   const label = labels[li];
   lines.push(`**${label}**`);
   lines.push('');
-  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'native batch', 'native has', 'native URLs', 'native load', 'native latency'];
+  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'wasm batch', 'native batch', 'native has', 'native URLs', 'native load', 'native latency'];
   const bf = ns.some((n) => node[n]?.bloomfilter);
   if (bf) header.push('bloomfilter test');
   const rows = [];
   for (const family of families) {
     for (const n of ns) {
       const bytes = node[n]?.subjects.find((x) => x.family === family)?.bytes ?? nativeCell(n, family, label, 'bytes');
-      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), opt['no-urls'] ? '—' : fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
+      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nodeCell(n, family, li, 'wasm'), 1), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), opt['no-urls'] ? '—' : fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
       if (bf) row.push(family === families[0] ? fmt(median(node[n]?.bloomfilter ?? [])) : '');
       rows.push(row);
     }
@@ -382,13 +433,14 @@ for (let li = 0; li < labels.length; li++) {
   // Growth against 10^6: the goals.
   const big = ns.filter((n) => n > 1e6);
   if (ns.includes(1e6) && big.length > 0) {
-    const header2 = ['family', ...big.flatMap((n) => [`hasAll ${nText(n)}/1M`, `hasAllUrls ${nText(n)}/1M`, `has ${nText(n)}/1M`, `native batch ${nText(n)}/1M`])];
+    const header2 = ['family', ...big.flatMap((n) => [`hasAll ${nText(n)}/1M`, `hasAllUrls ${nText(n)}/1M`, `has ${nText(n)}/1M`, `wasm batch ${nText(n)}/1M`, `native batch ${nText(n)}/1M`])];
     const rows2 = families.map((family) => [
       family,
       ...big.flatMap((n) => [
         fmt(nodeCell(n, family, li, 'hasAll') / nodeCell(1e6, family, li, 'hasAll'), 2),
         fmt(nodeCell(n, family, li, 'hasAllUrls') / nodeCell(1e6, family, li, 'hasAllUrls'), 2),
         fmt(nodeCell(n, family, li, 'has') / nodeCell(1e6, family, li, 'has'), 2),
+        fmt(nodeCell(n, family, li, 'wasm') / nodeCell(1e6, family, li, 'wasm'), 2),
         fmt(nativeCell(n, family, label, 'batch') / nativeCell(1e6, family, label, 'batch'), 2),
       ]),
     ]);
@@ -420,10 +472,10 @@ if (dists.length === 2 && !opt['no-node']) {
       const s = node[n]?.subjects.find((x) => x.family === family);
       if (!s) continue;
       const ratio = (key) => median(s.cells[1][key].map((b, r) => b / s.cells[0][key][r]));
-      rows.push([family, nText(n), fmt(ratio('has'), 3), fmt(ratio('hasAll'), 3), fmt(ratio('hasAllUrls'), 3)]);
+      rows.push([family, nText(n), fmt(ratio('has'), 3), fmt(ratio('hasAll'), 3), fmt(ratio('hasAllUrls'), 3), fmt(ratio('wasm'), 3)]);
     }
   }
-  lines.push(markdownTable(['family', 'N', 'has', 'hasAll', 'hasAllUrls'], rows));
+  lines.push(markdownTable(['family', 'N', 'has', 'hasAll', 'hasAllUrls', 'wasm batch'], rows));
   lines.push('');
 }
 if (!ns.some((n) => node[n]?.bloomfilter) && !opt['no-node']) lines.push('(bloomfilter is not installed in bench/node_modules: its column is left out.)');
