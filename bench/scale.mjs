@@ -18,8 +18,9 @@
 //   hasAll       ns per key: hasAll(queries, out) into a Uint8Array
 //   hasAllUrls   ns per URL: hasAllUrls(urlQueries, out), on the filter of the keys as URL entries
 //   wasm batch   ns per key: the core's batch lookup alone, as hasAll calls it (<family>_contain_batch through
-//                dist/testing.mjs's rawBoundary, chunks of 8192 keys) on the queries packed into wasm memory once:
-//                hasAll less this is its JavaScript side (reading and packing the strings, the answers)
+//                dist/testing.mjs's rawBoundary, chunk by chunk as hasAll cuts them, each chunk's bytes encoded
+//                beforehand and copied into one region): hasAll less this is its JavaScript side (reading and
+//                encoding the strings, the answers)
 //   bloomfilter  ns per call: test(q) of the npm package bloomfilter (bench/node_modules; m = ⌈−N ln ε / ln²2⌉,
 //                k = round(m/N · ln 2): 10 at ε = 0.1%), left out if it is not installed
 // and natively build/bench/scale_bench (bench/native/scale_bench.cc: bash bench/native/build.sh builds it) on the
@@ -174,12 +175,16 @@ async function make(lib, family, n, members, urls) {
   }
   throw new Error(family);
 }
-/** Each family's prefix of its core exports (bindings/embind.cc): <prefix>_contain_batch. */
+/** Each family's prefix of its core exports (src/common/families.def, bindings/c_exports.cc): <prefix>_contain_batch. */
 const EXPORT_PREFIX = { cuckoo: 'cf', 'cuckoo-packed': 'cf', bloom: 'bf', 'redis-cf': 'rc', 'redis-bf': 'rb', fuse: 'bz' };
+/** hasAll's limits of one crossing (js/common/chunk.ts): keys, and UTF-16 code units. */
+const CHUNK_KEYS = 8192;
+const CHUNK_UNITS = 32 * 1024;
 /**
- * The core's batch lookup of `f` alone, without hasAll's JavaScript side: `queries` encoded once into wasm memory in
- * chunks of 8192 keys (hasAll's most per crossing), each chunk's keys, offsets and results in blocks of their own.
- * run() looks them all up; answers() reads the results; free() gives the blocks back.
+ * The core's batch lookup of `f` alone, without hasAll's JavaScript side: `queries` encoded beforehand and cut into
+ * chunks as hasAll cuts them (at most CHUNK_KEYS keys and, but for a longer key alone, CHUNK_UNITS code units);
+ * run() copies each chunk's bytes and offsets into one region of wasm memory, as hasAll writes its chunks, and looks
+ * them up (answers() also collects the answers); free() gives the region back.
  */
 async function wasmBatch(dir, family, f, queries) {
   const { rawBoundary } = await import(pathToFileURL(join(dir, 'testing.mjs')).href);
@@ -188,33 +193,44 @@ async function wasmBatch(dir, family, f, queries) {
   const contain = raw.exports[`${EXPORT_PREFIX[family]}_contain_batch`];
   const encoder = new TextEncoder();
   const chunks = [];
-  for (let at = 0; at < queries.length; at += 8192) {
-    const keys = queries.slice(at, at + 8192).map((q) => encoder.encode(q));
-    const bytes = keys.reduce((sum, k) => sum + k.length, 0);
-    const chunk = { keys: raw.malloc(bytes), offsets: raw.malloc(4 * (keys.length + 1)), n: keys.length, results: raw.malloc(keys.length) };
-    if (!chunk.keys || !chunk.offsets || !chunk.results) throw new Error('wasm batch: out of wasm memory');
-    chunks.push(chunk);
-    // Views taken after the mallocs, which may grow memory.
-    const heap = raw.heapU8();
-    const offsets = raw.heapU32();
-    let end = 0;
-    keys.forEach((k, i) => {
-      offsets[(chunk.offsets >>> 2) + i] = end;
-      heap.set(k, chunk.keys + end);
-      end += k.length;
-    });
-    offsets[(chunk.offsets >>> 2) + keys.length] = end;
+  let most = 0;
+  for (let at = 0; at < queries.length; ) {
+    let end = at;
+    let units = 0;
+    while (end < queries.length && end - at < CHUNK_KEYS && (end === at || units + queries[end].length <= CHUNK_UNITS)) units += queries[end++].length;
+    const keys = queries.slice(at, end).map((q) => encoder.encode(q));
+    const offsets = new Uint32Array(keys.length + 1);
+    keys.forEach((k, i) => (offsets[i + 1] = offsets[i] + k.length));
+    const bytes = new Uint8Array(offsets[keys.length]);
+    keys.forEach((k, i) => bytes.set(k, offsets[i]));
+    chunks.push({ bytes, offsets });
+    most = Math.max(most, bytes.length);
+    at = end;
   }
+  const keysPtr = raw.malloc(most);
+  const offsetsPtr = raw.malloc(4 * (CHUNK_KEYS + 1));
+  const resultsPtr = raw.malloc(CHUNK_KEYS);
+  if (!keysPtr || !offsetsPtr || !resultsPtr) throw new Error('wasm batch: out of wasm memory');
+  const lookUp = (each) => {
+    // Views taken after the mallocs, which may have grown memory; nothing grows it below.
+    const heap = raw.heapU8();
+    const heap32 = raw.heapU32();
+    for (const c of chunks) {
+      heap.set(c.bytes, keysPtr);
+      heap32.set(c.offsets, offsetsPtr >>> 2);
+      contain(handle, keysPtr, offsetsPtr, c.offsets.length - 1, resultsPtr);
+      each?.(heap.slice(resultsPtr, resultsPtr + c.offsets.length - 1));
+    }
+  };
   return {
-    run() {
-      for (const c of chunks) contain(handle, c.keys, c.offsets, c.n, c.results);
-    },
+    run: () => lookUp(),
     answers() {
-      const heap = raw.heapU8();
-      return Buffer.concat(chunks.map((c) => heap.subarray(c.results, c.results + c.n)));
+      const parts = [];
+      lookUp((part) => parts.push(part));
+      return Buffer.concat(parts);
     },
     free() {
-      for (const c of chunks) for (const ptr of [c.keys, c.offsets, c.results]) raw.free(ptr);
+      for (const ptr of [keysPtr, offsetsPtr, resultsPtr]) raw.free(ptr);
     },
   };
 }

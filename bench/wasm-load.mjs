@@ -6,10 +6,12 @@
 //   wasm, 4 a step    the same, four places a step
 //   JS typed array    the same loop in JavaScript over a Uint8Array of wasm memory
 //   latency           a chain through every 64-byte line of the buffer in one random cycle (Sattolo)
-// A grouped batch's touch pass (src/common/batch.h) cannot cost less a line than the first row; it costs more the
-// more instructions V8's code spends between its loads (bench/results/scale.md).
+// A grouped batch's touch pass (src/common/batch.h) cannot cost less a line than the lower of the first two rows;
+// it costs more the more instructions V8's code spends between its loads (bench/results/scale.md).
 //
 //   node bench/wasm-load.mjs [--mb 2,16,64] [--loads 1048576] [--passes 9]
+//
+// --loads: a positive multiple of 4 (the second loop takes four places a step).
 import { parseArgs } from 'node:util';
 import { helpText, loadAverage, machine } from './report.mjs';
 
@@ -22,7 +24,7 @@ const { values: opt } = parseArgs({
   },
 });
 if (opt.help) {
-  console.log(helpText(import.meta.url, 'import '));
+  console.log(helpText(import.meta.url, '--loads:'));
   process.exit(0);
 }
 
@@ -49,17 +51,20 @@ const MODULE = Uint8Array.from([
 
 const loads = Number(opt.loads);
 const passes = Number(opt.passes);
+if (!(Number.isInteger(loads) && loads >= 4 && loads % 4 === 0)) throw new Error(`--loads must be a positive multiple of 4, not ${opt.loads}`);
+if (!(Number.isInteger(passes) && passes >= 1)) throw new Error(`--passes must be a positive integer, not ${opt.passes}`);
 const cpuNs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) * 1000;
 };
-/** ns per step of fn() over `steps` steps: the median of the passes, in CPU time. */
-function time(fn, steps) {
+/** ns per step of fn() over `steps` steps: the median of the passes, in CPU time; fn() must return `expect`. */
+function time(fn, steps, expect) {
   const v = [];
   for (let p = 0; p < passes; p++) {
     const t = cpuNs();
-    fn();
+    const got = fn();
     v.push((cpuNs() - t) / steps);
+    if (got !== expect) throw new Error(`a loop read ${got}, not ${expect}: it did not read the buffer`);
   }
   v.sort((a, b) => a - b);
   return v[v.length >> 1];
@@ -99,26 +104,28 @@ for (const mb of opt.mb.split(',').map(Number)) {
   };
   const row = {
     mb,
-    wasm1: time(() => wasmLoads(idx, loads), loads),
-    wasm4: time(() => loads4(idx, loads), loads),
-    js: time(jsLoop, loads),
+    wasm1: time(() => wasmLoads(idx, loads), loads, 1),
+    wasm4: time(() => loads4(idx, loads), loads, 1),
+    js: time(jsLoop, loads, 1),
   };
-  // The chain: word 0 of each line holds the next line's word index.
+  // The chain: the lines in a random order (Fisher–Yates), each one's word 0 holding the next one's word index,
+  // the last the first's: one cycle through every line.
   const lines = Math.max(2, Math.floor(bytes / 64));
   const order = new Uint32Array(lines);
   for (let i = 0; i < lines; i++) order[i] = i;
   for (let i = lines - 1; i > 0; i--) {
-    const j = next() % i; // Sattolo: j < i, one cycle
+    const j = next() % (i + 1);
     [order[i], order[j]] = [order[j], order[i]];
   }
   const words = new Uint32Array(mem.buffer, base, lines * 16);
   for (let i = 0; i < lines; i++) words[order[i] * 16] = order[(i + 1) % lines] * 16;
   const steps = Math.min(loads, 1 << 18);
+  // After `steps` steps from line order[0] the chain is at line order[steps mod lines].
   row.latency = time(() => {
     let at = order[0] * 16;
     for (let i = 0; i < steps; i++) at = words[at];
     return at;
-  }, steps);
+  }, steps, order[steps % lines] * 16);
   rows.push(row);
 }
 

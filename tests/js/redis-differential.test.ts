@@ -40,9 +40,9 @@ const TABLE_BUDGET = 64 * 1024;
 const RUNS = process.env.CUCKOO_SOAK === '1' ? 30000 : 300;
 
 /**
- * fast-check's seed: fixed for the 300 runs, whose coverage floors below are counts of one draw (over sixteen seeds
- * "Filter is full" was reached by 24 to 40 of 300 runs, so a floor half the least still failed about one random seed
- * in a few hundred); a fresh one for the soak run, whose counts are far above every floor.
+ * fast-check's seed: fixed for the 300 runs, so that the coverage floors below check these 300 sequences (with a
+ * random seed each run, "Filter is full" was reached by 24 to 40 of 300 over sixteen seeds, and its floor of 20 failed
+ * about one seed in a few hundred); a fresh one for the soak run, whose counts are far above every floor.
  */
 const SEED = process.env.CUCKOO_SOAK === '1' ? undefined : 20261207;
 
