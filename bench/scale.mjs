@@ -175,29 +175,26 @@ async function make(lib, family, n, members, urls) {
   }
   throw new Error(family);
 }
-/** Each family's prefix of its core exports (src/common/families.def, bindings/c_exports.cc): <prefix>_contain_batch. */
-const EXPORT_PREFIX = { cuckoo: 'cf', 'cuckoo-packed': 'cf', bloom: 'bf', 'redis-cf': 'rc', 'redis-bf': 'rb', fuse: 'bz' };
-/** hasAll's limits of one crossing (js/common/chunk.ts): keys, and UTF-16 code units. */
-const CHUNK_KEYS = 8192;
-const CHUNK_UNITS = 32 * 1024;
 /**
  * The core's batch lookup of `f` alone, without hasAll's JavaScript side: `queries` encoded beforehand and cut into
- * chunks as hasAll cuts them (at most CHUNK_KEYS keys and, but for a longer key alone, CHUNK_UNITS code units);
+ * chunks as hasAll cuts them (the boundary's batchLimits: at most so many keys and, but for a longer key alone, code
+ * units);
  * run() copies each chunk's bytes and offsets into one region of wasm memory, as hasAll writes its chunks, and looks
  * them up (answers() also collects the answers); free() gives the region back.
  */
-async function wasmBatch(dir, family, f, queries) {
+async function wasmBatch(dir, f, queries) {
   const { rawBoundary } = await import(pathToFileURL(join(dir, 'testing.mjs')).href);
   const raw = await rawBoundary();
   const handle = raw.handleOf(f);
-  const contain = raw.exports[`${EXPORT_PREFIX[family]}_contain_batch`];
+  const contain = raw.exports[`${raw.prefixOf(f)}_contain_batch`];
+  const { keys: chunkKeys, units: chunkUnits } = raw.batchLimits;
   const encoder = new TextEncoder();
   const chunks = [];
   let most = 0;
   for (let at = 0; at < queries.length; ) {
     let end = at;
     let units = 0;
-    while (end < queries.length && end - at < CHUNK_KEYS && (end === at || units + queries[end].length <= CHUNK_UNITS)) units += queries[end++].length;
+    while (end < queries.length && end - at < chunkKeys && (end === at || units + queries[end].length <= chunkUnits)) units += queries[end++].length;
     const keys = queries.slice(at, end).map((q) => encoder.encode(q));
     const offsets = new Uint32Array(keys.length + 1);
     keys.forEach((k, i) => (offsets[i + 1] = offsets[i] + k.length));
@@ -208,8 +205,8 @@ async function wasmBatch(dir, family, f, queries) {
     at = end;
   }
   const keysPtr = raw.malloc(most);
-  const offsetsPtr = raw.malloc(4 * (CHUNK_KEYS + 1));
-  const resultsPtr = raw.malloc(CHUNK_KEYS);
+  const offsetsPtr = raw.malloc(4 * (chunkKeys + 1));
+  const resultsPtr = raw.malloc(chunkKeys);
   if (!keysPtr || !offsetsPtr || !resultsPtr) throw new Error('wasm batch: out of wasm memory');
   const lookUp = (each) => {
     // Views taken after the mallocs, which may have grown memory; nothing grows it below.
@@ -255,7 +252,7 @@ async function worker(config) {
       const cls = libs[i].lib[CLASS[family]];
       const f = i === 0 ? first : await cls.fromBytes(bytes);
       const u = !urls ? null : i === 0 ? firstUrls : await cls.fromBytes(urlBytes);
-      s.builds.push({ f, u, w: await wasmBatch(dists[i][1], family, f, queries) });
+      s.builds.push({ f, u, w: await wasmBatch(dists[i][1], f, queries) });
     }
     subjects.push(s);
   }

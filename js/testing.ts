@@ -15,8 +15,11 @@
  * raw.exports.cf_contain(raw.handleOf(f), raw.scratch().ptr, 0);
  * ```
  */
-import { BloomFilter, CuckooFilter } from './index.js';
+import { BinaryFuseFilter, BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from './index.js';
 import type { CoreConstants } from './boundary/wasm-core.js';
+
+/** A filter of the package. */
+type AnyFilter = CuckooFilter | BloomFilter | RedisCuckooFilter | RedisBloomFilter | BinaryFuseFilter;
 
 /** What {@link rawBoundary} gives. */
 export interface RawBoundaryEntry {
@@ -29,11 +32,15 @@ export interface RawBoundaryEntry {
   /** The hot exports by their wasm names (cf_contain, bf_contain_batch, url_match, ...). */
   exports: Record<string, (...args: number[]) => number>;
   /** The live core handle of a filter. @throws FilterDisposedError after dispose(). */
-  handleOf(filter: CuckooFilter | BloomFilter): number;
+  handleOf(filter: AnyFilter): number;
+  /** The prefix of the filter's family's hot exports (`cf`: cf_contain_batch, ...; js/registry.ts). */
+  prefixOf(filter: AnyFilter): string;
   /** The key scratch region has() writes a key into. */
   scratch(): { ptr: number; bytes: number };
   /** What both sides agree on, as the core reports it at load (bindings/embind.cc, its constants). */
   constants: CoreConstants;
+  /** The most keys, and UTF-16 code units, of one batch crossing as hasAll cuts its keys (a longer key crosses alone). */
+  batchLimits: { keys: number; units: number };
 }
 
 /** The raw boundary of the module the package's filters live in. */

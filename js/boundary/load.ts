@@ -236,8 +236,11 @@ export function loadFullCore(): Promise<Core> {
 
 /**
  * The raw boundary of this realm's module, for the test-only entry (js/testing.ts), with `handleOf` to read a
- * filter's handle. @internal
+ * filter's handle and `prefixOf` its family's export prefix (js/registry.ts). @internal
  */
-export async function rawBoundary<F>(handleOf: (filter: F) => Handle): Promise<RawBoundary & { handleOf(filter: F): Handle }> {
-  return { ...(await loadFullCore()).testing(), handleOf };
+export async function rawBoundary<F>(
+  handleOf: (filter: F) => Handle,
+  prefixOf: (filter: F) => string,
+): Promise<RawBoundary & { handleOf(filter: F): Handle; prefixOf(filter: F): string }> {
+  return { ...(await loadFullCore()).testing(), handleOf, prefixOf };
 }

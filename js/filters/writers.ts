@@ -119,8 +119,16 @@ export const RAW_BOUNDARY: symbol = Symbol.for('cuckoo-wasm.rawBoundary');
 
 /** The writers' code, on the classes' common base; never instantiated. */
 abstract class WriterMethods extends FamilyFilter implements Writers {
-  /** The raw boundary of this bundle's module, with a filter's handle: js/testing.ts's hook. */
-  static readonly rawBoundary = () => rawBoundary((filter: WriterMethods) => filter.live());
+  /** The raw boundary of this bundle's module, with a filter's handle and export prefix: js/testing.ts's hook. */
+  static readonly rawBoundary = () =>
+    rawBoundary(
+      (filter: WriterMethods) => filter.live(),
+      (filter: WriterMethods) => {
+        const row = familyOf(filter.familyId);
+        if (row === undefined) throw new TypeError(`no family has the id ${filter.familyId}`);
+        return row.prefix;
+      },
+    );
 
   /** The error of an add that failed with `status` after `added` keys of its batch went in: each family's class gives its own. */
   protected abstract fullError(status: number, added: number): Error;
