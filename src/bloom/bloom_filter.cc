@@ -182,7 +182,7 @@ void BloomFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) 
         *x = FastRange32(static_cast<uint32_t>(z >> 32), bits);
         *y = 2 * p + 1 < k ? FastRange32(static_cast<uint32_t>(z), bits) : *x;
       },
-      [this](uint64_t x) { return static_cast<uint32_t>(words_[x >> 6] >> (x & 63)) & 1; });
+      reinterpret_cast<const uint8_t*>(words_));
 }
 
 CUCKOO_SIZE_OPTIMIZED_BEGIN

@@ -31,16 +31,22 @@ size_t AddEach(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* s
 // The keys a batch lookup probes together. A lookup in a table larger than
 // the caches waits for its cache misses; the keys of a batch are independent,
 // so a batch hashes a group of keys and derives their probes first (reading
-// nothing but the keys' bytes), then loads a byte of every place they probe
-// in one short pass (the "touch": WebAssembly has no prefetch, but
-// independent loads issued together are in flight together), then answers
-// them from the cache (group prefetching: Chen, Ailamaki, Gibbons, Mowry,
-// "Improving Hash Join Performance through Prefetching", ICDE 2004). A Bloom
-// filter's k probes go in rounds of pairs for the whole group instead
-// (TestPairsGrouped). 32: at 10^7 keys hasAll was up to 8% faster than with
-// 16 and within 4% of 64, which doubles the stack a URL batch takes
-// (bench/results/scale.md).
-constexpr size_t kLookupGroup = 32;
+// nothing but the keys' bytes, listing the bytes they will read: TouchList),
+// then loads those bytes in one short pass (the "touch": WebAssembly has no
+// prefetch, but independent loads issued together are in flight together),
+// then answers them from the cache (group prefetching: Chen, Ailamaki,
+// Gibbons, Mowry, "Improving Hash Join Performance through Prefetching", ICDE
+// 2004). A Bloom filter's k probes go in rounds of pairs for the whole group
+// instead (TestPairsGrouped). 128: at 10^7 keys the wasm batch took
+// 0.74-0.99 of its time in groups of 32 whose touch derived each address
+// (bench/results/scale.md; 0.90-0.94 from the group size alone): the more
+// loads a pass issues, the more are in flight at once. A
+// URL batch groups 32 URLs (url_filter.cc). The deepest grouped call, a URL
+// batch over a grown Bloom filter, needs 20-24 KiB of the 64 KiB wasm stack
+// (it overflows a stack of 20 KiB under -sSTACK_OVERFLOW_CHECK=2 and passes
+// tests/js/batch-groups.test.ts with 24 KiB).
+constexpr size_t kLookupGroup = 128;
+static_assert(kLookupGroup <= 256, "a group's keys are indexed by uint8_t");
 
 // A filter of fewer bytes than this stays in the caches between lookups,
 // where grouping only adds work: its batches go key by key. Measured in
@@ -52,19 +58,38 @@ constexpr size_t kLookupGroup = 32;
 // where a chain's step cost 24-104 ns.
 constexpr uint64_t kGroupFromBytes = uint64_t{5} << 20;
 
-// Keeps loads whose value is not otherwise needed: the touch pass of a group
-// (kLookupGroup).
-inline void KeepLoaded(uint32_t touched) {
-  volatile uint32_t sink = touched;
-  (void)sink;
-}
+// The bytes a group's touch pass loads (kLookupGroup), listed as the group's
+// probes are derived, so that the pass is a loop of loads alone: about 6.5
+// instructions a cache line in V8's code of it, where a pass deriving each
+// address took about 12, and fewer loads were in flight at once
+// (bench/results/scale.md). Holds up to kMax addresses.
+template <size_t kMax>
+class TouchList {
+ public:
+  // The byte at p.
+  void Add(const uint8_t* p) { at_[n_++] = p; }
 
-// The first and last bytes of the 64-bit word at bit `bit` of `data` (a
-// bit-packed bucket's word, which may span two cache lines), for a touch pass.
-inline uint32_t TouchWordAt(const uint8_t* data, uint64_t bit) {
-  const uint8_t* p = data + (bit >> 3);
-  return p[0] | p[7];
-}
+  // A 64-bit word read from p (a bit-packed bucket's): its first byte, and
+  // its last too when that lies on the next 64-byte cache line. Takes two
+  // entries of room.
+  void AddWord(const uint8_t* p) {
+    at_[n_] = p;
+    at_[n_ + 1] = p + 7;
+    n_ += 1 + ((reinterpret_cast<uintptr_t>(p) & 63) > 56);
+  }
+
+  // Loads every listed byte; keeps the loads, whose values are not needed.
+  void Load() const {
+    uint32_t touched = 0;
+    for (size_t i = 0; i < n_; ++i) touched |= *at_[i];
+    volatile uint32_t sink = touched;
+    (void)sink;
+  }
+
+ private:
+  const uint8_t* at_[kMax];
+  size_t n_ = 0;
+};
 
 // The largest hash of a key a family computes once for all its sub-filters
 // (RedisBloomHash: two 64-bit words).
@@ -130,33 +155,35 @@ void ContainInGroups(const void* filter, const GroupLookup& lookup, const uint8_
 // the first pair of positions of every key (its positions 0 and 1; position 0
 // twice when k is 1), then of the keys whose bits so far were all set the
 // next kPairsAtOnce pairs (positions 2p and 2p + 1; the last one twice when k
-// is odd), and so on. A round computes its positions, loads their bits in a
-// loop of loads alone (the touch: in WebAssembly 3-6% faster at 10^7 keys than
-// testing the bits as they load), then tests them from the cache. A
-// non-member mostly stops at its first pair with a clear bit, as a lookup of
-// it alone does; a member's k bits take two or three rounds of the memory's
-// latency, not k/2.
-// positions(i, p, &x, &y) sets pair p of key i; set(x) is bit x (0 or 1);
-// out[i] = 1 if all `pairs` pairs of key i are set, else 0.
+// is odd), and so on. A round computes its positions and lists their bytes,
+// loads them (TouchList), then tests the bits from the cache. A non-member
+// mostly stops at its first pair with a clear bit, as a lookup of it alone
+// does; a member's k bits take two or three rounds of the memory's latency,
+// not k/2.
+// positions(i, p, &x, &y) sets pair p of key i; bit x is bit x % 8 of
+// bits[x / 8] (a little-endian bit array); out[i] = 1 if all `pairs` pairs
+// of key i are set, else 0.
 constexpr uint32_t kPairsAtOnce = 4;
-template <typename Positions, typename Set>
-void TestPairsGrouped(size_t m, uint32_t pairs, uint8_t* out, Positions positions, Set set) {
+template <typename Positions>
+void TestPairsGrouped(size_t m, uint32_t pairs, uint8_t* out, Positions positions,
+                      const uint8_t* bits) {
   uint8_t live[kLookupGroup];
   uint64_t x[kLookupGroup][kPairsAtOnce];
   uint64_t y[kLookupGroup][kPairsAtOnce];
+  const auto set = [bits](uint64_t at) { return static_cast<uint32_t>(bits[at >> 3] >> (at & 7)) & 1; };
   for (size_t i = 0; i < m; ++i) live[i] = static_cast<uint8_t>(i);
   for (uint32_t p = 0; p < pairs && m > 0;) {
     const uint32_t span = p == 0 ? 1 : (pairs - p < kPairsAtOnce ? pairs - p : kPairsAtOnce);
+    TouchList<kLookupGroup * kPairsAtOnce * 2> touch;
     for (size_t c = 0; c < m; ++c) {
       CUCKOO_NO_UNROLL
-      for (uint32_t q = 0; q < span; ++q) positions(live[c], p + q, &x[c][q], &y[c][q]);
+      for (uint32_t q = 0; q < span; ++q) {
+        positions(live[c], p + q, &x[c][q], &y[c][q]);
+        touch.Add(bits + (x[c][q] >> 3));
+        touch.Add(bits + (y[c][q] >> 3));
+      }
     }
-    uint32_t touched = 0;
-    for (size_t c = 0; c < m; ++c) {
-      CUCKOO_NO_UNROLL
-      for (uint32_t q = 0; q < span; ++q) touched |= set(x[c][q]) | set(y[c][q]);
-    }
-    KeepLoaded(touched);
+    touch.Load();
     size_t still = 0;
     for (size_t c = 0; c < m; ++c) {
       const uint8_t i = live[c];

@@ -110,9 +110,12 @@ void CuckooFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out)
   for (size_t i = 0; i < m; ++i) probes[i] = ProbeOf(hashes[i]);
   table_.Visit([&](const auto& t) {
     if (t.byte_length() < kGroupFromBytes) return;
-    uint32_t touched = 0;
-    for (size_t i = 0; i < m; ++i) touched |= t.Touch(probes[i].i1) | t.Touch(probes[i].i2);
-    KeepLoaded(touched);
+    TouchList<kLookupGroup * 4> touch;
+    for (size_t i = 0; i < m; ++i) {
+      touch.AddWord(t.WordAt(probes[i].i1));
+      touch.AddWord(t.WordAt(probes[i].i2));
+    }
+    touch.Load();
   });
   for (size_t i = 0; i < m; ++i) out[i] = ContainProbe(probes[i]);
 }

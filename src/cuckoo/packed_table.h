@@ -98,9 +98,9 @@ class PackedTable : public SlotOps<PackedTable> {
     return ContainsEitherBySlot(b1, b2, fingerprint);
   }
 
-  // The first and last bytes of the 64-bit word `bucket` is read from (a
-  // batch loads them before its lookups: the word may span two cache lines).
-  uint32_t Touch(uint64_t bucket) const { return TouchWordAt(data_.get(), bucket * bucket_bits_); }
+  // The first byte of the 64-bit word `bucket` is read from (a batch loads
+  // the word before its lookups: TouchList::AddWord).
+  const uint8_t* WordAt(uint64_t bucket) const { return data_.get() + ((bucket * bucket_bits_) >> 3); }
 
   // Number of non-empty slots in the whole table.
   uint64_t CountOccupied() const {

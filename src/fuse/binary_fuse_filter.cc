@@ -348,11 +348,12 @@ void BinaryFuseFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* 
     for (size_t i = 0; i < m; ++i) out[i] = ContainHash(hashes[i]);
     return;
   }
-  // Every key's slots and fingerprint first, then a byte of each slot loaded
-  // in a loop of loads alone (the touch: as many in flight as the CPU
-  // allows), then the values read from the cache.
+  // Every key's slots and fingerprint first, with a byte of each slot listed,
+  // then those bytes loaded (TouchList: as many in flight as the CPU allows),
+  // then the values read from the cache.
   uint32_t slots[kLookupGroup][4];
   uint32_t value[kLookupGroup];
+  TouchList<kLookupGroup * 4> touch;
   const uint32_t bits = shape_.fingerprint_bits;
   const uint32_t mask = shape_.fingerprint_mask;
   const uint32_t arity = shape_.arity;
@@ -362,13 +363,9 @@ void BinaryFuseFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* 
     FuseSlots(shape_, x, slots[i]);
     if (arity == 3) slots[i][3] = slots[i][2];
     value[i] = FuseFingerprint(shape_, x);
+    for (uint32_t j = 0; j < 4; ++j) touch.Add(&table_[(uint64_t{slots[i][j]} * bits) >> 3]);
   }
-  uint32_t touched = 0;
-  CUCKOO_NO_UNROLL
-  for (size_t i = 0; i < m; ++i) {
-    for (uint32_t j = 0; j < 4; ++j) touched |= table_[(uint64_t{slots[i][j]} * bits) >> 3];
-  }
-  KeepLoaded(touched);
+  touch.Load();
   CUCKOO_NO_UNROLL
   for (size_t i = 0; i < m; ++i) {
     uint32_t v = value[i];

@@ -44,6 +44,8 @@ class ByteTable : public SlotOps<ByteTable> {
   uint8_t* mutable_data() { return data_.get(); }
 
   uint32_t Read(uint64_t bucket, uint32_t slot) const { return Bucket(bucket)[slot]; }
+  // The first byte of a bucket (a batch loads it before its lookups).
+  const uint8_t* BucketAt(uint64_t bucket) const { return Bucket(bucket); }
   void Write(uint64_t bucket, uint32_t slot, uint32_t fingerprint) {
     Bucket(bucket)[slot] = static_cast<uint8_t>(fingerprint);
   }

@@ -131,7 +131,7 @@ void RedisBloomLink::ContainHashes(const RedisBloomHash* hashes, size_t m, uint8
         *x = (h.a + 2 * p * h.b) % bits;
         *y = 2 * p + 1 < k ? (h.a + (2 * p + 1) * h.b) % bits : *x;
       },
-      [this](uint64_t x) { return static_cast<uint32_t>(data_[x >> 3] >> (x & 7)) & 1; });
+      data_);
 }
 
 // ---------------------------------------------------------------------------

@@ -41,11 +41,12 @@ void RedisCuckooSub::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* ou
   Probe probes[kLookupGroup];
   for (size_t i = 0; i < m; ++i) probes[i] = keys_.Of(hashes[i]);
   if (table_.byte_length() >= kGroupFromBytes) {
-    uint32_t touched = 0;
+    TouchList<kLookupGroup * 2> touch;
     for (size_t i = 0; i < m; ++i) {
-      touched |= table_.Read(probes[i].i1, 0) | table_.Read(probes[i].i2, 0);
+      touch.Add(table_.BucketAt(probes[i].i1));
+      touch.Add(table_.BucketAt(probes[i].i2));
     }
-    KeepLoaded(touched);
+    touch.Load();
   }
   for (size_t i = 0; i < m; ++i) out[i] = ContainProbe(probes[i]);
 }

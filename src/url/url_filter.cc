@@ -26,17 +26,23 @@ bool Match(const void* filter, FirstContained first, const UrlInput& in, uint8_t
 
 namespace {
 
-// The URLs of a batch being looked up, kLookupGroup at a time: a slot holds a
+// URLs looked up together: fewer than the keys of a key batch (kLookupGroup),
+// as a URL's slot holds its expressions' text: UrlSlots take about 9.8 KB of
+// the 64 KiB wasm stack at 32.
+constexpr size_t kUrlGroup = 32;
+static_assert(kUrlGroup <= kLookupGroup, "a URL group is looked up as one group of keys");
+
+// The URLs of a batch being looked up, kUrlGroup at a time: a slot holds a
 // URL's expressions (their bytes copied out of the workspace, which the next
 // URL's canonicalization overwrites) and which of them is probed next.
 struct UrlSlots {
   static constexpr size_t kTextBytes = 240;  // an expression's offset and length fit a byte
-  uint8_t text[kLookupGroup][kTextBytes];
-  uint8_t offset[kLookupGroup][kMaxExpressions];
-  uint8_t length[kLookupGroup][kMaxExpressions];
-  uint32_t url[kLookupGroup];
-  uint8_t count[kLookupGroup];
-  uint8_t next[kLookupGroup];
+  uint8_t text[kUrlGroup][kTextBytes];
+  uint8_t offset[kUrlGroup][kMaxExpressions];
+  uint8_t length[kUrlGroup][kMaxExpressions];
+  uint32_t url[kUrlGroup];
+  uint8_t count[kUrlGroup];
+  uint8_t next[kUrlGroup];
 };
 
 }  // namespace
@@ -45,17 +51,17 @@ void MatchBatch(const void* filter, const UrlProbes& probes, const uint8_t* keys
                 const uint32_t* offsets, size_t n, int8_t* results, uint8_t* buf, size_t buf_len,
                 CanonicalUrl* canon, UrlSpan* spans) {
   UrlSlots s;
-  alignas(8) unsigned char hashes[kLookupGroup * kMaxHashBytes];
-  uint8_t found[kLookupGroup];
-  uint8_t live[kLookupGroup];  // the slots in use, in the order they are probed
-  uint8_t spare[kLookupGroup];  // the slots not in use: spare[0, kLookupGroup - used)
+  alignas(8) unsigned char hashes[kUrlGroup * kMaxHashBytes];
+  uint8_t found[kUrlGroup];
+  uint8_t live[kUrlGroup];  // the slots in use, in the order they are probed
+  uint8_t spare[kUrlGroup];  // the slots not in use: spare[0, kUrlGroup - used)
   size_t used = 0;
-  for (size_t i = 0; i < kLookupGroup; ++i) spare[i] = static_cast<uint8_t>(i);
+  for (size_t i = 0; i < kUrlGroup; ++i) spare[i] = static_cast<uint8_t>(i);
   for (size_t k = 0;;) {
     // Free slots take the next URLs; a URL whose expressions would not fit a
     // slot (or are not all within the first), or any URL of a filter looked
     // up key by key, is looked up alone.
-    while (used < kLookupGroup && k < n) {
+    while (used < kUrlGroup && k < n) {
       UrlInput in;
       in.url = keys + offsets[k];
       in.len = offsets[k + 1] - offsets[k];
@@ -78,7 +84,7 @@ void MatchBatch(const void* filter, const UrlProbes& probes, const uint8_t* keys
         results[k++] = probes.first(filter, buf, spans, e) < e;
         continue;
       }
-      const uint8_t u = spare[kLookupGroup - 1 - used];
+      const uint8_t u = spare[kUrlGroup - 1 - used];
       std::memcpy(s.text[u], buf + from, bytes);
       for (size_t i = 0; i < e; ++i) {
         s.offset[u][i] = static_cast<uint8_t>(spans[i].offset - from);
@@ -98,7 +104,7 @@ void MatchBatch(const void* filter, const UrlProbes& probes, const uint8_t* keys
     }
     probes.lookup.contain(filter, hashes, used, found);
     size_t still = 0;
-    size_t spares = kLookupGroup - used;
+    size_t spares = kUrlGroup - used;
     for (size_t c = 0; c < used; ++c) {
       const uint8_t u = live[c];
       results[s.url[u]] = static_cast<int8_t>(found[c]);

@@ -102,7 +102,7 @@ bool Match(const Filter& filter, const UrlInput& in, uint8_t* buf, size_t buf_le
 // Looks up n URLs (batch.h's layout; no ASCII host given): results[k] = 1 if
 // an expression of URL k may be in the filter, 0 if none may, -status if
 // canonicalization refused it (kUrlNonAsciiHost among them), as Match answers
-// each. kLookupGroup consecutive URLs are looked up together (common/batch.h):
+// each. 32 consecutive URLs are looked up together (url_filter.cc kUrlGroup):
 // the first expression of each as one group of keys, then the second of those
 // not found, and so on, so that their cache misses overlap while each URL's
 // expressions are hashed and probed as Match does, up to the first found.
