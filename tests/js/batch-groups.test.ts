@@ -1,11 +1,11 @@
 // Batch lookups of filters too large for the caches: from 5 MiB
-// (src/common/batch.h, kGroupFromBytes) hasAll and hasAllUrls probe their
-// keys in groups of 32, a path the small filters of the other suites never
-// take. Every family's batches answer there as its one-key lookups do, key for
+// (src/common/batch.h, kGroupFromBytes) hasAll probes its keys in groups of
+// 128 and hasAllUrls its URLs in groups of 32, a path the small filters of
+// the other suites never take. Every family's batches answer there as its one-key lookups do, key for
 // key: one sub-filter and several, keys and URL expressions, groups cut short
 // by the end of a chunk or of the batch, URLs refused, with a non-ASCII host,
 // or longer than a group's slot.
-import { BinaryFuseFilter, CuckooFilter } from 'cuckoo-wasm';
+import { BinaryFuseFilter, BloomFilter, CuckooFilter, RedisBloomFilter } from 'cuckoo-wasm';
 import type { Key } from 'cuckoo-wasm';
 import { KeyFilter, KEY_FAMILY_ROWS } from './families';
 
@@ -86,6 +86,32 @@ test('growing cuckoo of several sub-filters (the first ones small, the last larg
     f.dispose();
   }
 });
+
+// The deepest grouped calls: a URL group's expressions asked of every
+// sub-filter in turn, each testing its bits in rounds of pairs.
+test('growing BloomFilter of several sub-filters', async () => {
+  const f = await BloomFilter.create({ capacity: 60_000, falsePositiveRate: 0.001, expansion: 2 });
+  expectGrownBatchesAsOneByOne(f, () => f.info().subFilters.length);
+});
+
+test('growing RedisBloomFilter of several links', async () => {
+  const f = await RedisBloomFilter.create({ capacity: 60_000, errorRate: 0.001, expansion: 2 });
+  expectGrownBatchesAsOneByOne(f, () => f.info().numberOfFilters);
+});
+
+/** Adds 2.6 million keys and 3,000 hosts to f (from a small first sub-filter), then compares its batches. */
+function expectGrownBatchesAsOneByOne(f: Lookups & Pick<KeyFilter, 'addAll' | 'addUrls' | 'dispose'>, subs: () => number) {
+  try {
+    const members = keysOf('m', 2_600_000);
+    f.addAll(members);
+    expect(subs()).toBeGreaterThanOrEqual(4);
+    const hosts = keysOf('h', 3_000);
+    f.addUrls(hosts);
+    expectBatchesAsOneByOne(f, queriesOf(members, 20_000), urlsOf(hosts, 6_000), 20_001, 3_000);
+  } finally {
+    f.dispose();
+  }
+}
 
 test.each([3, 4] as const)('binary fuse filter, arity %i', async (arity) => {
   const hosts = keysOf('h', 2_600_000);
