@@ -174,6 +174,9 @@ void BloomFilter::ContainHashes(const uint64_t* hashes, size_t m, uint8_t* out) 
     return;
   }
   // IndependentPositions' pair p: the two halves of z_p (z_0 = the hash).
+  // The words read as bytes: bit x is bit x % 8 of byte x / 8 as the words
+  // are little-endian.
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the words read as bytes");
   const uint32_t k = hashes_;
   TestPairsGrouped(
       m, (k + 1) / 2, out,

@@ -38,13 +38,15 @@ size_t AddEach(const uint8_t* keys, const uint32_t* offsets, size_t n, Status* s
 // Gibbons, Mowry, "Improving Hash Join Performance through Prefetching", ICDE
 // 2004). A Bloom filter's k probes go in rounds of pairs for the whole group
 // instead (TestPairsGrouped). 128: at 10^7 keys the wasm batch took
-// 0.74-0.99 of its time in groups of 32 whose touch derived each address
-// (bench/results/scale.md; 0.90-0.94 from the group size alone): the more
-// loads a pass issues, the more are in flight at once. A
-// URL batch groups 32 URLs (url_filter.cc). The deepest grouped call, a URL
-// batch over a grown Bloom filter, needs 20-24 KiB of the 64 KiB wasm stack
-// (it overflows a stack of 20 KiB under -sSTACK_OVERFLOW_CHECK=2 and passes
-// tests/js/batch-groups.test.ts with 24 KiB).
+// 0.76-0.97 of its time in groups of 32 whose touch derived each address
+// (bench/results/scale.md; 0.74-0.94 with both builds in one process;
+// 0.88-0.96 from the group size alone): the more loads a pass issues, the
+// more are in flight at once. A URL batch groups 32 URLs (url_filter.cc).
+// The deepest grouped call, a URL batch over a grown Bloom filter (its URL
+// slots, ContainInSubs' hashes, a round's positions and touch list), takes
+// about 25 KB of the 64 KiB wasm stack: under -sSTACK_OVERFLOW_CHECK=2 it
+// overflows a stack of 24 KiB and tests/js/batch-groups.test.ts passes with
+// 28 KiB.
 constexpr size_t kLookupGroup = 128;
 static_assert(kLookupGroup <= 256, "a group's keys are indexed by uint8_t");
 

@@ -15,7 +15,7 @@ const keysOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =
 
 type Lookups = Pick<KeyFilter, 'has' | 'hasAll' | 'hasUrl' | 'hasAllUrls' | 'toBytes'>;
 
-/** Keys: members spread over the `members`, non-members between them, and a tail that is no multiple of 32. */
+/** Keys: members spread over the `members`, non-members between them, and a tail that is no multiple of 128. */
 function queriesOf(members: string[], n: number): Key[] {
   const q: Key[] = [];
   for (let i = 0; i < n; i++) q.push(members[(i * 7919) % members.length], `other${i}.test`);
@@ -105,6 +105,9 @@ function expectGrownBatchesAsOneByOne(f: Lookups & Pick<KeyFilter, 'addAll' | 'a
     const members = keysOf('m', 2_600_000);
     f.addAll(members);
     expect(subs()).toBeGreaterThanOrEqual(4);
+    // Members alone: every key of a group stays for every round of pairs.
+    const some = members.filter((_, i) => i % 97 === 0);
+    expect(firstDifference(f.hasAll(some, new Uint8Array(some.length)), new Uint8Array(some.length).fill(1))).toEqual([-1]);
     const hosts = keysOf('h', 3_000);
     f.addUrls(hosts);
     expectBatchesAsOneByOne(f, queriesOf(members, 20_000), urlsOf(hosts, 6_000), 20_001, 3_000);
