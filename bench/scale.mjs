@@ -177,24 +177,21 @@ async function make(lib, family, n, members, urls) {
 }
 /**
  * The core's batch lookup of `f` alone, without hasAll's JavaScript side: `queries` encoded beforehand and cut into
- * chunks as hasAll cuts them (the boundary's batchLimits: at most so many keys and, but for a longer key alone, code
- * units);
- * run() copies each chunk's bytes and offsets into one region of wasm memory, as hasAll writes its chunks, and looks
- * them up (answers() also collects the answers); free() gives the region back.
+ * chunks where hasAll cuts them (dist/testing.mjs's batchChunkEnds); run() copies each chunk's bytes and offsets
+ * into one region of wasm memory, as hasAll writes its chunks, and looks them up (answers() also collects the
+ * answers); free() gives the region back.
  */
 async function wasmBatch(dir, f, queries) {
-  const { rawBoundary } = await import(pathToFileURL(join(dir, 'testing.mjs')).href);
+  const { rawBoundary, batchChunkEnds } = await import(pathToFileURL(join(dir, 'testing.mjs')).href);
   const raw = await rawBoundary();
   const handle = raw.handleOf(f);
   const contain = raw.exports[`${raw.prefixOf(f)}_contain_batch`];
-  const { keys: chunkKeys, units: chunkUnits } = raw.batchLimits;
   const encoder = new TextEncoder();
   const chunks = [];
   let most = 0;
-  for (let at = 0; at < queries.length; ) {
-    let end = at;
-    let units = 0;
-    while (end < queries.length && end - at < chunkKeys && (end === at || units + queries[end].length <= chunkUnits)) units += queries[end++].length;
+  let mostKeys = 0;
+  let at = 0;
+  for (const end of batchChunkEnds(queries)) {
     const keys = queries.slice(at, end).map((q) => encoder.encode(q));
     const offsets = new Uint32Array(keys.length + 1);
     keys.forEach((k, i) => (offsets[i + 1] = offsets[i] + k.length));
@@ -202,11 +199,12 @@ async function wasmBatch(dir, f, queries) {
     keys.forEach((k, i) => bytes.set(k, offsets[i]));
     chunks.push({ bytes, offsets });
     most = Math.max(most, bytes.length);
+    mostKeys = Math.max(mostKeys, keys.length);
     at = end;
   }
   const keysPtr = raw.malloc(most);
-  const offsetsPtr = raw.malloc(4 * (chunkKeys + 1));
-  const resultsPtr = raw.malloc(chunkKeys);
+  const offsetsPtr = raw.malloc(4 * (mostKeys + 1));
+  const resultsPtr = raw.malloc(mostKeys);
   if (!keysPtr || !offsetsPtr || !resultsPtr) throw new Error('wasm batch: out of wasm memory');
   const lookUp = (each) => {
     // Views taken after the mallocs, which may have grown memory; nothing grows it below.

@@ -15,11 +15,10 @@
  * raw.exports.cf_contain(raw.handleOf(f), raw.scratch().ptr, 0);
  * ```
  */
-import { BinaryFuseFilter, BloomFilter, CuckooFilter, RedisBloomFilter, RedisCuckooFilter } from './index.js';
+import { CuckooFilter } from './index.js';
 import type { CoreConstants } from './boundary/wasm-core.js';
-
-/** A filter of the package. */
-type AnyFilter = CuckooFilter | BloomFilter | RedisCuckooFilter | RedisBloomFilter | BinaryFuseFilter;
+import type { AnyFilter } from './filters/classes.js';
+import { Chunk } from './common/chunk.js';
 
 /** What {@link rawBoundary} gives. */
 export interface RawBoundaryEntry {
@@ -39,8 +38,6 @@ export interface RawBoundaryEntry {
   scratch(): { ptr: number; bytes: number };
   /** What both sides agree on, as the core reports it at load (bindings/embind.cc, its constants). */
   constants: CoreConstants;
-  /** The most keys, and UTF-16 code units, of one batch crossing as hasAll cuts its keys (a longer key crosses alone). */
-  batchLimits: { keys: number; units: number };
 }
 
 /** The raw boundary of the module the package's filters live in. */
@@ -49,4 +46,29 @@ export function rawBoundary(): Promise<RawBoundaryEntry> {
     Symbol.for('cuckoo-wasm.rawBoundary')
   ];
   return hook();
+}
+
+/**
+ * Where `hasAll(keys)` cuts its keys into crossings of the boundary: for each chunk in order, the index after its
+ * last key (the last entry is keys.length; [] for no keys). The cut is js/common/chunk.ts's Chunk, as
+ * js/filters/wasm-filter.ts fills it: at most 8192 keys and 32K UTF-16 code units a chunk, a longer key alone.
+ */
+export function batchChunkEnds(keys: readonly string[]): number[] {
+  const chunk = new Chunk();
+  const ends: number[] = [];
+  for (let i = 0; i < keys.length; ++i) {
+    let state = chunk.push(keys[i]);
+    if (state === 2) {
+      ends.push(i);
+      chunk.clear();
+      state = chunk.push(keys[i]);
+    }
+    if (state === 1) {
+      ends.push(i + 1);
+      chunk.clear();
+    }
+  }
+  if (chunk.count > 0) ends.push(keys.length);
+  chunk.release();
+  return ends;
 }

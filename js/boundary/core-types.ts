@@ -205,6 +205,4 @@ export interface RawBoundary {
   exports: Record<string, (...args: number[]) => number>;
   scratch(): { ptr: number; bytes: number };
   constants: CoreConstants;
-  /** The most keys, and UTF-16 code units, of one batch crossing (js/common/chunk.ts: a longer key crosses alone). */
-  batchLimits: { keys: number; units: number };
 }

@@ -7,7 +7,7 @@
  * Results follow the bindings' one convention: >= 0 is the answer, < 0 is -status.
  */
 import { Key } from '../common/checks.js';
-import { BATCH_MAX_KEYS, BATCH_MAX_UNITS, Chunk } from '../common/chunk.js';
+import { Chunk } from '../common/chunk.js';
 import { Status, statusError } from '../common/status.js';
 import { ReadCore, refusalOf } from './read-core.js';
 import type { AsciiHost, ExportRow, FamilyExports, FamilyWriteExports, FilterObject, Handle, PatchMismatch, PatchRefusal, RawBoundary, ReadModule, WriteExports } from './core-types.js';
@@ -59,8 +59,7 @@ export class Core extends ReadCore {
     const exports = Object.fromEntries(Object.entries(this.x).filter(([, f]) => typeof f === 'function')) as Record<string, (...args: number[]) => number>;
     const m = this.m;
     const scratch = () => ({ ptr: this.scratchPtr, bytes: this.scratchCap });
-    const batchLimits = { keys: BATCH_MAX_KEYS, units: BATCH_MAX_UNITS };
-    return { heapU8: () => m.HEAPU8, heapU32: () => m.HEAPU32, malloc: (n) => m._malloc(n), free: (p) => m._free(p), exports, scratch, constants: this.constants, batchLimits };
+    return { heapU8: () => m.HEAPU8, heapU32: () => m.HEAPU32, malloc: (n) => m._malloc(n), free: (p) => m._free(p), exports, scratch, constants: this.constants };
   }
 
   /** Size of wasm memory, and the bytes allocated in it (filters, tables, this object's regions). */

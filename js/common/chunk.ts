@@ -16,7 +16,7 @@ export const BATCH_MAX_KEYS = 8192;
  * sliced or joined from one (every line of a file read as one text that has a
  * single such character anywhere). One longer key makes a chunk of its own.
  */
-export const BATCH_MAX_UNITS = 32 * 1024;
+const BATCH_MAX_UNITS = 32 * 1024;
 /** Bytes of keys a batch region holds at least: UTF-8 needs at most 3 bytes per unit. */
 export const BATCH_KEY_BYTES = 3 * BATCH_MAX_UNITS;
 /** A code unit that is not ASCII: where a chunk's joined encoding stops matching its offsets. */
