@@ -17,6 +17,9 @@
 //   has          ns per call: a loop of has(q) over the queries
 //   hasAll       ns per key: hasAll(queries, out) into a Uint8Array
 //   hasAllUrls   ns per URL: hasAllUrls(urlQueries, out), on the filter of the keys as URL entries
+//   URL probes   ns per URL: hasAll(probes, out) on the same filter, probes the expressions hasAllUrls looks up (each
+//                URL's, in urlExpressions' order, up to the first the filter may hold): hasAllUrls less this is
+//                the URL batch's own work (canonicalizing, the expressions, the URLs' rounds)
 //   wasm batch   ns per key: the core's batch lookup alone, as hasAll calls it (<family>_contain_batch through
 //                dist/testing.mjs's rawBoundary, chunk by chunk as hasAll cuts them, each chunk's bytes encoded
 //                beforehand and copied into one region): hasAll less this is its JavaScript side (reading and
@@ -39,7 +42,8 @@
 // round floor(i / L) (data.mjs deriveLabel); non-members are the benign lines that are no member. --queries Q
 // (200,000): Q/2 members evenly spaced over the N, the first Q/2 non-members, interleaved. URL queries:
 // `https://<query>/<tail>` with tail i mod 4 of '', 'index.html', 'a/b/c.php?x=1', 'login#top'. Every answer is
-// checked: each member found by has, hasAll and hasAllUrls, hasAll answering as has, every build alike.
+// checked: each member found by has, hasAll and hasAllUrls, hasAll answering as has, hasAllUrls as its URL probes,
+// every build alike.
 // Prints Markdown: the date, the machine, the load average (1, 5, 15 min) at the start and end of each N; per
 // build a table of every cell, the ratios 10^7 / 10^6 (and 3·10^7 / 10^6) against the goals (hasAll and
 // hasAllUrls ≤ 1.5× in Node.js, the native batch ≤ 2×), and with two builds the second's cells over the first's (median of
@@ -231,6 +235,24 @@ async function wasmBatch(dir, f, queries) {
 }
 const CLASS = { cuckoo: 'CuckooFilter', 'cuckoo-packed': 'CuckooFilter', bloom: 'BloomFilter', 'redis-cf': 'RedisCuckooFilter', 'redis-bf': 'RedisBloomFilter', fuse: 'BinaryFuseFilter' };
 
+// The expressions hasAllUrls looks up for each URL, as keys: its expressions in urlExpressions' order up to the
+// first the filter may hold (all of them if none), fresh flat strings; perUrl[i] of them for URL i, ending at
+// ends[i].
+async function probedExpressions(lib, filter, urlQueries) {
+  const keys = [];
+  const perUrl = new Uint32Array(urlQueries.length);
+  const ends = new Uint32Array(urlQueries.length);
+  for (let i = 0; i < urlQueries.length; i++) {
+    for (const e of await lib.urlExpressions(urlQueries[i])) {
+      keys.push(e);
+      perUrl[i]++;
+      if (filter.has(e)) break;
+    }
+    ends[i] = keys.length;
+  }
+  return { keys: JSON.parse(JSON.stringify(keys)), perUrl, ends };
+}
+
 async function worker(config) {
   const { n, queryCount, dists, rounds, passes, urls } = config;
   const { members, queries, urlQueries } = workload(n, queryCount);
@@ -252,6 +274,7 @@ async function worker(config) {
       const u = !urls ? null : i === 0 ? firstUrls : await cls.fromBytes(urlBytes);
       s.builds.push({ f, u, w: await wasmBatch(dists[i][1], f, queries) });
     }
+    if (urls) s.probes = await probedExpressions(libs[0].lib, firstUrls, urlQueries);
     subjects.push(s);
   }
   let bloomfilter = null;
@@ -278,7 +301,14 @@ async function worker(config) {
       b.w.run();
       if (Buffer.compare(b.w.answers(), out) !== 0) throw new Error(`${s.family}: the wasm batch answers differently from hasAll`);
       const answers = [Buffer.from(out)];
-      if (b.u) answers.push(Buffer.from(b.u.hasAllUrls(urlQueries, urlOut)));
+      if (b.u) {
+        answers.push(Buffer.from(b.u.hasAllUrls(urlQueries, urlOut)));
+        const probed = b.u.hasAll(s.probes.keys, new Uint8Array(s.probes.keys.length));
+        for (let i = 0; i < count; i++) {
+          const some = probed.subarray(s.probes.ends[i] - s.probes.perUrl[i], s.probes.ends[i]).includes(1);
+          if (some !== (urlOut[i] === 1)) throw new Error(`${s.family}: hasAllUrls answers differently from its probes`);
+        }
+      }
       for (const a of answers) for (let i = 0; i < count; i += 2) if (a[i] !== 1) throw new Error(`${s.family}: member ${queries[i]} not found`);
       const all = Buffer.concat(answers);
       if (reference && Buffer.compare(reference, all) !== 0) throw new Error(`${s.family}: the builds answer differently`);
@@ -290,7 +320,8 @@ async function worker(config) {
   if (bloomfilter) for (let i = 0; i < count; i += 2) if (!bloomfilter.test(queries[i])) throw new Error('bloomfilter: a member not found');
 
   let sink = 0;
-  const cells = subjects.map((s) => s.builds.map(() => ({ has: [], hasAll: [], hasAllUrls: [], wasm: [] })));
+  const cells = subjects.map((s) => s.builds.map(() => ({ has: [], hasAll: [], hasAllUrls: [], probes: [], wasm: [] })));
+  const probesOut = new Uint8Array(Math.max(0, ...subjects.map((s) => s.probes?.keys.length ?? 0)));
   const bloomfilterNs = [];
   // Round -1 warms every cell up, untimed.
   const keep = (list, r, value) => r >= 0 && list.push(value);
@@ -308,6 +339,7 @@ async function worker(config) {
         keep(c.hasAll, r, time(() => (sink += f.hasAll(queries, out)[0]), count, passes));
         keep(c.wasm, r, time(() => w.run(), count, passes));
         if (u) keep(c.hasAllUrls, r, time(() => (sink += u.hasAllUrls(urlQueries, urlOut)[0]), count, passes));
+        if (u) keep(c.probes, r, time(() => (sink += u.hasAll(s.probes.keys, probesOut)[0]), count, passes));
       }
     }
     if (bloomfilter) {
@@ -427,14 +459,14 @@ for (let li = 0; li < labels.length; li++) {
   const label = labels[li];
   lines.push(`**${label}**`);
   lines.push('');
-  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'wasm batch', 'native batch', 'native has', 'native URLs', 'native load', 'native latency'];
+  const header = ['family', 'N', 'table', 'has', 'hasAll', 'hasAllUrls', 'URL probes', 'wasm batch', 'native batch', 'native has', 'native URLs', 'native load', 'native latency'];
   const bf = ns.some((n) => node[n]?.bloomfilter);
   if (bf) header.push('bloomfilter test');
   const rows = [];
   for (const family of families) {
     for (const n of ns) {
       const bytes = node[n]?.subjects.find((x) => x.family === family)?.bytes ?? nativeCell(n, family, label, 'bytes');
-      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nodeCell(n, family, li, 'wasm'), 1), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), opt['no-urls'] ? '—' : fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
+      const row = [family, nText(n), sizeText(bytes), fmt(nodeCell(n, family, li, 'has')), fmt(nodeCell(n, family, li, 'hasAll')), fmt(nodeCell(n, family, li, 'hasAllUrls')), fmt(nodeCell(n, family, li, 'probes')), fmt(nodeCell(n, family, li, 'wasm'), 1), fmt(nativeCell(n, family, label, 'batch'), 1), fmt(nativeCell(n, family, label, 'has'), 1), opt['no-urls'] ? '—' : fmt(nativeCell(n, family, label, 'url'), 1), fmt(nativeCell(n, family, label, 'load'), 2), fmt(nativeCell(n, family, label, 'latency'), 0)];
       if (bf) row.push(family === families[0] ? fmt(median(node[n]?.bloomfilter ?? [])) : '');
       rows.push(row);
     }
@@ -444,12 +476,13 @@ for (let li = 0; li < labels.length; li++) {
   // Growth against 10^6: the goals.
   const big = ns.filter((n) => n > 1e6);
   if (ns.includes(1e6) && big.length > 0) {
-    const header2 = ['family', ...big.flatMap((n) => [`hasAll ${nText(n)}/1M`, `hasAllUrls ${nText(n)}/1M`, `has ${nText(n)}/1M`, `wasm batch ${nText(n)}/1M`, `native batch ${nText(n)}/1M`])];
+    const header2 = ['family', ...big.flatMap((n) => [`hasAll ${nText(n)}/1M`, `hasAllUrls ${nText(n)}/1M`, `URL probes ${nText(n)}/1M`, `has ${nText(n)}/1M`, `wasm batch ${nText(n)}/1M`, `native batch ${nText(n)}/1M`])];
     const rows2 = families.map((family) => [
       family,
       ...big.flatMap((n) => [
         fmt(nodeCell(n, family, li, 'hasAll') / nodeCell(1e6, family, li, 'hasAll'), 2),
         fmt(nodeCell(n, family, li, 'hasAllUrls') / nodeCell(1e6, family, li, 'hasAllUrls'), 2),
+        fmt(nodeCell(n, family, li, 'probes') / nodeCell(1e6, family, li, 'probes'), 2),
         fmt(nodeCell(n, family, li, 'has') / nodeCell(1e6, family, li, 'has'), 2),
         fmt(nodeCell(n, family, li, 'wasm') / nodeCell(1e6, family, li, 'wasm'), 2),
         fmt(nativeCell(n, family, label, 'batch') / nativeCell(1e6, family, label, 'batch'), 2),
@@ -483,10 +516,10 @@ if (dists.length === 2 && !opt['no-node']) {
       const s = node[n]?.subjects.find((x) => x.family === family);
       if (!s) continue;
       const ratio = (key) => median(s.cells[1][key].map((b, r) => b / s.cells[0][key][r]));
-      rows.push([family, nText(n), fmt(ratio('has'), 3), fmt(ratio('hasAll'), 3), fmt(ratio('hasAllUrls'), 3), fmt(ratio('wasm'), 3)]);
+      rows.push([family, nText(n), fmt(ratio('has'), 3), fmt(ratio('hasAll'), 3), fmt(ratio('hasAllUrls'), 3), fmt(ratio('probes'), 3), fmt(ratio('wasm'), 3)]);
     }
   }
-  lines.push(markdownTable(['family', 'N', 'has', 'hasAll', 'hasAllUrls', 'wasm batch'], rows));
+  lines.push(markdownTable(['family', 'N', 'has', 'hasAll', 'hasAllUrls', 'URL probes', 'wasm batch'], rows));
   lines.push('');
 }
 if (!ns.some((n) => node[n]?.bloomfilter) && !opt['no-node']) lines.push('(bloomfilter is not installed in bench/node_modules: its column is left out.)');
